@@ -1,0 +1,46 @@
+"""The command line: parse, call, print. Each verb lives in :mod:`aces_ci.commands`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from . import __version__
+from .commands import rollout, rules, scan
+from .errors import EXIT_RUNTIME_ERROR, AcesError
+
+_VERBS = (scan, rules, rollout)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="aces-ci",
+        description="CI gate for agent skills: does this skill, and each part of it, help a live agent?",
+    )
+    parser.add_argument("--version", action="version", version=f"aces-ci {__version__}")
+    sub = parser.add_subparsers(dest="verb", metavar="VERB")
+    sub.required = True
+    for verb in _VERBS:
+        verb.add_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse: --help exits 0, bad usage exits 2 (the contract's input error)
+        return int(exc.code or 0)
+    try:
+        return int(args.run(args))
+    except AcesError as exc:
+        print(f"aces-ci: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("aces-ci: interrupted", file=sys.stderr)
+        return EXIT_RUNTIME_ERROR
+
+
+if __name__ == "__main__":
+    sys.exit(main())

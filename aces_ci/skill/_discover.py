@@ -1,0 +1,163 @@
+"""Find the skills in a repository and load each one.
+
+A skill is any directory holding ``SKILL.md`` (or, with a warning, ``skill.md``). The walk never
+follows symlinked directories (no loops, no escaping the repo), skips VCS and dependency folders,
+and honours gitignore-style ``exclude`` patterns from aces.yml.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import pathspec
+
+from ._files import read_text
+from ._frontmatter import split_frontmatter
+from ._markdown import parse_markdown
+from ._model import ParseProblem, Resource, ResourceKind, Skill
+
+SKILL_FILE = "SKILL.md"
+LOWERCASE_SKILL_FILE = "skill.md"
+CONVENTIONAL_ROOTS = ("skills", ".claude/skills", ".agents/skills", ".opencode/skills")
+"""Where harnesses look for skills; scanned even though some are hidden directories."""
+
+_SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".mypy_cache"})
+MAX_RESOURCES = 2000
+"""A skill with more files than this is reported, and the rest are not listed."""
+
+_KIND_BY_TOP = {
+    "scripts": "script",
+    "references": "reference",
+    "reference": "reference",
+    "assets": "asset",
+    "templates": "asset",
+    "evals": "eval",
+}
+_SCRIPT_SUFFIXES = frozenset({".py", ".sh", ".bash", ".js", ".mjs", ".ts", ".rb", ".pl", ".ps1"})
+
+
+def _rel(path: Path, root: Path) -> str:
+    rel = path.relative_to(root).as_posix()
+    return rel or "."
+
+
+def _is_hidden_but_conventional(rel_dir: str) -> bool:
+    return any(rel_dir == root or rel_dir.startswith(root + "/") or root.startswith(rel_dir + "/")
+               for root in CONVENTIONAL_ROOTS)
+
+
+def iter_skill_dirs(root: Path, exclude: Iterable[str] = ()) -> Iterator[Path]:
+    """Yield every directory under ``root`` that holds a SKILL.md (or skill.md), sorted, no duplicates."""
+    spec = pathspec.PathSpec.from_lines("gitignore", list(exclude))
+    root = root.resolve()
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        here = Path(dirpath)
+        rel_here = _rel(here, root)
+        kept = []
+        for name in sorted(dirnames):
+            rel_child = name if rel_here == "." else f"{rel_here}/{name}"
+            if name in _SKIP_DIRS:
+                continue
+            if name.startswith(".") and not _is_hidden_but_conventional(rel_child):
+                continue
+            if spec.match_file(rel_child + "/"):
+                continue
+            kept.append(name)
+        dirnames[:] = kept
+        if rel_here != "." and spec.match_file(rel_here + "/"):
+            continue
+        if SKILL_FILE in filenames or LOWERCASE_SKILL_FILE in filenames:
+            yield here
+
+
+def _resource_kind(rel: str) -> ResourceKind:
+    top = rel.split("/", 1)[0]
+    if top in _KIND_BY_TOP and "/" in rel:
+        return _KIND_BY_TOP[top]  # type: ignore[return-value]
+    if Path(rel).suffix in _SCRIPT_SUFFIXES:
+        return "script"
+    return "other"
+
+
+def _list_resources(skill_dir: Path, skill_md_name: str) -> tuple[list[Resource], list[ParseProblem]]:
+    resources: list[Resource] = []
+    problems: list[ParseProblem] = []
+    for dirpath, dirnames, filenames in os.walk(skill_dir, followlinks=False):
+        here = Path(dirpath)
+        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
+        # Symlinked directories are not descended into, but they are resources: a link may escape.
+        entries = sorted(filenames) + [d for d in dirnames if (here / d).is_symlink()]
+        for name in entries:
+            path = here / name
+            rel = path.relative_to(skill_dir).as_posix()
+            if rel == skill_md_name:
+                continue
+            if len(resources) >= MAX_RESOURCES:
+                problems.append(ParseProblem("too-many-files", f"more than {MAX_RESOURCES} files; the rest not listed"))
+                return resources, problems
+            try:
+                lst = path.lstat()
+            except OSError as exc:
+                problems.append(ParseProblem("unreadable", f"{rel}: {exc}"))
+                continue
+            is_link = stat.S_ISLNK(lst.st_mode)
+            target = None
+            size = lst.st_size
+            executable = bool(lst.st_mode & 0o111)
+            if is_link:
+                try:
+                    target = str(path.resolve(strict=False))
+                except (OSError, RuntimeError):
+                    target = "<unresolvable link loop>"
+                try:
+                    real = path.stat()
+                    size, executable = real.st_size, bool(real.st_mode & 0o111)
+                except OSError:
+                    size = 0
+            resources.append(Resource(rel, path, _resource_kind(rel), size, is_link, target, executable))
+        if len(resources) >= MAX_RESOURCES:
+            break
+    return resources, problems
+
+
+def load_skill(skill_dir: Path, repo_root: Path) -> Skill:
+    """Read one skill directory. Never raises on bad content: problems are recorded on the result."""
+    skill_dir = skill_dir.resolve()
+    repo_root = repo_root.resolve()
+    problems: list[ParseProblem] = []
+    md_name = SKILL_FILE
+    if not (skill_dir / SKILL_FILE).exists() and (skill_dir / LOWERCASE_SKILL_FILE).exists():
+        md_name = LOWERCASE_SKILL_FILE
+        problems.append(
+            ParseProblem("lowercase-skill-md", "skill file is named 'skill.md'; the spec and most harnesses want 'SKILL.md'")
+        )
+    rel_dir = _rel(skill_dir, repo_root)
+    md_rel = md_name if rel_dir == "." else f"{rel_dir}/{md_name}"
+    skill_md = read_text(skill_dir / md_name, md_rel)
+    text = skill_md.text or ""
+    front, body_text, body_line = split_frontmatter(text)
+    if skill_md.text is None:
+        # Binary or unreadable SKILL.md: the file-level problem explains it, no frontmatter to report.
+        front = type(front)(None, False)
+    body = parse_markdown(body_text, body_line)
+    resources, res_problems = _list_resources(skill_dir, md_name)
+    problems.extend(res_problems)
+    return Skill(
+        dir=skill_dir,
+        rel_dir=rel_dir,
+        repo_root=repo_root,
+        skill_md=skill_md,
+        frontmatter=front,
+        body=body,
+        resources=tuple(resources),
+        problems=tuple(problems),
+    )
+
+
+def discover_skills(root: Path, exclude: Iterable[str] = ()) -> list[Skill]:
+    """Find and load every skill under ``root``."""
+    root = root.resolve()
+    return [load_skill(path, root) for path in iter_skill_dirs(root, exclude)]

@@ -1,0 +1,184 @@
+"""What a skill is, once read from disk: plain data, no behaviour beyond small lookups.
+
+Every piece that a rule may want to point at carries a 1-based line number in its file, so each
+finding can say ``skills/foo/SKILL.md:12``. Parsing never raises on bad input: what could not be
+read becomes a :class:`ParseProblem` on the object, and the scan rules turn those into findings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+ResourceKind = Literal["script", "reference", "asset", "eval", "other"]
+
+
+@dataclass(frozen=True)
+class ParseProblem:
+    """Something in a file that could not be read as intended.
+
+    ``code`` is stable (rules key on it); ``message`` is for people.
+    """
+
+    code: str
+    """e.g. ``yaml-syntax``, ``alias-bomb``, ``duplicate-key``, ``not-mapping``, ``invalid-utf8``."""
+    message: str
+    line: int | None = None
+    """1-based line in the file the problem belongs to, when known."""
+
+
+@dataclass(frozen=True)
+class TextFile:
+    """A file read under our size and encoding limits."""
+
+    path: Path
+    """Absolute path on disk."""
+    rel: str
+    """Path relative to the repository root, POSIX separators: what reports print."""
+    size: int
+    """Size on disk in bytes (the whole file, even when only a prefix was read)."""
+    text: str | None
+    """Decoded text, ``None`` for binary or unreadable files. Truncated at the read cap."""
+    truncated: bool = False
+    problems: tuple[ParseProblem, ...] = ()
+
+    @property
+    def lines(self) -> list[str]:
+        return self.text.splitlines() if self.text is not None else []
+
+
+@dataclass(frozen=True)
+class Frontmatter:
+    """The YAML block between the leading ``---`` fences of SKILL.md."""
+
+    data: dict[str, Any] | None
+    """The parsed mapping, or ``None`` when absent or unusable (see ``problems``)."""
+    present: bool
+    """Whether the file opens with a ``---`` fence at all."""
+    start_line: int = 1
+    """Line of the opening fence."""
+    end_line: int = 0
+    """Line of the closing fence; 0 when the block is unclosed or absent."""
+    key_lines: dict[str, int] = field(default_factory=dict)
+    """Line of each top-level key, so a finding about ``name`` points at the ``name:`` line."""
+    problems: tuple[ParseProblem, ...] = ()
+
+    def line_of(self, key: str) -> int:
+        """The line of ``key`` if it was written, else the opening fence."""
+        return self.key_lines.get(key, self.start_line)
+
+
+@dataclass(frozen=True)
+class Heading:
+    level: int
+    text: str
+    line: int
+
+
+@dataclass(frozen=True)
+class Section:
+    """A heading and the body lines under it, up to the next heading of the same or higher level."""
+
+    heading: Heading
+    end_line: int
+    """Last line that belongs to the section."""
+    content_lines: int
+    """Non-blank lines under the heading before any sub-heading."""
+    has_subsections: bool
+
+
+@dataclass(frozen=True)
+class Link:
+    """A Markdown link or image, or a bare file path mentioned in text or inline code."""
+
+    target: str
+    line: int
+    kind: Literal["link", "image", "mention"]
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class CodeBlock:
+    info: str
+    """The fence's info string, e.g. ``bash``; empty for indented code."""
+    content: str
+    line: int
+    """Line of the opening fence (first content line for indented code)."""
+
+
+@dataclass(frozen=True)
+class MarkdownDoc:
+    """A Markdown text with its structure and line map; used for SKILL.md bodies and references."""
+
+    text: str
+    first_line: int
+    """Line in the file where ``text`` starts (after the frontmatter for SKILL.md)."""
+    headings: tuple[Heading, ...] = ()
+    sections: tuple[Section, ...] = ()
+    links: tuple[Link, ...] = ()
+    code_blocks: tuple[CodeBlock, ...] = ()
+    comments: tuple[tuple[int, str], ...] = ()
+    """HTML comments as (line, text): where inline suppressions live."""
+
+    @property
+    def line_count(self) -> int:
+        return len(self.text.splitlines())
+
+
+@dataclass(frozen=True)
+class Resource:
+    """A file inside a skill directory other than SKILL.md itself."""
+
+    rel: str
+    """Path relative to the skill directory, POSIX separators."""
+    path: Path
+    kind: ResourceKind
+    size: int
+    is_symlink: bool = False
+    symlink_target: str | None = None
+    """The resolved target of a symlink, or None."""
+    executable: bool = False
+
+
+@dataclass(frozen=True)
+class Skill:
+    """One skill package: a directory holding SKILL.md."""
+
+    dir: Path
+    """Absolute path of the skill directory."""
+    rel_dir: str
+    """The directory relative to the repository root ('.' when the repo itself is the skill)."""
+    repo_root: Path
+    skill_md: TextFile
+    frontmatter: Frontmatter
+    body: MarkdownDoc
+    resources: tuple[Resource, ...] = ()
+    problems: tuple[ParseProblem, ...] = ()
+    """Problems of the package as a whole (e.g. lowercase ``skill.md``, unreadable entries)."""
+
+    @property
+    def dir_name(self) -> str:
+        return self.dir.name
+
+    @property
+    def name(self) -> str:
+        """The declared name when it is a usable string, else the directory name."""
+        data = self.frontmatter.data or {}
+        declared = data.get("name")
+        return declared if isinstance(declared, str) and declared.strip() else self.dir.name
+
+    @property
+    def description(self) -> str | None:
+        value = (self.frontmatter.data or {}).get("description")
+        return value if isinstance(value, str) else None
+
+    def resource(self, rel: str) -> Resource | None:
+        for res in self.resources:
+            if res.rel == rel:
+                return res
+        return None
+
+    def rel_path(self, rel_in_skill: str) -> str:
+        """Repository-relative path of a file inside this skill."""
+        return rel_in_skill if self.rel_dir in ("", ".") else f"{self.rel_dir}/{rel_in_skill}"
