@@ -1,0 +1,95 @@
+"""One small interface over every model API: a request in, a response out.
+
+Providers (Anthropic Messages, OpenAI Chat Completions and any OpenAI-compatible server,
+the embedded local model) implement only :meth:`ModelClient.generate`. Retries, backoff,
+concurrency limits and cost accounting wrap a client from outside, so provider code stays thin
+and the policy is written once.
+"""
+
+from __future__ import annotations
+
+import abc
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ...errors import InfraError
+from .._types import Usage
+
+Role = Literal["user", "assistant", "tool"]
+StopReason = Literal["end_turn", "tool_use", "max_tokens", "other"]
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A tool the model may call, described by a JSON Schema of its arguments."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any] = field(default_factory=lambda: {"type": "object", "properties": {}})
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    id: str
+    name: str
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Message:
+    """One turn of the conversation, provider-neutral.
+
+    ``assistant`` messages may carry tool calls; ``tool`` messages answer one call by ``tool_call_id``.
+    """
+
+    role: Role
+    content: str
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_id: str | None = None
+    is_error: bool = False
+
+
+@dataclass(frozen=True)
+class ModelRequest:
+    system: str
+    messages: tuple[Message, ...]
+    tools: tuple[ToolSpec, ...] = ()
+    max_tokens: int = 1024
+    temperature: float = 0.0
+    seed: int | None = None
+
+
+@dataclass(frozen=True)
+class ModelResponse:
+    text: str
+    tool_calls: tuple[ToolCall, ...]
+    stop_reason: StopReason
+    usage: Usage
+    model: str
+    """The model id the server says answered (may differ from the one asked for)."""
+    request_id: str | None = None
+
+
+class ModelAPIError(InfraError):
+    """A model call failed. ``retryable`` says whether the same call may succeed later."""
+
+    def __init__(self, message: str, *, status: int | None = None, retryable: bool = False,
+                 retry_after_s: float | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.retryable = retryable
+        self.retry_after_s = retry_after_s
+
+
+class ModelClient(abc.ABC):
+    """A provider adapter. Implementations do one HTTP call per ``generate``: no retries of their own."""
+
+    provider: str
+    model: str
+
+    @abc.abstractmethod
+    async def generate(self, request: ModelRequest) -> ModelResponse:
+        """Send one request; raise :class:`ModelAPIError` on any failure."""
+
+    async def aclose(self) -> None:  # noqa: B027 - optional hook; most clients hold nothing to close
+        """Release connections."""

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Set up everything the test suite needs on a fresh machine, then lint, type-check and test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+ACES_EXTRAS="dev,local" bash scripts/setup.sh
+# The real Claude Code, Codex and OpenCode CLIs, for the harness adapters' end-to-end tests.
+ACES_CLI_BIN="$(bash scripts/install-harness-clis.sh)"
+export ACES_CLI_BIN
+
+.venv/bin/ruff check aces_ci tests benchmarks
+.venv/bin/mypy
+.venv/bin/python -m pytest -q "$@"
