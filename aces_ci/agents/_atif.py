@@ -68,7 +68,9 @@ class TrajectoryBuilder:
     def next_step_id(self) -> int:
         return len(self._steps) + 1
 
-    def _add(self, source: Source, message: str, timestamp: str | None, extra: Mapping[str, Any] | None) -> dict[str, Any]:
+    def _add(
+        self, source: Source, message: str, timestamp: str | None, extra: Mapping[str, Any] | None
+    ) -> dict[str, Any]:
         step: dict[str, Any] = {
             "step_id": self.next_step_id,
             "timestamp": timestamp or now_iso(),
@@ -80,10 +82,14 @@ class TrajectoryBuilder:
         self._steps.append(step)
         return step
 
-    def system(self, message: str, *, timestamp: str | None = None, extra: Mapping[str, Any] | None = None) -> int:
+    def system(
+        self, message: str, *, timestamp: str | None = None, extra: Mapping[str, Any] | None = None
+    ) -> int:
         return int(self._add("system", message, timestamp, extra)["step_id"])
 
-    def user(self, message: str, *, timestamp: str | None = None, extra: Mapping[str, Any] | None = None) -> int:
+    def user(
+        self, message: str, *, timestamp: str | None = None, extra: Mapping[str, Any] | None = None
+    ) -> int:
         return int(self._add("user", message, timestamp, extra)["step_id"])
 
     def agent(
@@ -112,7 +118,9 @@ class TrajectoryBuilder:
             step["metrics"] = {k: v for k, v in asdict(metrics).items() if v is not None and v != {}}
         return int(step["step_id"])
 
-    def observe(self, step_id: int, call_id: str | None, content: str, *, extra: Mapping[str, Any] | None = None) -> None:
+    def observe(
+        self, step_id: int, call_id: str | None, content: str, *, extra: Mapping[str, Any] | None = None
+    ) -> None:
         """Attach a tool result to the agent step ``step_id`` that made the call."""
         step = self._steps[step_id - 1]
         if step["source"] != "agent":

@@ -72,8 +72,13 @@ class ModelSpec:
     """Max output tokens per model call."""
 
     def cache_identity(self) -> dict[str, Any]:
-        return {"provider": self.provider, "model": self.model, "base_url": self.base_url,
-                "temperature": self.temperature, "max_tokens": self.max_tokens}
+        return {
+            "provider": self.provider,
+            "model": self.model,
+            "base_url": self.base_url,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+        }
 
 
 @dataclass(frozen=True)
@@ -110,9 +115,13 @@ class RolloutRequest:
                 "skills": self.skills.digest,
                 "target": self.skills.target,
                 "arm": self.arm,
-                "harness": {"name": self.harness.name, "version": harness_version,
-                            "disclosure": self.harness.disclosure, "max_turns": self.harness.max_turns,
-                            "max_total_tokens": self.harness.max_total_tokens},
+                "harness": {
+                    "name": self.harness.name,
+                    "version": harness_version,
+                    "disclosure": self.harness.disclosure,
+                    "max_turns": self.harness.max_turns,
+                    "max_total_tokens": self.harness.max_total_tokens,
+                },
                 "model": self.model.cache_identity(),
                 "seed": self.seed,
                 "run": self.run_index,

@@ -66,7 +66,19 @@ def define(
         if not doc:
             raise ValueError(f"rule {id} has no docstring")
         family = "".join(ch for ch in id if ch.isalpha())
-        rules.append(Rule(id, name, family, severity, summary, doc, fix, default_weight if weight is None else weight, fn))
+        rules.append(
+            Rule(
+                id,
+                name,
+                family,
+                severity,
+                summary,
+                doc,
+                fix,
+                default_weight if weight is None else weight,
+                fn,
+            )
+        )
         return fn
 
     return wrap

@@ -24,7 +24,9 @@ LOWERCASE_SKILL_FILE = "skill.md"
 CONVENTIONAL_ROOTS = ("skills", ".claude/skills", ".agents/skills", ".opencode/skills")
 """Where harnesses look for skills; scanned even though some are hidden directories."""
 
-_SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".mypy_cache"})
+_SKIP_DIRS = frozenset(
+    {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".mypy_cache"}
+)
 MAX_RESOURCES = 2000
 """A skill with more files than this is reported, and the rest are not listed."""
 
@@ -45,8 +47,10 @@ def _rel(path: Path, root: Path) -> str:
 
 
 def _is_hidden_but_conventional(rel_dir: str) -> bool:
-    return any(rel_dir == root or rel_dir.startswith(root + "/") or root.startswith(rel_dir + "/")
-               for root in CONVENTIONAL_ROOTS)
+    return any(
+        rel_dir == root or rel_dir.startswith(root + "/") or root.startswith(rel_dir + "/")
+        for root in CONVENTIONAL_ROOTS
+    )
 
 
 def iter_skill_dirs(root: Path, exclude: Iterable[str] = ()) -> Iterator[Path]:
@@ -96,7 +100,9 @@ def _list_resources(skill_dir: Path, skill_md_name: str) -> tuple[list[Resource]
             if rel == skill_md_name:
                 continue
             if len(resources) >= MAX_RESOURCES:
-                problems.append(ParseProblem("too-many-files", f"more than {MAX_RESOURCES} files; the rest not listed"))
+                problems.append(
+                    ParseProblem("too-many-files", f"more than {MAX_RESOURCES} files; the rest not listed")
+                )
                 return resources, problems
             try:
                 lst = path.lstat()
@@ -132,7 +138,10 @@ def load_skill(skill_dir: Path, repo_root: Path) -> Skill:
     if not (skill_dir / SKILL_FILE).exists() and (skill_dir / LOWERCASE_SKILL_FILE).exists():
         md_name = LOWERCASE_SKILL_FILE
         problems.append(
-            ParseProblem("lowercase-skill-md", "skill file is named 'skill.md'; the spec and most harnesses want 'SKILL.md'")
+            ParseProblem(
+                "lowercase-skill-md",
+                "skill file is named 'skill.md'; the spec and most harnesses want 'SKILL.md'",
+            )
         )
     rel_dir = _rel(skill_dir, repo_root)
     md_rel = md_name if rel_dir == "." else f"{rel_dir}/{md_name}"

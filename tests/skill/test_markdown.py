@@ -1,0 +1,53 @@
+"""Markdown structure with file line numbers."""
+
+from __future__ import annotations
+
+from aces_ci.skill import find_mentions, parse_markdown
+
+
+def test_headings_links_and_code_blocks_carry_file_lines():
+    text = (
+        "# Title\n\nSee [guide](references/guide.md) and `scripts/run.py`.\n\n"
+        "## Usage\n\n```bash\npython scripts/fmt.py\n```\n"
+    )
+    doc = parse_markdown(text, first_line=5)
+    assert [(h.level, h.text, h.line) for h in doc.headings] == [(1, "Title", 5), (2, "Usage", 9)]
+    links = {(link.target, link.kind, link.line) for link in doc.links}
+    assert links == {
+        ("references/guide.md", "link", 7),
+        ("scripts/run.py", "mention", 7),
+        ("scripts/fmt.py", "mention", 12),
+    }
+    assert [(c.info, c.line) for c in doc.code_blocks] == [("bash", 11)]
+
+
+def test_link_in_multiline_paragraph_points_at_its_line():
+    doc = parse_markdown("first line\nsecond line\nthird [x](a.md) line\n", first_line=1)
+    assert [(link.target, link.line) for link in doc.links] == [("a.md", 3)]
+
+
+def test_sections_count_content_and_subsections():
+    doc = parse_markdown("# A\n\n## Empty\n\n## Full\ntext\n\n### Sub\nmore\n", first_line=1)
+    by_title = {s.heading.text: s for s in doc.sections}
+    assert by_title["Empty"].content_lines == 0 and not by_title["Empty"].has_subsections
+    assert by_title["Full"].content_lines == 1 and by_title["Full"].has_subsections
+    assert by_title["A"].end_line == 9
+
+
+def test_comments_are_collected_with_lines():
+    doc = parse_markdown("text\n<!-- aces-ci: ignore REF001 generated -->\n", first_line=10)
+    assert doc.comments == ((11, "aces-ci: ignore REF001 generated"),)
+
+
+def test_mentions_skip_urls_and_prose():
+    assert find_mentions("see https://example.com/docs/file.md and notes/todo.md") == ["notes/todo.md"]
+    assert find_mentions("use scripts/build.sh, then references/api.md.") == [
+        "scripts/build.sh",
+        "references/api.md",
+    ]
+    assert find_mentions("version 1.2 and e.g. i.e.") == []
+
+
+def test_pathological_nesting_does_not_crash():
+    doc = parse_markdown("> " * 5000 + "deep\n" + "- " * 3000 + "list\n")
+    assert doc.line_count == 2
