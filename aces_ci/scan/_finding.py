@@ -83,7 +83,9 @@ class Finding:
         Baselines and SARIF ``partialFingerprints`` use it, so moving a paragraph does not
         resurrect an accepted finding.
         """
-        digest = hashlib.sha256(f"{self.rule_id}\0{self.location.path}\0{self.message}".encode()).hexdigest()
+        digest = hashlib.sha256(
+            f"{self.rule_id}\0{self.location.path}\0{self.message}".encode("utf-8", "surrogatepass")
+        ).hexdigest()
         return digest[:32]
 
     def suppress(self, kind: str, reason: str) -> Finding:

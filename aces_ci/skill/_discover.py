@@ -24,9 +24,7 @@ LOWERCASE_SKILL_FILE = "skill.md"
 CONVENTIONAL_ROOTS = ("skills", ".claude/skills", ".agents/skills", ".opencode/skills")
 """Where harnesses look for skills; scanned even though some are hidden directories."""
 
-_SKIP_DIRS = frozenset(
-    {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".mypy_cache"}
-)
+_SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".mypy_cache"})
 MAX_RESOURCES = 2000
 """A skill with more files than this is reported, and the rest are not listed."""
 
@@ -86,7 +84,7 @@ def _resource_kind(rel: str) -> ResourceKind:
     return "other"
 
 
-def _list_resources(skill_dir: Path, skill_md_name: str) -> tuple[list[Resource], list[ParseProblem]]:
+def _list_resources(skill_dir: Path, repo_root: Path, skill_md_name: str) -> tuple[list[Resource], list[ParseProblem]]:
     resources: list[Resource] = []
     problems: list[ParseProblem] = []
     for dirpath, dirnames, filenames in os.walk(skill_dir, followlinks=False):
@@ -100,14 +98,12 @@ def _list_resources(skill_dir: Path, skill_md_name: str) -> tuple[list[Resource]
             if rel == skill_md_name:
                 continue
             if len(resources) >= MAX_RESOURCES:
-                problems.append(
-                    ParseProblem("too-many-files", f"more than {MAX_RESOURCES} files; the rest not listed")
-                )
+                problems.append(ParseProblem("too-many-files", f"more than {MAX_RESOURCES} files; the rest not listed"))
                 return resources, problems
             try:
                 lst = path.lstat()
             except OSError as exc:
-                problems.append(ParseProblem("unreadable", f"{rel}: {exc}"))
+                problems.append(ParseProblem("unreadable", f"{rel}: {exc.strerror}", path=_rel(path, repo_root)))
                 continue
             is_link = stat.S_ISLNK(lst.st_mode)
             target = None
@@ -152,7 +148,7 @@ def load_skill(skill_dir: Path, repo_root: Path) -> Skill:
         # Binary or unreadable SKILL.md: the file-level problem explains it, no frontmatter to report.
         front = type(front)(None, False)
     body = parse_markdown(body_text, body_line)
-    resources, res_problems = _list_resources(skill_dir, md_name)
+    resources, res_problems = _list_resources(skill_dir, repo_root, md_name)
     problems.extend(res_problems)
     return Skill(
         dir=skill_dir,

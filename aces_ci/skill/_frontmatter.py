@@ -58,9 +58,7 @@ def _mark_line(mark: Any, first_line: int) -> int | None:
     return None if mark is None else first_line + int(mark.line)
 
 
-def load_yaml_mapping(
-    text: str, first_line: int
-) -> tuple[dict[str, Any] | None, dict[str, int], list[ParseProblem]]:
+def load_yaml_mapping(text: str, first_line: int) -> tuple[dict[str, Any] | None, dict[str, int], list[ParseProblem]]:
     """Load ``text`` (which starts at ``first_line`` of its file) as a bounded YAML mapping.
 
     Returns the mapping (or None), the line of each top-level key, and the problems found.
@@ -82,12 +80,10 @@ def load_yaml_mapping(
         except yaml.MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
             detail = exc.problem or exc.context or "invalid YAML"
-            problems.append(
-                ParseProblem("yaml-syntax", f"YAML syntax error: {detail}", _mark_line(mark, first_line))
-            )
+            problems.append(ParseProblem("yaml-syntax", f"YAML syntax error: {detail}", _mark_line(mark, first_line)))
             return None, {}, problems
         except yaml.YAMLError as exc:
-            problems.append(ParseProblem("yaml-syntax", f"YAML error: {exc}", first_line))
+            problems.append(ParseProblem("yaml-syntax", f"YAML error: {type(exc).__name__}", first_line))
             return None, {}, problems
         except RecursionError:
             problems.append(ParseProblem("yaml-too-deep", "YAML nesting too deep to parse", first_line))
@@ -99,9 +95,7 @@ def load_yaml_mapping(
             _expanded_size(node, {}, set(), 0)
         except _Oversized as exc:
             problems.append(
-                ParseProblem(
-                    "yaml-bomb", f"frontmatter refused: {exc}", _mark_line(node.start_mark, first_line)
-                )
+                ParseProblem("yaml-bomb", f"frontmatter refused: {exc}", _mark_line(node.start_mark, first_line))
             )
             return None, {}, problems
         if not isinstance(node, yaml.MappingNode):
@@ -130,13 +124,19 @@ def load_yaml_mapping(
                 key_lines[key] = line
         try:
             data = loader.construct_document(node)
+        except yaml.MarkedYAMLError as exc:
+            # Only the problem text: str(exc) quotes the offending line, which may hold a secret.
+            detail = exc.problem or exc.context or "value cannot be constructed"
+            problems.append(
+                ParseProblem("yaml-syntax", f"YAML error: {detail}", _mark_line(exc.problem_mark, first_line))
+            )
+            return None, key_lines, problems
         except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            problems.append(ParseProblem("yaml-syntax", f"YAML error: {exc}", _mark_line(mark, first_line)))
+            problems.append(ParseProblem("yaml-syntax", f"YAML error: {type(exc).__name__}", first_line))
             return None, key_lines, problems
         except (RecursionError, ValueError, OverflowError) as exc:
             problems.append(
-                ParseProblem("yaml-syntax", f"YAML value cannot be constructed: {exc}", first_line)
+                ParseProblem("yaml-syntax", f"YAML value cannot be constructed: {type(exc).__name__}", first_line)
             )
             return None, key_lines, problems
     finally:
@@ -162,9 +162,7 @@ def split_frontmatter(text: str) -> tuple[Frontmatter, str, int]:
         return Frontmatter(None, False, problems=(ParseProblem(code, msg, problem_line),)), text, 1
     close = next((i for i in range(1, len(lines)) if lines[i].rstrip() in (_FENCE, "...")), None)
     if close is None:
-        problem = ParseProblem(
-            "frontmatter-unclosed", "frontmatter opened with '---' on line 1 is never closed", 1
-        )
+        problem = ParseProblem("frontmatter-unclosed", "frontmatter opened with '---' on line 1 is never closed", 1)
         return Frontmatter(None, True, problems=(problem,)), "", len(lines) + 1
     yaml_text = "\n".join(lines[1:close])
     data, key_lines, problems = load_yaml_mapping(yaml_text, first_line=2)

@@ -35,9 +35,7 @@ def _inline_text(inline: Token) -> str:
     return "".join(child.content for child in inline.children or () if child.type in ("text", "code_inline"))
 
 
-def _line_of_fragment(
-    lines: Sequence[str], block_start: int, block_end: int, fragment: str, first_line: int
-) -> int:
+def _line_of_fragment(lines: Sequence[str], block_start: int, block_end: int, fragment: str, first_line: int) -> int:
     """The file line inside a multi-line block where ``fragment`` first appears."""
     for offset in range(block_start, min(block_end, len(lines))):
         if fragment in lines[offset]:
@@ -56,9 +54,7 @@ def find_mentions(text: str) -> list[str]:
     return found
 
 
-def _links_in_inline(
-    inline: Token, lines: Sequence[str], start: int, end: int, first_line: int
-) -> list[Link]:
+def _links_in_inline(inline: Token, lines: Sequence[str], start: int, end: int, first_line: int) -> list[Link]:
     links: list[Link] = []
     children = inline.children or []
     for index, child in enumerate(children):
@@ -69,9 +65,7 @@ def _links_in_inline(
             links.append(Link(href, line, "link", label))
         elif child.type == "image":
             src = str(child.attrGet("src") or "")
-            links.append(
-                Link(src, _line_of_fragment(lines, start, end, src, first_line), "image", child.content)
-            )
+            links.append(Link(src, _line_of_fragment(lines, start, end, src, first_line), "image", child.content))
         elif child.type in ("text", "code_inline"):
             for mention in find_mentions(child.content):
                 line = _line_of_fragment(lines, start, end, mention, first_line)
@@ -108,9 +102,7 @@ def parse_markdown(text: str, first_line: int = 1) -> MarkdownDoc:
     for index, token in enumerate(tokens):
         if token.type == "heading_open" and index + 1 < len(tokens):
             level = int(token.tag[1:])
-            headings.append(
-                Heading(level, _inline_text(tokens[index + 1]).strip(), _map_line(token, first_line))
-            )
+            headings.append(Heading(level, _inline_text(tokens[index + 1]).strip(), _map_line(token, first_line)))
         elif token.type == "inline" and token.map:
             links.extend(_links_in_inline(token, lines, token.map[0], token.map[1], first_line))
         elif token.type in ("fence", "code_block"):
@@ -122,8 +114,7 @@ def parse_markdown(text: str, first_line: int = 1) -> MarkdownDoc:
                     for mention in find_mentions(code_line):
                         links.append(Link(mention, line + 1 + offset, "mention", mention))
     comments = tuple(
-        (first_line + text.count("\n", 0, match.start()), match.group(1).strip())
-        for match in _COMMENT.finditer(text)
+        (first_line + text.count("\n", 0, match.start()), match.group(1).strip()) for match in _COMMENT.finditer(text)
     )
     return MarkdownDoc(
         text=text,

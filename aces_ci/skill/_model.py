@@ -26,6 +26,8 @@ class ParseProblem:
     message: str
     line: int | None = None
     """1-based line in the file the problem belongs to, when known."""
+    path: str | None = None
+    """Repository-relative path of the file concerned, when it is not the file that holds the problem list."""
 
 
 @dataclass(frozen=True)
@@ -45,7 +47,11 @@ class TextFile:
 
     @property
     def lines(self) -> list[str]:
-        return self.text.splitlines() if self.text is not None else []
+        """Lines split on newline only, as the parser numbers them (form feeds are not line breaks)."""
+        if self.text is None:
+            return []
+        lines = self.text.split("\n")
+        return lines[:-1] if lines and lines[-1] == "" else lines
 
 
 @dataclass(frozen=True)
@@ -123,7 +129,9 @@ class MarkdownDoc:
 
     @property
     def line_count(self) -> int:
-        return len(self.text.splitlines())
+        if not self.text:
+            return 0
+        return self.text.count("\n") + (0 if self.text.endswith("\n") else 1)
 
 
 @dataclass(frozen=True)
