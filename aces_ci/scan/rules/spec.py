@@ -1,0 +1,840 @@
+"""SPEC: the agentskills.io frontmatter contract, checked under the ``strict`` or ``lenient`` profile.
+
+``strict`` enforces the specification text (agentskills/agentskills ``docs/specification.mdx``):
+six known keys, an ASCII name equal to the directory name, string-only metadata. ``lenient`` (the
+default) follows what harnesses really load: documented harness extension keys pass with a note
+naming the harness, and the spec-text details that the reference validator ``skills-ref`` or the
+client-implementation guidance relax become warnings instead of errors.
+
+Each rule checks one field, so each finding carries one fix. Frontmatter values come from YAML
+and may be of any type (list, int, None, date, nested mapping): every rule checks the type before
+it looks inside a value. When the frontmatter could not be parsed at all, these rules stay silent
+and the PARSE family reports why.
+"""
+
+from __future__ import annotations
+
+import datetime
+import difflib
+import re
+import unicodedata
+from collections.abc import Iterator
+from typing import Any
+
+from .._context import ScanContext
+from .._finding import Hit, Severity
+from .._registry import Rule, define
+
+RULES: list[Rule] = []
+
+SPEC_KEYS = ("name", "description", "license", "compatibility", "metadata", "allowed-tools")
+"""The only top-level keys of the specification, in its order."""
+
+HARNESS_EXTENSION_KEYS: dict[str, str] = {
+    "argument-hint": "Claude Code",
+    "disable-model-invocation": "Claude Code",
+    "user-invocable": "Claude Code",
+    "model": "Claude Code",
+    "effort": "Claude Code",
+    "context": "Claude Code",
+    "agent": "Claude Code",
+    "hooks": "Claude Code",
+    "paths": "Claude Code",
+    "shell": "Claude Code",
+}
+"""Documented harness keys outside the spec, and the harness that reads each.
+
+Source: the frontmatter reference of code.claude.com/docs/en/skills (as summarised in
+anthropics/skills PR #1434 and shanraisshan/claude-code-best-practice). Codex keeps its extras in
+``agents/openai.yaml`` and OpenCode ignores unknown keys, so neither adds frontmatter keys.
+"""
+
+NAME_MAX_CHARS = 64
+DESCRIPTION_MAX_CHARS = 1024
+COMPATIBILITY_MAX_CHARS = 500
+RESERVED_NAME_WORDS = ("anthropic", "claude")
+
+_ASCII_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+_TOOL_TOKEN = re.compile(r"[A-Za-z0-9_*][A-Za-z0-9_.*-]*(?:\(.*\))?", re.DOTALL)
+_EXCERPT_CHARS = 60
+
+_SPEC = "agentskills.io specification"
+_CLAUSE_NAME = f"{_SPEC}: name (1-64 characters: a-z, 0-9 and single hyphens)"
+_CLAUSE_NAME_DIR = f"{_SPEC}: name must match the parent directory"
+_CLAUSE_NAME_DIR_LENIENT = f"{_CLAUSE_NAME_DIR}; agentskills.io client guidance: warn on a mismatch and load anyway"
+_CLAUSE_DESCRIPTION = f"{_SPEC}: description (required, 1-1024 characters)"
+_CLAUSE_KEYS = f"{_SPEC}: frontmatter fields ({', '.join(SPEC_KEYS)})"
+_CLAUSE_COMPATIBILITY = f"{_SPEC}: compatibility (1-500 characters)"
+_CLAUSE_METADATA = f"{_SPEC}: metadata (a map from string keys to string values)"
+_CLAUSE_ALLOWED_TOOLS = f"{_SPEC}: allowed-tools (a space-separated string, experimental)"
+_CLAUSE_LICENSE = f"{_SPEC}: license (a license name or a bundled file)"
+_CLAUSE_RESERVED = "Anthropic skill upload rules: name must not contain 'anthropic' or 'claude'"
+_CLAUSE_ANGLE = "anthropics/skills skill-creator quick_validate.py: description must not contain '<' or '>'"
+
+
+def _is_strict(ctx: ScanContext) -> bool:
+    return ctx.config.profile == "strict"
+
+
+def yaml_kind(value: object) -> str:
+    """How a YAML value reads to a person: 'a list', 'an integer', 'null'..."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, datetime.date):
+        return "a date"
+    if isinstance(value, list | tuple):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, bytes):
+        return "binary data"
+    return f"a {type(value).__name__} value"
+
+
+def _excerpt(text: str, limit: int = _EXCERPT_CHARS) -> str:
+    """``text`` on one line, cut to ``limit`` characters, for messages."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _is_blank(value: object) -> bool:
+    return value is None or (isinstance(value, str) and not value.strip())
+
+
+def _nested_key_line(ctx: ScanContext, parent: str, key: object) -> int:
+    """The line of ``key`` inside the block mapping under top-level key ``parent``.
+
+    YAML composes only top-level key lines; for a nested key we scan the indented lines that follow
+    ``parent:`` in SKILL.md. Flow mappings (``metadata: {a: b}``) fall back to the parent's line.
+    """
+    front = ctx.skill.frontmatter
+    parent_line = front.line_of(parent)
+    lines = (ctx.skill.skill_md.text or "").split("\n")
+    last = front.end_line - 1 if front.end_line else len(lines)
+    wanted = str(key)
+    for number in range(parent_line + 1, min(last, len(lines)) + 1):
+        text = lines[number - 1]
+        stripped = text.lstrip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        if stripped == text:
+            break  # back at column 0: the parent's block is over
+        if stripped.split(":", 1)[0].strip().strip("'\"") == wanted:
+            return number
+    return parent_line
+
+
+def _name_defects(name: str) -> tuple[list[str], bool]:
+    """What keeps ``name`` from matching the spec regex, and whether only non-ASCII letters do.
+
+    The second value is True when ``skills-ref`` (which accepts Unicode lowercase letters and
+    digits) would accept the name although the spec text's ``a-z 0-9`` does not.
+    """
+    defects: list[str] = []
+    upper = sorted({ch for ch in name if ch != ch.lower()})
+    if upper:
+        defects.append(f"uppercase letters ({', '.join(repr(ch) for ch in upper)})")
+    invalid = sorted({ch for ch in name if not (ch.isalnum() or ch == "-")})
+    if invalid:
+        defects.append(f"characters other than letters, digits and '-' ({', '.join(repr(ch) for ch in invalid)})")
+    if name.startswith("-") or name.endswith("-"):
+        defects.append("a leading or trailing hyphen")
+    if "--" in name:
+        defects.append("consecutive hyphens")
+    structural = bool(defects)
+    non_ascii = sorted({ch for ch in name if ch.isalnum() and not ch.isascii() and ch == ch.lower()})
+    if non_ascii:
+        defects.append(f"non-ASCII characters ({', '.join(repr(ch) for ch in non_ascii)})")
+    normalized = unicodedata.normalize("NFKC", name)
+    unicode_only = not structural and bool(non_ascii) and normalized == normalized.lower()
+    return defects, unicode_only
+
+
+@define(
+    RULES,
+    id="SPEC001",
+    name="name-missing",
+    severity=Severity.ERROR,
+    summary="The frontmatter has no 'name', or it is empty.",
+    fix="Add `name: <directory-name>` to the frontmatter: lowercase letters, digits and hyphens.",
+)
+def name_missing(ctx: ScanContext) -> Iterator[Hit]:
+    """Every skill needs a ``name``: harnesses index skills by it and the slash command uses it.
+
+    The specification makes ``name`` required; ``skills-ref`` and skill-creator's validator reject a
+    skill without one (Claude Code alone falls back to the directory name).
+
+    PASS::
+
+        name: pdf-forms
+
+    FAIL::
+
+        description: Fill PDF forms. Use when the user uploads a PDF form.
+    """
+    data = ctx.skill.frontmatter.data
+    if data is None:
+        return
+    front = ctx.skill.frontmatter
+    if "name" not in data:
+        yield Hit("frontmatter has no 'name' field", ctx.at(front.start_line), clause=_CLAUSE_NAME)
+    elif _is_blank(data["name"]):
+        yield Hit("'name' is empty", ctx.at(front.line_of("name")), clause=_CLAUSE_NAME)
+
+
+@define(
+    RULES,
+    id="SPEC002",
+    name="name-format",
+    severity=Severity.ERROR,
+    summary="The 'name' is not 1-64 lowercase ASCII letters, digits and single hyphens.",
+    fix="Write the name in kebab-case, e.g. `name: pdf-forms`: a-z, 0-9 and single hyphens, at most 64 characters.",
+)
+def name_format(ctx: ScanContext) -> Iterator[Hit]:
+    """The name must match ``^[a-z0-9]+(-[a-z0-9]+)*$`` and be at most 64 characters.
+
+    Validators disagree on non-ASCII letters: the spec text says ``a-z``, skill-creator and OpenCode
+    use an ASCII regex, while ``skills-ref`` accepts any Unicode lowercase letter. A name that only
+    fails by its non-ASCII letters (``café``) is therefore an error under ``strict`` and a warning
+    under ``lenient``. A non-string value (``name: 2024``, ``name: [a, b]``) is always an error.
+
+    PASS::
+
+        name: pdf-forms
+
+    FAIL::
+
+        name: PDF_Forms
+    """
+    data = ctx.skill.frontmatter.data
+    if data is None or _is_blank(data.get("name")):
+        return
+    name = data["name"]
+    where = ctx.at(ctx.skill.frontmatter.line_of("name"))
+    if not isinstance(name, str):
+        yield Hit(f"'name' must be a string, found {yaml_kind(name)}", where, clause=_CLAUSE_NAME)
+        return
+    if len(name) > NAME_MAX_CHARS:
+        yield Hit(
+            f"name '{_excerpt(name)}' is {len(name)} characters; the limit is {NAME_MAX_CHARS}",
+            where,
+            clause=_CLAUSE_NAME,
+        )
+    if _ASCII_NAME.fullmatch(name):
+        return
+    defects, unicode_only = _name_defects(name)
+    message = f"name '{_excerpt(name)}' may use only a-z, 0-9 and single hyphens; it has {'; '.join(defects)}"
+    if unicode_only and not _is_strict(ctx):
+        yield Hit(
+            message + " (skills-ref accepts them; skill-creator and OpenCode do not)",
+            where,
+            clause=_CLAUSE_NAME,
+            severity=Severity.WARNING,
+        )
+    else:
+        yield Hit(message, where, clause=_CLAUSE_NAME)
+
+
+@define(
+    RULES,
+    id="SPEC003",
+    name="name-directory-mismatch",
+    severity=Severity.ERROR,
+    summary="The 'name' differs from the skill's directory name.",
+    fix="Rename the directory or change `name:` so the two are identical.",
+)
+def name_directory_mismatch(ctx: ScanContext) -> Iterator[Hit]:
+    """The spec requires ``name`` to equal the name of the directory holding SKILL.md.
+
+    Harnesses that find skills by directory and those that index them by name then agree on which
+    skill is which. Both sides are NFKC-normalised first, as ``skills-ref`` does. The client guidance
+    tells harnesses to warn and load the skill anyway, so under ``lenient`` this is a warning.
+
+    PASS: ``skills/pdf-forms/SKILL.md`` with ``name: pdf-forms``.
+
+    FAIL: ``skills/pdf/SKILL.md`` with ``name: pdf-forms``.
+    """
+    data = ctx.skill.frontmatter.data
+    if data is None:
+        return
+    name = data.get("name")
+    if not isinstance(name, str) or not name.strip():
+        return
+    directory = ctx.skill.dir_name
+    if unicodedata.normalize("NFKC", name) == unicodedata.normalize("NFKC", directory):
+        return
+    message = f"name '{_excerpt(name)}' does not match its directory '{directory}'"
+    if name.casefold() == directory.casefold():
+        message += " (they differ only in letter case, which matters on case-sensitive file systems)"
+    where = ctx.at(ctx.skill.frontmatter.line_of("name"))
+    if _is_strict(ctx):
+        yield Hit(message, where, clause=_CLAUSE_NAME_DIR)
+    else:
+        yield Hit(message, where, clause=_CLAUSE_NAME_DIR_LENIENT, severity=Severity.WARNING)
+
+
+@define(
+    RULES,
+    id="SPEC004",
+    name="name-reserved-word",
+    severity=Severity.WARNING,
+    summary="The 'name' contains a word reserved by Anthropic ('anthropic' or 'claude').",
+    fix="Choose a name without 'anthropic' or 'claude', e.g. describe what the skill does instead.",
+)
+def name_reserved_word(ctx: ScanContext) -> Iterator[Hit]:
+    """Anthropic's skill upload (Claude API, claude.ai) rejects names containing ``anthropic`` or ``claude``.
+
+    Other harnesses load such a skill, so this is a warning: the skill will not travel to Claude's API.
+
+    PASS::
+
+        name: code-review
+
+    FAIL::
+
+        name: claude-code-review
+    """
+    data = ctx.skill.frontmatter.data
+    if data is None:
+        return
+    name = data.get("name")
+    if not isinstance(name, str):
+        return
+    lowered = name.lower()
+    for word in RESERVED_NAME_WORDS:
+        if word in lowered:
+            yield Hit(
+                f"name '{_excerpt(name)}' contains the reserved word '{word}': Anthropic's API rejects it",
+                ctx.at(ctx.skill.frontmatter.line_of("name")),
+                clause=_CLAUSE_RESERVED,
+            )
+
+
+@define(
+    RULES,
+    id="SPEC005",
+    name="description-missing",
+    severity=Severity.ERROR,
+    summary="The frontmatter has no 'description', or it is empty.",
+    fix="Add `description:` saying what the skill does and when to use it (at most 1024 characters).",
+)
+def description_missing(ctx: ScanContext) -> Iterator[Hit]:
+    """The description is all a model sees before it decides to load a skill.
+
+    Without one the skill is never chosen (most harnesses also refuse to load it).
+
+    PASS::
+
+        description: Fill PDF forms. Use when the user provides a PDF form to complete.
+
+    FAIL::
+
+        description: ""
+    """
+    data = ctx.skill.frontmatter.data
+    if data is None:
+        return
+    front = ctx.skill.frontmatter
+    if "description" not in data:
+        yield Hit("frontmatter has no 'description' field", ctx.at(front.start_line), clause=_CLAUSE_DESCRIPTION)
+    elif _is_blank(data["description"]):
+        yield Hit("'description' is empty", ctx.at(front.line_of("description")), clause=_CLAUSE_DESCRIPTION)
+
+
+@define(
+    RULES,
+    id="SPEC006",
+    name="description-type",
+    severity=Severity.ERROR,
+    summary="The 'description' is not a string (a list, number, date or mapping).",
+    fix="Write the description as one string; quote it, or use a folded block (`description: >`) for long text.",
+)
+def description_type(ctx: ScanContext) -> Iterator[Hit]:
+    """YAML turns some unquoted text into other types: ``2024-05-01`` is a date, ``- item`` a list.
+
+    Harnesses expect a string and drop or reject anything else.
+
+    PASS::
+
+        description: "2024 tax rules: fill Form 1040. Use when the user asks about US tax returns."
+
+    FAIL::
+
+        description:
+          - fills forms
+          - extracts text
+    """
+    data = ctx.skill.frontmatter.data
+    if data is None:
+        return
+    value = data.get("description")
+    if value is None or isinstance(value, str):
+        return
+    yield Hit(
+        f"'description' must be a string, found {yaml_kind(value)}",
+        ctx.at(ctx.skill.frontmatter.line_of("description")),
+        clause=_CLAUSE_DESCRIPTION,
+    )
+
+
+@define(
+    RULES,
+    id="SPEC007",
+    name="description-too-long",
+    severity=Severity.ERROR,
+    summary="The 'description' is longer than 1024 characters.",
+    fix="Shorten the description to what the skill does and when to use it; move detail into the body.",
+)
+def description_too_long(ctx: ScanContext) -> Iterator[Hit]:
+    """Every installed skill's description is loaded into the model's context at startup.
+
+    The spec caps it at 1024 characters so a long skill list stays affordable.
+
+    PASS: a two-sentence description.
+
+    FAIL: a description that pastes the whole usage guide (1,300 characters).
+    """
+    data = ctx.skill.frontmatter.data
+    if data is None:
+        return
+    value = data.get("description")
+    if isinstance(value, str) and len(value) > DESCRIPTION_MAX_CHARS:
+        yield Hit(
+            f"description is {len(value):,} characters; the limit is {DESCRIPTION_MAX_CHARS:,}",
+            ctx.at(ctx.skill.frontmatter.line_of("description")),
+            clause=_CLAUSE_DESCRIPTION,
+        )
+
+
+@define(
+    RULES,
+    id="SPEC008",
+    name="description-angle-brackets",
+    severity=Severity.WARNING,
+    summary="The 'description' contains '<' or '>'.",
+    fix="Remove '<' and '>' from the description; write placeholders as FILE or 'the file' instead of <file>.",
+)
+def description_angle_brackets(ctx: ScanContext) -> Iterator[Hit]:
+    """Descriptions are embedded in XML-like prompts (``<available_skills>``); angle brackets can break them.
+
+    skill-creator's ``quick_validate.py`` rejects any ``<`` or ``>`` in a description.
+
+    PASS::
+
+        description: Convert FILE to PDF. Use when the user asks for a PDF.
+
+    FAIL::
+
+        description: Convert <file> to PDF. Use when the user asks for a PDF.
+    """
+    data = ctx.skill.frontmatter.data
+    if data is None:
+        return
+    value = data.get("description")
+    if not isinstance(value, str):
+        return
+    index = next((i for i, ch in enumerate(value) if ch in "<>"), None)
+    if index is None:
+        return
+    around = _excerpt(value[max(0, index - 20) : index + 20])
+    yield Hit(
+        f"description contains '{value[index]}' (near '{around}')",
+        ctx.at(ctx.skill.frontmatter.line_of("description")),
+        evidence=around,
+        clause=_CLAUSE_ANGLE,
+    )
+
+
+def _suggest_key(key: str) -> str | None:
+    candidates = [*SPEC_KEYS, *HARNESS_EXTENSION_KEYS]
+    close = difflib.get_close_matches(key.lower().replace("_", "-"), candidates, n=1, cutoff=0.75)
+    return close[0] if close else None
+
+
+@define(
+    RULES,
+    id="SPEC009",
+    name="unknown-key",
+    severity=Severity.WARNING,
+    summary="The frontmatter has a key that neither the spec nor a known harness defines.",
+    fix="Fix the key's spelling, or move custom data under `metadata:` (string keys and string values).",
+)
+def unknown_key(ctx: ScanContext) -> Iterator[Hit]:
+    """Unknown keys are ignored by lenient harnesses and rejected by ``skills-ref`` and skill-creator.
+
+    A typo (``descripton``) silently drops a field; custom data such as ``version`` or ``author``
+    belongs under ``metadata``. Under ``strict`` this is an error, under ``lenient`` a warning.
+
+    PASS::
+
+        metadata:
+          version: "1.2"
+
+    FAIL::
+
+        version: 1.2
+    """
+    data = ctx.skill.frontmatter.data
+    if data is None:
+        return
+    severity = Severity.ERROR if _is_strict(ctx) else None
+    for key in data:
+        if key in SPEC_KEYS or key in HARNESS_EXTENSION_KEYS:
+            continue
+        suggestion = _suggest_key(key)
+        hint = f" (did you mean '{suggestion}'?)" if suggestion else "; custom fields belong under 'metadata'"
+        yield Hit(
+            f"unknown frontmatter key '{_excerpt(key)}'{hint}",
+            ctx.at(ctx.skill.frontmatter.line_of(key)),
+            clause=_CLAUSE_KEYS,
+            severity=severity,
+        )
+
+
+@define(
+    RULES,
+    id="SPEC010",
+    name="harness-extension-key",
+    severity=Severity.NOTE,
+    summary="The frontmatter uses a key that one harness defines but the spec does not.",
+    fix="Keep the key only if the skill targets that harness; for portable skills, remove it.",
+)
+def harness_extension_key(ctx: ScanContext) -> Iterator[Hit]:
+    """Claude Code documents extra keys (``model``, ``context``, ``user-invocable``...).
+
+    Claude Code acts on them, OpenCode ignores them, and strict validators (``skills-ref``,
+    skill-creator's ``quick_validate.py``) reject the skill. Under ``lenient`` each is a note naming
+    the harness; under ``strict`` (the spec text) each is an error.
+
+    PASS (lenient, with a note)::
+
+        disable-model-invocation: true
+
+    FAIL (strict)::
+
+        disable-model-invocation: true
+    """
+    data = ctx.skill.frontmatter.data
+    if data is None:
+        return
+    strict = _is_strict(ctx)
+    for key in data:
+        harness = HARNESS_EXTENSION_KEYS.get(key)
+        if harness is None:
+            continue
+        if strict:
+            message = f"'{key}' is a {harness} extension, not a field of the agentskills.io specification"
+        else:
+            message = f"'{key}' is a {harness} extension: {harness} reads it, other harnesses ignore it"
+        yield Hit(
+            message,
+            ctx.at(ctx.skill.frontmatter.line_of(key)),
+            clause=f"{_CLAUSE_KEYS}; {harness} frontmatter reference: {key}",
+            severity=Severity.ERROR if strict else None,
+        )
+
+
+@define(
+    RULES,
+    id="SPEC011",
+    name="compatibility-invalid",
+    severity=Severity.ERROR,
+    summary="The 'compatibility' field is not a string of 1-500 characters.",
+    fix="Write compatibility as one short string, e.g. `compatibility: Requires Python 3.11+ and network access`.",
+)
+def compatibility_invalid(ctx: ScanContext) -> Iterator[Hit]:
+    """``compatibility`` states environment needs in 1-500 characters of plain text.
+
+    A mapping or list (``compatibility: {python: 3.11}``) breaks validators that expect a string.
+
+    PASS::
+
+        compatibility: Needs git and Python 3.11 or later
+
+    FAIL::
+
+        compatibility:
+          python: "3.11"
+    """
+    data = ctx.skill.frontmatter.data
+    if data is None or "compatibility" not in data:
+        return
+    value = data["compatibility"]
+    where = ctx.at(ctx.skill.frontmatter.line_of("compatibility"))
+    if _is_blank(value):
+        yield Hit(
+            "'compatibility' is empty: state the requirements or remove the key", where, clause=_CLAUSE_COMPATIBILITY
+        )
+    elif not isinstance(value, str):
+        yield Hit(f"'compatibility' must be a string, found {yaml_kind(value)}", where, clause=_CLAUSE_COMPATIBILITY)
+    elif len(value) > COMPATIBILITY_MAX_CHARS:
+        yield Hit(
+            f"compatibility is {len(value):,} characters; the limit is {COMPATIBILITY_MAX_CHARS}",
+            where,
+            clause=_CLAUSE_COMPATIBILITY,
+        )
+
+
+def _metadata_entry_hits(ctx: ScanContext, metadata: dict[Any, Any]) -> Iterator[Hit]:
+    strict = _is_strict(ctx)
+    coercible = None if strict else Severity.WARNING
+    for key, value in metadata.items():
+        where = ctx.at(_nested_key_line(ctx, "metadata", key))
+        label = _excerpt(str(key))
+        if not isinstance(key, str):
+            yield Hit(
+                f"metadata key '{label}' is {yaml_kind(key)}; keys must be strings (quote it)",
+                where,
+                clause=_CLAUSE_METADATA,
+                severity=coercible,
+            )
+        if isinstance(value, str):
+            continue
+        if isinstance(value, list | tuple | dict):
+            yield Hit(
+                f"metadata '{label}' is {yaml_kind(value)}; values must be strings "
+                "(nested values break strict harnesses)",
+                where,
+                clause=_CLAUSE_METADATA,
+            )
+        elif value is None:
+            yield Hit(
+                f"metadata '{label}' has no value (null): write a string or remove the entry",
+                where,
+                clause=_CLAUSE_METADATA,
+                severity=coercible,
+            )
+        else:
+            yield Hit(
+                f"metadata '{label}' is {yaml_kind(value)} ({_excerpt(str(value))}), not a string: "
+                "skills-ref converts it with str(), strict harnesses reject it",
+                where,
+                clause=_CLAUSE_METADATA,
+                severity=coercible,
+            )
+
+
+@define(
+    RULES,
+    id="SPEC012",
+    name="metadata-invalid",
+    severity=Severity.ERROR,
+    summary="The 'metadata' field is not a mapping of string keys to string values.",
+    fix='Make metadata a mapping of quoted strings, e.g. `version: "1.0"`; join lists into one string.',
+)
+def metadata_invalid(ctx: ScanContext) -> Iterator[Hit]:
+    """The spec defines ``metadata`` as a map from string to string.
+
+    Lists and nested mappings break strict harnesses (see aws/agent-toolkit-for-aws issue #44), so
+    they are always errors. Scalars that YAML reads as numbers, booleans, dates or null
+    (``version: 1.0``) are converted by ``skills-ref`` but rejected by stricter loaders: an error
+    under ``strict``, a warning under ``lenient``.
+
+    PASS::
+
+        metadata:
+          version: "1.0"
+          author: Jane Doe <jane@example.com>
+
+    FAIL::
+
+        metadata:
+          tags: [pdf, forms]
+    """
+    data = ctx.skill.frontmatter.data
+    if data is None or "metadata" not in data:
+        return
+    metadata = data["metadata"]
+    where = ctx.at(ctx.skill.frontmatter.line_of("metadata"))
+    if metadata is None:
+        yield Hit(
+            "'metadata' is empty (null): add entries or remove the key",
+            where,
+            clause=_CLAUSE_METADATA,
+            severity=None if _is_strict(ctx) else Severity.WARNING,
+        )
+    elif not isinstance(metadata, dict):
+        yield Hit(
+            f"'metadata' must be a mapping of strings to strings, found {yaml_kind(metadata)}",
+            where,
+            clause=_CLAUSE_METADATA,
+        )
+    else:
+        yield from _metadata_entry_hits(ctx, metadata)
+
+
+def split_tool_list(text: str) -> tuple[list[str], bool, str | None]:
+    """Split an ``allowed-tools`` string into tool tokens, respecting parentheses.
+
+    ``Bash(git diff *)`` is one token although it holds spaces. Returns the tokens, whether commas
+    were used as separators, and a description of unbalanced parentheses (None when balanced).
+    """
+    tokens: list[str] = []
+    current: list[str] = []
+    depth = 0
+    used_commas = False
+    imbalance: str | None = None
+    for ch in text:
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            if depth == 0:
+                imbalance = imbalance or "a ')' has no matching '('"
+            else:
+                depth -= 1
+        if depth == 0 and (ch.isspace() or ch == ","):
+            used_commas = used_commas or ch == ","
+            if current:
+                tokens.append("".join(current))
+                current = []
+            continue
+        current.append(ch)
+    if current:
+        tokens.append("".join(current))
+    if depth > 0:
+        imbalance = imbalance or "a '(' is never closed"
+    return tokens, used_commas, imbalance
+
+
+def _tool_string_hits(ctx: ScanContext, text: str, where_line: int) -> Iterator[Hit]:
+    where = ctx.at(where_line)
+    tokens, used_commas, imbalance = split_tool_list(text)
+    if imbalance:
+        yield Hit(
+            f"allowed-tools has unbalanced parentheses: {imbalance} in '{_excerpt(text)}'",
+            where,
+            clause=_CLAUSE_ALLOWED_TOOLS,
+            severity=Severity.ERROR,
+        )
+        return
+    if used_commas:
+        fixed = " ".join(tokens)
+        yield Hit(
+            "allowed-tools separates tools with commas; the spec separates them with spaces "
+            f"(write 'allowed-tools: {_excerpt(fixed)}')",
+            where,
+            evidence=f"allowed-tools: {fixed}",
+            clause=_CLAUSE_ALLOWED_TOOLS,
+        )
+    for token in tokens:
+        if not _TOOL_TOKEN.fullmatch(token):
+            yield Hit(
+                f"allowed-tools entry '{_excerpt(token)}' is not a tool name such as Read, Bash(git:*) "
+                "or mcp__server__tool",
+                where,
+                clause=_CLAUSE_ALLOWED_TOOLS,
+            )
+
+
+@define(
+    RULES,
+    id="SPEC013",
+    name="allowed-tools-invalid",
+    severity=Severity.WARNING,
+    summary="The 'allowed-tools' field is not a space-separated string of tool names.",
+    fix="Write one space-separated string, e.g. `allowed-tools: Read Grep Bash(git:*)`, with balanced parentheses.",
+)
+def allowed_tools_invalid(ctx: ScanContext) -> Iterator[Hit]:
+    """``allowed-tools`` (experimental in the spec) pre-approves tools as one space-separated string.
+
+    Tokens look like ``Read``, ``Bash(git:*)``, ``Bash(git diff *)`` or ``mcp__server__tool``.
+    Unbalanced parentheses swallow the following tools (error). A YAML list or comma separators
+    are accepted by Claude Code but not by the spec or other harnesses (warning, with the fixed
+    string in the message). A value of another type is an error; an empty value is a note.
+
+    PASS::
+
+        allowed-tools: Read Grep Bash(git:*)
+
+    FAIL::
+
+        allowed-tools: Read, Grep, Bash(git:*
+    """
+    data = ctx.skill.frontmatter.data
+    if data is None or "allowed-tools" not in data:
+        return
+    value = data["allowed-tools"]
+    line = ctx.skill.frontmatter.line_of("allowed-tools")
+    where = ctx.at(line)
+    if _is_blank(value):
+        yield Hit(
+            "'allowed-tools' is empty: it pre-approves nothing; remove the key",
+            where,
+            clause=_CLAUSE_ALLOWED_TOOLS,
+            severity=Severity.NOTE,
+        )
+    elif isinstance(value, str):
+        yield from _tool_string_hits(ctx, value, line)
+    elif isinstance(value, list):
+        odd = [item for item in value if not isinstance(item, str)]
+        if odd:
+            yield Hit(
+                f"allowed-tools list holds {yaml_kind(odd[0])} where a tool name belongs",
+                where,
+                clause=_CLAUSE_ALLOWED_TOOLS,
+                severity=Severity.ERROR,
+            )
+            return
+        joined = " ".join(value)
+        yield Hit(
+            "allowed-tools is a YAML list; the spec wants one space-separated string "
+            f"(write 'allowed-tools: {_excerpt(joined)}')",
+            where,
+            evidence=f"allowed-tools: {joined}",
+            clause=_CLAUSE_ALLOWED_TOOLS,
+        )
+        yield from _tool_string_hits(ctx, joined, line)
+    else:
+        yield Hit(
+            f"'allowed-tools' must be a space-separated string, found {yaml_kind(value)}",
+            where,
+            clause=_CLAUSE_ALLOWED_TOOLS,
+            severity=Severity.ERROR,
+        )
+
+
+@define(
+    RULES,
+    id="SPEC014",
+    name="license-invalid",
+    severity=Severity.WARNING,
+    summary="The 'license' field is empty or not a string.",
+    fix="Write the license as one string: an SPDX name (`license: MIT`) or a bundled file (`license: LICENSE.txt`).",
+)
+def license_invalid(ctx: ScanContext) -> Iterator[Hit]:
+    """``license`` names the license or a bundled license file, as a string.
+
+    A mapping or list (``license: {name: MIT}``) is unreadable to registries and harness UIs: an
+    error under ``strict``, a warning under ``lenient``. An empty value is a warning.
+
+    PASS::
+
+        license: Apache-2.0
+
+    FAIL::
+
+        license:
+          name: MIT
+    """
+    data = ctx.skill.frontmatter.data
+    if data is None or "license" not in data:
+        return
+    value = data["license"]
+    where = ctx.at(ctx.skill.frontmatter.line_of("license"))
+    if _is_blank(value):
+        yield Hit("'license' is empty: name the license or remove the key", where, clause=_CLAUSE_LICENSE)
+    elif not isinstance(value, str):
+        yield Hit(
+            f"'license' must be a string, found {yaml_kind(value)}",
+            where,
+            clause=_CLAUSE_LICENSE,
+            severity=Severity.ERROR if _is_strict(ctx) else None,
+        )
