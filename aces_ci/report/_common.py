@@ -1,0 +1,140 @@
+"""What every report of the static tier shares: finding order, counts, rule look-ups, safe text.
+
+Each renderer keeps its own layout; this module only holds the decisions that must agree across
+formats, so that the text log, the PR comment, JUnit and SARIF list the same findings in the same
+order and describe the same rule the same way.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+
+from ..scan import Finding, Rule, RuleRegistry, Severity, SkillReport
+
+SEVERITY_ORDER = (Severity.ERROR, Severity.WARNING, Severity.NOTE)
+"""Worst first: the order in which counts are printed."""
+
+_BIDI_CONTROLS = frozenset(range(0x202A, 0x202F)) | frozenset(range(0x2066, 0x206A))
+"""Direction overrides and isolates: they can make a message read differently than it is ("Trojan Source")."""
+
+
+def location_key(finding: Finding) -> tuple[str, int, int, str, str]:
+    """Sort key for "by file, then line": file-level findings (no line) come first in their file."""
+    loc = finding.location
+    return (loc.path, loc.line or 0, loc.column or 0, finding.rule_id, finding.message)
+
+
+def by_location(findings: Iterable[Finding]) -> list[Finding]:
+    return sorted(findings, key=location_key)
+
+
+def by_severity_then_location(findings: Iterable[Finding]) -> list[Finding]:
+    """Worst first, so a truncated list still shows what fails the gate."""
+    return sorted(findings, key=lambda f: (-f.severity.rank, *location_key(f)))
+
+
+def severity_counts(findings: Iterable[Finding]) -> dict[Severity, int]:
+    """Active findings per severity, every severity present (zero when none)."""
+    counts = dict.fromkeys(SEVERITY_ORDER, 0)
+    for finding in findings:
+        if finding.active:
+            counts[finding.severity] += 1
+    return counts
+
+
+def suppressed_count(findings: Iterable[Finding]) -> int:
+    return sum(1 for finding in findings if not finding.active)
+
+
+def all_findings(reports: Iterable[SkillReport]) -> list[Finding]:
+    return [finding for report in reports for finding in report.findings]
+
+
+def plural(count: int, word: str) -> str:
+    """``1 error``, ``2 errors``."""
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def describe_counts(counts: dict[Severity, int]) -> str:
+    """``2 errors, 1 warning, 0 notes``."""
+    return ", ".join(plural(counts[severity], severity.value) for severity in SEVERITY_ORDER)
+
+
+def find_rule(registry: RuleRegistry, rule_id: str) -> Rule | None:
+    """The rule behind a finding, or None when this registry does not know the id.
+
+    That happens when a saved result is rendered by another version of aces-ci; reports then fall
+    back to what the finding itself carries instead of failing.
+    """
+    return registry.get(rule_id) if rule_id in registry else None
+
+
+def family_of(registry: RuleRegistry, rule_id: str) -> str:
+    """The rule's family; for unknown ids, the letters of the id, as :func:`aces_ci.scan.define` derives it."""
+    rule = find_rule(registry, rule_id)
+    if rule is not None:
+        return rule.family
+    letters = "".join(ch for ch in rule_id if ch.isalpha()).upper()
+    return letters or rule_id
+
+
+def fix_hint(finding: Finding, registry: RuleRegistry) -> str | None:
+    """The finding's own fix hint, else the rule's."""
+    if finding.fix:
+        return finding.fix
+    rule = find_rule(registry, finding.rule_id)
+    return rule.fix if rule is not None and rule.fix else None
+
+
+def _is_hidden(char: str) -> bool:
+    code = ord(char)
+    if char in "\n\t":
+        return False
+    if unicodedata.category(char) in ("Cc", "Cs"):  # C0/C1 controls, DEL, lone surrogates
+        return True
+    if 0xFDD0 <= code <= 0xFDEF or (code & 0xFFFE) == 0xFFFE:  # Unicode noncharacters
+        return True
+    return code in _BIDI_CONTROLS
+
+
+_HIDDEN = re.compile("[^\n\t -~]")
+"""Cheap pre-filter: only characters outside printable ASCII need the closer look of :func:`_is_hidden`."""
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    return f"\\U{code:08x}"
+
+
+def printable(text: str) -> str:
+    """``text`` with control, bidi-override and non-characters written as visible escapes (``\\x1b``).
+
+    Messages and evidence quote skill files, which may hold anything. Written raw, an ESC
+    sequence would repaint a terminal, a NUL would make the JUnit file invalid XML (the junit-xml
+    package silently deletes such characters instead) and a bidi override would disguise a PR
+    comment. Escaping keeps every character visible and nothing is lost. Newlines and tabs stay;
+    Windows line ends become plain newlines.
+    """
+    text = text.replace("\r\n", "\n")
+    return _HIDDEN.sub(lambda match: _escape(match.group()) if _is_hidden(match.group()) else match.group(), text)
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters, the cut marked with an ellipsis."""
+    return text if len(text) <= limit else text[: max(limit - 1, 0)] + "…"
+
+
+def one_line(text: str, limit: int) -> str:
+    """``text`` made printable on one line (newlines become ``⏎``), at most ``limit`` characters."""
+    return clip(printable(text).replace("\n", " ⏎ ").replace("\t", " "), limit)
+
+
+def score_text(value: float) -> str:
+    """A score for people: one decimal, none when it is whole (``81.5``, ``82``)."""
+    return f"{value:.1f}".removesuffix(".0")
