@@ -58,6 +58,13 @@ def _mark_line(mark: Any, first_line: int) -> int | None:
     return None if mark is None else first_line + int(mark.line)
 
 
+def _reader_problem(exc: yaml.reader.ReaderError, text: str, first_line: int) -> ParseProblem:
+    """PyYAML refuses control characters before parsing starts; say which and where."""
+    line = first_line + text.count("\n", 0, max(0, exc.position))
+    char = exc.character if isinstance(exc.character, str) else chr(exc.character)
+    return ParseProblem("yaml-syntax", f"YAML cannot contain the control character U+{ord(char):04X}", line)
+
+
 def load_yaml_mapping(text: str, first_line: int) -> tuple[dict[str, Any] | None, dict[str, int], list[ParseProblem]]:
     """Load ``text`` (which starts at ``first_line`` of its file) as a bounded YAML mapping.
 
@@ -73,10 +80,17 @@ def load_yaml_mapping(text: str, first_line: int) -> tuple[dict[str, Any] | None
             )
         )
         return None, {}, problems
-    loader = yaml.SafeLoader(text)
+    try:
+        loader = yaml.SafeLoader(text)
+    except yaml.reader.ReaderError as exc:
+        problems.append(_reader_problem(exc, text, first_line))
+        return None, {}, problems
     try:
         try:
             node = loader.get_single_node()
+        except yaml.reader.ReaderError as exc:
+            problems.append(_reader_problem(exc, text, first_line))
+            return None, {}, problems
         except yaml.MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
             detail = exc.problem or exc.context or "invalid YAML"

@@ -86,3 +86,10 @@ def test_python_tags_are_not_constructed():
 def test_non_string_keys_are_kept_as_strings():
     front, _, _ = split_frontmatter("---\nname: demo\n123: number key\n---\n")
     assert front.data is not None and "123" in front.data
+
+
+def test_control_character_is_a_syntax_problem_at_its_line():
+    data, _, problems = load_yaml_mapping("name: demo\ndescription: bad \x1f char\n", first_line=2)
+    assert data is None
+    assert [(p.code, p.line) for p in problems] == [("yaml-syntax", 3)]
+    assert "U+001F" in problems[0].message
