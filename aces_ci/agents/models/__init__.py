@@ -1,0 +1,79 @@
+"""Model clients: one small interface over Anthropic, OpenAI(-compatible) and the embedded local model,
+with retries, concurrency caps and cost accounting applied from outside (:class:`ManagedClient`).
+
+Importing this package does not import the provider SDKs: :func:`create_client` loads them when a
+client is built, and ``AnthropicClient`` / ``OpenAIChatClient`` load on first attribute access.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from ._base import Message, ModelAPIError, ModelClient, ModelRequest, ModelResponse, StopReason, ToolCall, ToolSpec
+from ._errors import RetriesExhausted, is_retryable, retry_after_s
+from ._factory import API_KEY_ENV, create_client
+from ._limits import ConcurrencyLimiter, endpoint_key
+from ._local import (
+    DEFAULT_LOCAL_MODELS,
+    INSTALL_HINT,
+    LOCAL_MODEL_ID,
+    LocalModelClient,
+    LocalModelManager,
+    LocalModelServer,
+    missing_local_extra,
+)
+from ._managed import ManagedClient
+from ._prices import BUILTIN_PRICES, BUILTIN_PRICES_AS_OF, FREE, PriceTable, cost_usd
+from ._retry import RetryPolicy
+from ._tool_args import INVALID_ARGUMENTS_KEY, tool_arguments
+
+if TYPE_CHECKING:
+    from ._anthropic import AnthropicClient
+    from ._openai import OpenAIChatClient
+
+_SDK_CLIENTS = {"AnthropicClient": "._anthropic", "OpenAIChatClient": "._openai"}
+
+
+def __getattr__(name: str) -> Any:
+    """Import the SDK-backed client classes only when someone asks for them."""
+    if name in _SDK_CLIENTS:
+        return getattr(importlib.import_module(_SDK_CLIENTS[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = [
+    "API_KEY_ENV",
+    "BUILTIN_PRICES",
+    "BUILTIN_PRICES_AS_OF",
+    "DEFAULT_LOCAL_MODELS",
+    "FREE",
+    "INSTALL_HINT",
+    "INVALID_ARGUMENTS_KEY",
+    "LOCAL_MODEL_ID",
+    "AnthropicClient",
+    "ConcurrencyLimiter",
+    "LocalModelClient",
+    "LocalModelManager",
+    "LocalModelServer",
+    "ManagedClient",
+    "Message",
+    "ModelAPIError",
+    "ModelClient",
+    "ModelRequest",
+    "ModelResponse",
+    "OpenAIChatClient",
+    "PriceTable",
+    "RetriesExhausted",
+    "RetryPolicy",
+    "StopReason",
+    "ToolCall",
+    "ToolSpec",
+    "cost_usd",
+    "create_client",
+    "endpoint_key",
+    "is_retryable",
+    "missing_local_extra",
+    "retry_after_s",
+    "tool_arguments",
+]

@@ -1,0 +1,106 @@
+"""The policy around any provider client: retries, the per-endpoint concurrency cap, and cost.
+
+Provider clients make exactly one HTTP call per ``generate`` and raise :class:`ModelAPIError` on failure;
+:class:`ManagedClient` decides whether to try again, holds a concurrency slot only while a call is in
+flight (never while backing off), and prices each response. Sleeping, the clock and the jitter are
+injectable so tests run the whole policy against a real server without waiting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import random
+import time
+from collections.abc import Awaitable, Callable
+
+from ...config import Price
+from ._base import ModelAPIError, ModelClient, ModelRequest, ModelResponse
+from ._errors import RetriesExhausted
+from ._limits import ConcurrencyLimiter, endpoint_key
+from ._prices import cost_usd
+from ._retry import RetryPolicy
+
+logger = logging.getLogger(__name__)
+
+Sleep = Callable[[float], Awaitable[None]]
+
+
+class ManagedClient(ModelClient):
+    """Wraps ``inner`` with ``retry``, a slot from ``limiter`` per attempt, and ``price`` per response.
+
+    ``price=None`` means the model is not in the price table: responses cost 0 and ``cost_known`` is
+    False, so reports can say "cost unknown" instead of "free".
+    """
+
+    def __init__(
+        self,
+        inner: ModelClient,
+        *,
+        retry: RetryPolicy | None = None,
+        limiter: ConcurrencyLimiter | None = None,
+        price: Price | None = None,
+        base_url: str | None = None,
+        rng: random.Random | None = None,
+        sleep: Sleep = asyncio.sleep,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.inner = inner
+        self.provider = inner.provider
+        self.model = inner.model
+        self.retry = retry or RetryPolicy()
+        self.limiter = limiter or ConcurrencyLimiter()
+        self.price = price
+        self.endpoint = endpoint_key(inner.provider, base_url)
+        self._rng = rng or random.Random(0)
+        self._sleep = sleep
+        self._clock = clock
+
+    @property
+    def cost_known(self) -> bool:
+        return self.price is not None
+
+    async def generate(self, request: ModelRequest) -> ModelResponse:
+        """The inner client's response with its cost, or :class:`RetriesExhausted` / a non-retryable error."""
+        started = self._clock()
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                async with self.limiter.slot(self.endpoint):
+                    response = await self.inner.generate(request)
+            except ModelAPIError as error:
+                if not error.retryable:
+                    raise
+                delay = self._delay_before_retry(error, attempt, started)
+                logger.warning(
+                    "%s call failed (attempt %d of %d), retrying in %.1f s: %s",
+                    self.endpoint,
+                    attempt,
+                    self.retry.max_attempts,
+                    delay,
+                    error,
+                )
+                await self._sleep(delay)
+                continue
+            return self._priced(response)
+
+    def _delay_before_retry(self, error: ModelAPIError, attempt: int, started: float) -> float:
+        """The wait before the next attempt, or :class:`RetriesExhausted` when there is to be none."""
+        if attempt >= self.retry.max_attempts:
+            raise RetriesExhausted(error, attempts=attempt, reason="no attempts left") from error
+        delay = self.retry.delay_s(attempt, error, self._rng)
+        deadline = self.retry.deadline_s
+        if deadline is not None and self._clock() + delay - started > deadline:
+            raise RetriesExhausted(
+                error, attempts=attempt, reason=f"the next attempt would start after the {deadline:g} s deadline"
+            ) from error
+        return delay
+
+    def _priced(self, response: ModelResponse) -> ModelResponse:
+        cost = cost_usd(response.usage, self.price) if self.price is not None else 0.0
+        return dataclasses.replace(response, usage=dataclasses.replace(response.usage, cost_usd=cost))
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
