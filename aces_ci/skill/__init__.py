@@ -11,7 +11,7 @@ from ._discover import (
     iter_skill_dirs,
     load_skill,
 )
-from ._files import MAX_TEXT_BYTES, is_within, looks_binary, read_text
+from ._files import MAX_TEXT_BYTES, is_within, looks_binary, read_resource, read_text
 from ._frontmatter import load_yaml_mapping, split_frontmatter
 from ._markdown import find_mentions, parse_markdown
 from ._model import (
@@ -52,6 +52,7 @@ __all__ = [
     "load_yaml_mapping",
     "looks_binary",
     "parse_markdown",
+    "read_resource",
     "read_text",
     "split_frontmatter",
 ]

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pathspec
 
-from ._files import read_text
+from ._files import is_within, read_text
 from ._frontmatter import split_frontmatter
 from ._markdown import parse_markdown
-from ._model import ParseProblem, Resource, ResourceKind, Skill
+from ._model import ParseProblem, Resource, ResourceKind, Skill, TextFile
 
 SKILL_FILE = "SKILL.md"
 LOWERCASE_SKILL_FILE = "skill.md"
@@ -141,7 +141,13 @@ def load_skill(skill_dir: Path, repo_root: Path) -> Skill:
         )
     rel_dir = _rel(skill_dir, repo_root)
     md_rel = md_name if rel_dir == "." else f"{rel_dir}/{md_name}"
-    skill_md = read_text(skill_dir / md_name, md_rel)
+    md_path = skill_dir / md_name
+    if md_path.is_symlink() and not is_within(md_path, repo_root):
+        # Reading it would copy a file from outside the repository into findings and reports.
+        outside = ParseProblem("unreadable", f"{md_name} is a symlink leading outside the repository: not read")
+        skill_md = TextFile(md_path, md_rel, 0, None, problems=(outside,))
+    else:
+        skill_md = read_text(md_path, md_rel)
     text = skill_md.text or ""
     front, body_text, body_line = split_frontmatter(text)
     if skill_md.text is None:

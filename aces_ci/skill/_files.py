@@ -10,7 +10,7 @@ import os
 import stat
 from pathlib import Path
 
-from ._model import ParseProblem, TextFile
+from ._model import ParseProblem, Resource, Skill, TextFile
 
 MAX_TEXT_BYTES = 2 * 1024 * 1024
 """Read at most this much of any text file; the rest is reported, not parsed."""
@@ -89,3 +89,14 @@ def is_within(path: Path, root: Path) -> bool:
         return False
     root_resolved = root.resolve()
     return resolved == root_resolved or root_resolved in resolved.parents
+
+
+def read_resource(skill: Skill, resource: Resource) -> TextFile | None:
+    """Read a file of the skill under the size cap, or None for a link leading out of the repository.
+
+    Every reader of skill files goes through here: a symlink to ``~/.ssh/id_rsa`` must never end up
+    in a report or a staged workspace.
+    """
+    if resource.is_symlink and not is_within(resource.path, skill.repo_root):
+        return None
+    return read_text(resource.path, skill.rel_path(resource.rel))

@@ -104,3 +104,17 @@ def test_binary_skill_md_has_no_frontmatter_problems(tmp_path):
     assert skill.skill_md.text is None
     assert [p.code for p in skill.skill_md.problems] == ["binary"]
     assert skill.frontmatter.problems == ()
+
+
+def test_skill_md_symlinked_out_of_the_repo_is_not_read(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.md").write_text("---\nname: leaked\n---\nprivate text\n")
+    repo = tmp_path / "repo"
+    skill_dir = repo / "skills/linked"
+    skill_dir.mkdir(parents=True)
+    os.symlink(outside / "secret.md", skill_dir / "SKILL.md")
+    skill = load_skill(skill_dir, repo)
+    assert skill.skill_md.text is None
+    assert [p.code for p in skill.skill_md.problems] == ["unreadable"]
+    assert "private text" not in skill.body.text
