@@ -1,14 +1,48 @@
 """aces.yml: the project's settings for every tier, validated against schemas/config.schema.json.
 
-Command-line flags override these values; see :mod:`aces_ci.cli`.
+The file is read with the same bounded YAML loader as skill frontmatter (no alias bombs, no
+unbounded nesting), checked against the schema, whose objects are all closed so a misspelt field
+is an error rather than a silently ignored setting, and mapped onto the frozen dataclasses
+below. Every problem is a :class:`~aces_ci.errors.ConfigError` naming the file, the line and the
+dotted field path (``scan.ignore[0].reason``). API keys are refused outright: a committed key
+leaks, so the file may only say *which* model to use; the key comes from the environment.
+
+Relative paths (``scan.baseline``, ``run.cache_dir``) are relative to the directory of aces.yml.
+Command-line flags override these values; see :mod:`aces_ci.commands`.
 """
 
 from __future__ import annotations
 
+import difflib
+import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from .scan import ScanConfig
+import jsonschema
+import yaml
+
+from .errors import ConfigError
+from .scan import IgnoreEntry, ScanConfig, Severity
+from .schemas import validator
+from .skill import load_yaml_mapping, read_text
+
+CONFIG_NAMES = ("aces.yml", "aces.yaml")
+"""File names looked for in the scanned root when no ``--config`` is given."""
+
+_KEY_FIELD = re.compile(r"(?i)^(?:.*[_-])?(?:api[_-]?key|apikey|key|secret|token|password|passwd|credentials?)$")
+_KEY_VALUE = re.compile(r"\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,}")
+_KEY_ADVICE = "set ANTHROPIC_API_KEY or OPENAI_API_KEY in the environment (a CI secret) instead"
+_MAX_SHOWN = 40
+_SCHEMA_TYPES = {
+    "integer": "an integer",
+    "number": "a number",
+    "string": "a string",
+    "array": "a list",
+    "object": "a mapping",
+    "boolean": "true or false",
+}
 
 
 @dataclass(frozen=True)
@@ -60,3 +94,258 @@ class AcesConfig:
     scan: ScanConfig = field(default_factory=ScanConfig)
     judge: ModelSettings = field(default_factory=ModelSettings)
     run: RunSettings = field(default_factory=RunSettings)
+    field_lines: dict[str, int] = field(default_factory=dict)
+    """Line of each field in aces.yml by dotted path (``scan.rules.SPEC001``, ``scan.ignore[0].rule``),
+    so checks made after loading (unknown rule ids) can point at the line."""
+
+
+def find_config(start_dir: Path) -> Path | None:
+    """The aces.yml (or aces.yaml) of the scanned root, if there is one."""
+    found = [start_dir / name for name in CONFIG_NAMES if (start_dir / name).is_file()]
+    if len(found) > 1:
+        raise ConfigError(f"both {CONFIG_NAMES[0]} and {CONFIG_NAMES[1]} exist; keep one", path=str(start_dir))
+    return found[0] if found else None
+
+
+def _dotted(parts: Iterator[str | int] | tuple[str | int, ...]) -> str:
+    text = ""
+    for part in parts:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def _node_lines(node: yaml.Node, prefix: tuple[str | int, ...], lines: dict[str, int], path: Path) -> None:
+    """Record the line of every key and list item under ``node``; duplicate keys are errors at any depth."""
+    if isinstance(node, yaml.MappingNode):
+        for key_node, value_node in node.value:
+            key = str(key_node.value)
+            dotted = _dotted((*prefix, key))
+            line = key_node.start_mark.line + 1
+            if dotted in lines:
+                raise ConfigError(
+                    f"'{key}' appears twice (first at line {lines[dotted]}); YAML would keep only the last",
+                    path=str(path),
+                    line=line,
+                    field=dotted,
+                )
+            lines[dotted] = line
+            _node_lines(value_node, (*prefix, key), lines, path)
+    elif isinstance(node, yaml.SequenceNode):
+        for index, item in enumerate(node.value):
+            lines.setdefault(_dotted((*prefix, index)), item.start_mark.line + 1)
+            _node_lines(item, (*prefix, index), lines, path)
+
+
+def _read_mapping(path: Path) -> tuple[dict[str, Any], dict[str, int]]:
+    """The file as a bounded YAML mapping plus the line of every field."""
+    where = str(path)
+    if not path.exists():
+        raise ConfigError("config file not found", path=where)
+    text_file = read_text(path, where)
+    if text_file.text is None or any(p.code != "bom" for p in text_file.problems):
+        problem = next(p for p in text_file.problems if p.code != "bom")
+        raise ConfigError(f"cannot read config: {problem.message}", path=where, line=problem.line)
+    data, _, problems = load_yaml_mapping(text_file.text, first_line=1)
+    if problems and problems[0].code == "frontmatter-empty":
+        return {}, {}
+    wording = {
+        "not-mapping": "aces.yml must be a mapping of sections (scan, judge, run)",
+        "frontmatter-too-large": "config file is larger than 64 KiB: not read",
+    }
+    if problems:
+        problem = problems[0]
+        message = wording.get(problem.code, problem.message.replace("frontmatter refused: ", "refused: "))
+        raise ConfigError(message, path=where, line=problem.line)
+    lines: dict[str, int] = {}
+    root = yaml.compose(text_file.text, Loader=yaml.SafeLoader)
+    if root is not None:
+        _node_lines(root, (), lines, path)
+    return (data or {}), lines
+
+
+def _walk(value: Any, prefix: tuple[str | int, ...]) -> Iterator[tuple[tuple[str | int, ...], Any]]:
+    yield prefix, value
+    if isinstance(value, dict):
+        for key, child in value.items():
+            yield from _walk(child, (*prefix, str(key)))
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            yield from _walk(child, (*prefix, index))
+
+
+def _refuse_keys(data: dict[str, Any], path: Path, lines: dict[str, int]) -> None:
+    """No API key may be written in the file, under any field name; the value is never echoed."""
+    for parts, value in _walk(data, ()):
+        dotted = _dotted(parts)
+        is_model_id = len(parts) == 3 and parts[:2] == ("run", "prices")
+        name = parts[-1] if parts else ""
+        if isinstance(name, str) and not is_model_id and _KEY_FIELD.match(name):
+            raise ConfigError(
+                f"API keys and secrets are not accepted in the config file; {_KEY_ADVICE}",
+                path=str(path),
+                line=lines.get(dotted),
+                field=dotted,
+            )
+        if isinstance(value, str) and _KEY_VALUE.search(value):
+            raise ConfigError(
+                f"this value looks like an API key, which must not be committed; {_KEY_ADVICE}",
+                path=str(path),
+                line=lines.get(dotted),
+                field=dotted,
+            )
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= _MAX_SHOWN else text[: _MAX_SHOWN - 1] + "…"
+
+
+def _json_type(value: Any) -> str:
+    names = {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "a list"}
+    if value is None:
+        return "nothing (null)"
+    if isinstance(value, dict):
+        return "a mapping"
+    return names.get(type(value), type(value).__name__)
+
+
+def _explain(error: jsonschema.ValidationError) -> tuple[tuple[str | int, ...], str]:
+    """The field path and a plain-language message for one schema violation."""
+    parts = tuple(error.absolute_path)
+    kind, expected, value = error.validator, error.validator_value, error.instance
+    if "propertyNames" in error.schema_path:
+        # The error is about a key: point at the key itself, not at the mapping holding it.
+        key = str(value)
+        if kind == "minLength":
+            return parts, "keys must not be empty"
+        return (*parts, key), f"'{key}' is not a rule id (rule ids look like SPEC001)"
+    if kind == "additionalProperties" and isinstance(value, dict) and isinstance(error.schema, dict):
+        allowed = sorted(error.schema.get("properties", {}))
+        extra = sorted(str(key) for key in value if key not in allowed)[0]
+        close = difflib.get_close_matches(extra, allowed, n=1)
+        hint = f"; did you mean '{close[0]}'?" if close else f"; allowed here: {', '.join(allowed)}"
+        return (*parts, extra), f"unknown field '{extra}'{hint}"
+    if kind == "required" and isinstance(value, dict) and isinstance(expected, list):
+        missing = next(str(name) for name in expected if name not in value)
+        return parts, f"missing required field '{missing}'"
+    if kind == "enum" and isinstance(expected, list):
+        return parts, f"must be one of {', '.join(str(choice) for choice in expected)}; got {_shown(value)}"
+    if kind == "type":
+        wanted = _SCHEMA_TYPES.get(str(expected), str(expected))
+        return parts, f"must be {wanted}; got {_json_type(value)}"
+    if kind in ("minimum", "exclusiveMinimum", "maximum"):
+        relation = {"minimum": "at least", "exclusiveMinimum": "greater than", "maximum": "at most"}[kind]
+        return parts, f"must be {relation} {expected}; got {_shown(value)}"
+    if kind == "minLength":
+        return parts, "must not be empty"
+    if kind == "pattern" and parts and parts[-1] == "reason":
+        return parts, "must give a reason (why is ignoring this rule safe?)"
+    if kind == "pattern" and parts and parts[-1] == "base_url":
+        return parts, f"must be an http(s) URL; got {_shown(value)}"
+    if kind == "pattern" and parts and parts[-1] == "rule":
+        return parts, f"{_shown(value)} is not a rule id (rule ids look like SPEC001)"
+    return parts, error.message
+
+
+def _validate(data: dict[str, Any], path: Path, lines: dict[str, int]) -> None:
+    errors = []
+    for error in validator("config").iter_errors(data):
+        parts, message = _explain(error)
+        dotted = _dotted(parts)
+        errors.append((lines.get(dotted, 0), dotted, message))
+    if not errors:
+        return
+    errors.sort()
+    line, dotted, message = errors[0]
+    also = "".join(f"\n  also {path}" + (f":{ln}" if ln else "") + f" ({fld}): {msg}" for ln, fld, msg in errors[1:])
+    raise ConfigError(message + also, path=str(path), line=line or None, field=dotted or None)
+
+
+def _stringify_keys(value: Any) -> Any:
+    """YAML allows ``1: x`` or ``null: x``; JSON Schema checks string keys, so compare their text."""
+    if isinstance(value, dict):
+        return {str(key): _stringify_keys(child) for key, child in value.items()}
+    if isinstance(value, list):
+        return [_stringify_keys(child) for child in value]
+    return value
+
+
+def _read_off_as_off(data: dict[str, Any]) -> None:
+    """YAML 1.1 reads a bare ``off`` as false; under ``scan.rules`` the user meant the word."""
+    scan = data.get("scan")
+    rules = scan.get("rules") if isinstance(scan, dict) else None
+    if isinstance(rules, dict):
+        for rule_id, level in rules.items():
+            if level is False:
+                rules[rule_id] = "off"
+
+
+def _scan_config(raw: dict[str, Any], base: Path) -> ScanConfig:
+    values: dict[str, Any] = {
+        key: raw[key]
+        for key in ("profile", "min_score", "min_eval_cases", "max_body_lines", "max_body_tokens")
+        if key in raw
+    }
+    if "exclude" in raw:
+        values["exclude"] = tuple(raw["exclude"])
+    if "ignore" in raw:
+        values["ignore"] = tuple(
+            IgnoreEntry(entry["rule"], tuple(entry.get("paths", ())), " ".join(entry["reason"].split()))
+            for entry in raw["ignore"]
+        )
+    if "baseline" in raw:
+        values["baseline"] = base / raw["baseline"]
+    if "rules" in raw:
+        values["severity"] = {
+            rule_id: ("off" if level == "off" else Severity(level)) for rule_id, level in raw["rules"].items()
+        }
+    return ScanConfig(**values)
+
+
+def _model_settings(raw: dict[str, Any]) -> ModelSettings:
+    return ModelSettings(raw.get("provider"), raw.get("model"), raw.get("base_url"))
+
+
+def _run_settings(raw: dict[str, Any], base: Path) -> RunSettings:
+    values: dict[str, Any] = {
+        key: raw[key]
+        for key in ("harness", "disclosure", "runs", "seed", "concurrency", "max_rollouts", "max_turns", "max_tokens")
+        if key in raw
+    }
+    values.update(
+        {key: float(raw[key]) for key in ("budget_usd", "max_wall_s", "timeout_s", "temperature") if key in raw}
+    )
+    if "cache_dir" in raw:
+        values["cache_dir"] = base / raw["cache_dir"]
+    if "prices" in raw:
+        values["prices"] = {
+            model_id: Price(
+                float(price["input"]),
+                float(price["output"]),
+                float(price["cache_read"]) if "cache_read" in price else None,
+                float(price["cache_write"]) if "cache_write" in price else None,
+            )
+            for model_id, price in raw["prices"].items()
+        }
+    return RunSettings(model=_model_settings(raw), **values)
+
+
+def load_config(path: Path | None, start_dir: Path) -> AcesConfig:
+    """Read ``path``, or the aces.yml of ``start_dir`` when None; defaults when there is neither."""
+    if path is None:
+        path = find_config(start_dir)
+        if path is None:
+            return AcesConfig()
+    data, lines = _read_mapping(path)
+    data = _stringify_keys(data)
+    _read_off_as_off(data)
+    _refuse_keys(data, path, lines)
+    _validate(data, path, lines)
+    base = path.parent
+    return AcesConfig(
+        path=path,
+        scan=_scan_config(data.get("scan", {}), base),
+        judge=_model_settings(data.get("judge", {})),
+        run=_run_settings(data.get("run", {}), base),
+        field_lines=lines,
+    )

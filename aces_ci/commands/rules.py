@@ -1,0 +1,73 @@
+"""``aces-ci rules``: list every scan rule, or print one rule's full documentation.
+
+The text printed for a rule is the rule's own docstring and fix hint, the same text SARIF and
+the docs use, so what the user reads cannot drift from what the code checks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+
+from tabulate import tabulate
+
+from ..errors import EXIT_PASS, InputError
+from ..scan import Rule, RuleRegistry
+from ..scan.rules import default_registry
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "rules",
+        help="list the scan rules, or show one rule's documentation",
+        description="Without RULE: a table of every rule. With RULE (an id such as SPEC001, or a name such as "
+        "name-format): its documentation, fix and default severity.",
+    )
+    parser.add_argument("rule", nargs="?", metavar="RULE", help="rule id or name")
+    parser.set_defaults(run=run)
+
+
+def rules_table(registry: RuleRegistry) -> str:
+    rows = [(rule.id, rule.severity.value, rule.family, rule.name, rule.summary) for rule in registry]
+    return tabulate(rows, headers=("id", "severity", "family", "name", "summary"), tablefmt="simple")
+
+
+def find_rule(registry: RuleRegistry, wanted: str) -> Rule:
+    """The rule with id or name ``wanted``; an :class:`InputError` suggesting close ids otherwise."""
+    if wanted in registry:
+        return registry.get(wanted)
+    by_name = {rule.name: rule for rule in registry}
+    if wanted.lower() in by_name:
+        return by_name[wanted.lower()]
+    ids = [rule.id for rule in registry]
+    close = difflib.get_close_matches(wanted.upper(), ids, n=3, cutoff=0.6)
+    close += [by_name[name].id for name in difflib.get_close_matches(wanted.lower(), list(by_name), n=3, cutoff=0.6)]
+    suggestion = f"did you mean {', '.join(dict.fromkeys(close))}? " if close else ""
+    raise InputError(f"unknown rule '{wanted}'; {suggestion}`aces-ci rules` lists every rule")
+
+
+def describe_rule(rule: Rule) -> str:
+    lines = [
+        f"{rule.id}  {rule.name}",
+        "",
+        rule.summary,
+        "",
+        f"family:    {rule.family}",
+        f"severity:  {rule.severity.value} by default (change it in aces.yml: scan.rules: {{{rule.id}: note}})",
+        f"weight:    {rule.weight} score point{'' if rule.weight == 1 else 's'} per finding",
+        f"docs:      {rule.help_uri()}",
+        "",
+        rule.doc,
+        "",
+        f"Fix: {rule.fix}",
+    ]
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    registry = default_registry()
+    if args.rule is None:
+        print(rules_table(registry))
+    else:
+        print(describe_rule(find_rule(registry, args.rule)))
+    return EXIT_PASS

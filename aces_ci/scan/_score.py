@@ -1,0 +1,66 @@
+"""The structural score: 100 minus the points of each active finding, with every deduction explained.
+
+Each finding costs its rule's ``weight`` when it has the rule's default severity; a finding whose
+severity was changed (by aces.yml or by the rule for one hit, e.g. a lenient-profile note) costs
+what that severity costs by default, so downgrading a rule to ``note`` really makes it cheap.
+
+One noisy rule must not zero a skill on its own: per rule and skill, only the
+:data:`MAX_COUNTED_PER_RULE` costliest findings count, and the rule takes at most
+:data:`MAX_POINTS_PER_RULE` points. Reaching 0 therefore takes at least two different problems.
+Suppressed findings cost nothing.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+
+from ._finding import Finding, Severity
+from ._registry import Rule, RuleRegistry
+from ._result import Deduction, StructuralScore
+
+FULL_SCORE = 100
+MAX_COUNTED_PER_RULE = 3
+MAX_POINTS_PER_RULE = 50
+SEVERITY_POINTS = {Severity.ERROR: 15, Severity.WARNING: 5, Severity.NOTE: 1}
+"""What a finding costs when its severity is not the rule's default (the defaults of ``define``)."""
+
+
+def finding_points(finding: Finding, rule: Rule) -> int:
+    """Points one active finding costs."""
+    return rule.weight if finding.severity == rule.severity else SEVERITY_POINTS[finding.severity]
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" + ("" if count == 1 else "s")
+
+
+def _explain(count: int, costs: list[int], points: int) -> str:
+    counted = costs[:MAX_COUNTED_PER_RULE]
+    same = len(set(counted)) == 1
+    arithmetic = f"{len(counted)} × {counted[0]}" if same else " + ".join(str(c) for c in counted)
+    text = f"{_plural(count, 'finding')}: {arithmetic} = {_plural(sum(counted), 'point')}"
+    if count > MAX_COUNTED_PER_RULE:
+        text += f" (only the {MAX_COUNTED_PER_RULE} costliest count)"
+    if points < sum(counted):
+        text += f", capped at {MAX_POINTS_PER_RULE} per rule"
+    return text
+
+
+def structural_score(findings: Iterable[Finding], registry: RuleRegistry) -> StructuralScore:
+    """Score one skill from its findings (suppressed ones are skipped)."""
+    costs_by_rule: dict[str, list[int]] = defaultdict(list)
+    for finding in findings:
+        if finding.active:
+            costs_by_rule[finding.rule_id].append(finding_points(finding, registry.get(finding.rule_id)))
+    deductions = []
+    for rule_id, costs in costs_by_rule.items():
+        costs.sort(reverse=True)
+        points = min(sum(costs[:MAX_COUNTED_PER_RULE]), MAX_POINTS_PER_RULE)
+        if points == 0:
+            continue
+        rule = registry.get(rule_id)
+        deductions.append(Deduction(rule.id, rule.name, len(costs), points, _explain(len(costs), costs, points)))
+    deductions.sort(key=lambda d: (-d.points, d.rule_id))
+    value = max(0, FULL_SCORE - sum(d.points for d in deductions))
+    return StructuralScore(value, tuple(deductions))

@@ -1,0 +1,45 @@
+"""The built-in rules: one module per family, each exposing ``RULES``, gathered into one registry.
+
+The registry is assembled here explicitly, never by import side effects, so the set of rules a
+scan runs is visible in one place and a family cannot register itself twice.
+
+=========  =====================================================================
+family     what it checks
+=========  =====================================================================
+PARSE      what the skill parser could not read (encoding, frontmatter YAML)
+SPEC       the agentskills.io frontmatter fields (``name``, ``description``, …)
+STRUCT     the body: size, headings, progressive disclosure
+REF        links and file mentions that must resolve inside the skill
+SCRIPT     bundled scripts: syntax, shebangs, permissions
+SEC        secrets, hidden Unicode, dangerous instructions
+EVAL       ``evals/evals.json``: can it support a lift claim?
+ACES       the runner's own findings: internal errors, broken suppressions
+=========  =====================================================================
+"""
+
+from __future__ import annotations
+
+from .._registry import RuleRegistry
+
+
+def default_registry() -> RuleRegistry:
+    """Every built-in rule, the runner's own ``ACES`` rules included.
+
+    The families are imported here rather than at the top so that importing one family module
+    (as its tests do) loads neither the others nor the runner.
+    """
+    from .._runner import INTERNAL_RULES
+    from . import evalset, parse, ref, script, sec, spec, struct
+
+    return RuleRegistry(
+        [
+            *parse.RULES,
+            *spec.RULES,
+            *struct.RULES,
+            *ref.RULES,
+            *script.RULES,
+            *sec.RULES,
+            *evalset.RULES,
+            *INTERNAL_RULES,
+        ]
+    )

@@ -1,0 +1,182 @@
+"""A reproducible corpus of skills for throughput benchmarks: many shapes, clean and flawed.
+
+Real skill repositories mix tidy skills with every mistake the rules look for, in sizes from a
+ten-line SKILL.md to one well past the 500-line advice, some with scripts, references and
+evals. The corpus draws each skill's traits from a seeded ``random.Random``, so the same
+``(count, seed)`` always writes byte-identical files and two benchmark runs measure the same work.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+FLAWS = (
+    "name-mismatch",
+    "name-uppercase",
+    "description-missing",
+    "description-long",
+    "no-trigger",
+    "unknown-key",
+    "broken-link",
+    "no-frontmatter",
+    "yaml-syntax",
+    "body-too-long",
+    "empty-section",
+    "shell-syntax-error",
+    "fake-secret",
+    "few-evals",
+)
+"""Problems a flawed skill may carry (one to three of them)."""
+
+_VERBS = ("Extract", "Summarise", "Convert", "Validate", "Format", "Analyse", "Generate", "Review")
+_OBJECTS = ("invoices", "CSV exports", "release notes", "SQL migrations", "PDF forms", "log files", "API schemas")
+_PROSE = (
+    "the input file is read first and every field is checked against the expected format before anything "
+    "is written; errors are reported with the line number and the original value so the user can fix them"
+)
+_WORDS = _PROSE.split()
+
+
+@dataclass
+class CorpusStats:
+    """What was generated: reported beside the timings so a result can be read in context."""
+
+    skills: int = 0
+    clean: int = 0
+    files: int = 0
+    bytes: int = 0
+    flaws: Counter[str] = field(default_factory=Counter)
+
+
+def _sentence(rng: random.Random, words: int) -> str:
+    return " ".join(rng.choice(_WORDS) for _ in range(words)).capitalize() + "."
+
+
+def _body(rng: random.Random, name: str, lines: int, flaws: set[str], links: list[str]) -> str:
+    out = [f"# {name.replace('-', ' ').title()}", "", _sentence(rng, 14), ""]
+    sections = ["Prerequisites", "Steps", "Examples", "Troubleshooting", "Limitations"]
+    while len(out) < lines:
+        out += [f"## {rng.choice(sections)}", ""]
+        for _ in range(rng.randint(2, 8)):
+            out.append(f"{rng.randint(1, 9)}. {_sentence(rng, rng.randint(6, 18))}")
+        out.append("")
+        if rng.random() < 0.3:
+            out += ["```bash", f"python scripts/run.py --input data.csv --limit {rng.randint(1, 99)}", "```", ""]
+    for target in links:
+        out.append(f"See [{Path(target).stem}]({target}) for details.")
+    if "broken-link" in flaws:
+        out.append("Full field list in [the reference](references/missing-fields.md).")
+    if "empty-section" in flaws:
+        out += ["", "## Notes", "", "## More notes", _sentence(rng, 8)]
+    if "fake-secret" in flaws:
+        out += [
+            "",
+            "```bash",
+            'export OPENAI_API_KEY="sk-proj-' + "".join(rng.choices("abcdefXYZ0123456789", k=40)) + '"',
+            "```",
+        ]
+    return "\n".join(out) + "\n"
+
+
+def _frontmatter(rng: random.Random, name: str, flaws: set[str]) -> str:
+    shown_name = name.upper() if "name-uppercase" in flaws else name
+    if "name-mismatch" in flaws:
+        shown_name = name + "-tool"
+    verb, obj = rng.choice(_VERBS), rng.choice(_OBJECTS)
+    description = f"{verb} {obj} into a clean, checked result."
+    if "no-trigger" not in flaws:
+        description += f" Use when the user asks to {verb.lower()} {obj} or mentions {obj.split()[0]}."
+    if "description-long" in flaws:
+        description += " " + _sentence(rng, 220)
+    lines = [f"name: {shown_name}"]
+    if "description-missing" not in flaws:
+        lines.append(f"description: {json.dumps(description)}")
+    if rng.random() < 0.4:
+        lines.append("license: Apache-2.0")
+    if rng.random() < 0.3:
+        lines += ["metadata:", f'  version: "1.{rng.randint(0, 9)}.0"', '  author: "Docs Team <docs@example.com>"']
+    if "unknown-key" in flaws:
+        lines.append("priority: high")
+    if "yaml-syntax" in flaws:
+        lines.append("tags: [unclosed, list")
+    return "---\n" + "\n".join(lines) + "\n---\n"
+
+
+def _scripts(rng: random.Random, flaws: set[str]) -> dict[str, str]:
+    files = {
+        "scripts/run.py": '#!/usr/bin/env python3\n"""Process the input."""\nimport sys\n\n\n'
+        "def main() -> int:\n    print(sys.argv[1:])\n    return 0\n\n\nif __name__ == '__main__':\n"
+        "    raise SystemExit(main())\n"
+    }
+    if rng.random() < 0.6 or "shell-syntax-error" in flaws:
+        body = 'if [ -z "$1" ]; then\n  echo "usage: check.sh FILE" >&2\n  exit 2\nfi\nwc -l "$1"\n'
+        if "shell-syntax-error" in flaws:
+            body = 'if [ -z "$1" ]; then\n  echo "missing fi"\n'
+        files["scripts/check.sh"] = "#!/usr/bin/env bash\nset -euo pipefail\n" + body
+    return files
+
+
+def _evals(rng: random.Random, name: str, flaws: set[str]) -> str:
+    count = 1 if "few-evals" in flaws else rng.randint(3, 8)
+    cases = [
+        {
+            "id": index + 1,
+            "prompt": f"Please {rng.choice(_VERBS).lower()} the attached {rng.choice(_OBJECTS)}.",
+            "expected_output": _sentence(rng, 10),
+            "assertions": [_sentence(rng, 6) for _ in range(rng.randint(1, 3))],
+        }
+        for index in range(count)
+    ]
+    return json.dumps({"skill_name": name, "evals": cases}, indent=2) + "\n"
+
+
+def _write(path: Path, text: str, stats: CorpusStats) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = text.encode("utf-8")
+    path.write_bytes(data)
+    stats.files += 1
+    stats.bytes += len(data)
+
+
+def generate_corpus(root: Path, count: int = 2000, seed: int = 20260901) -> CorpusStats:
+    """Write ``count`` skills under ``root/skills/`` and return what was written.
+
+    About 40% of skills are clean; the rest carry one to three :data:`FLAWS`. Bodies range from
+    10 to 250 lines (600+ when ``body-too-long``); about half have scripts, references or evals.
+    """
+    rng = random.Random(seed)
+    stats = CorpusStats()
+    for index in range(count):
+        name = f"{rng.choice(_VERBS).lower()}-{rng.choice(_OBJECTS).split()[0].lower()}-{index:05d}"
+        flaws = set() if rng.random() < 0.4 else set(rng.sample(FLAWS, rng.randint(1, 3)))
+        skill_dir = root / "skills" / name
+        files: dict[str, str] = {}
+        links: list[str] = []
+        if rng.random() < 0.5:
+            for ref_index in range(rng.randint(1, 3)):
+                target = f"references/topic-{ref_index}.md"
+                files[target] = (
+                    f"# Topic {ref_index}\n\n"
+                    + "\n\n".join(_sentence(rng, 20) for _ in range(rng.randint(3, 40)))
+                    + "\n"
+                )
+                links.append(target)
+        if rng.random() < 0.5 or "shell-syntax-error" in flaws:
+            files.update(_scripts(rng, flaws))
+        if rng.random() < 0.5 or "few-evals" in flaws:
+            files["evals/evals.json"] = _evals(rng, name, flaws)
+        lines = rng.randint(620, 700) if "body-too-long" in flaws else int(rng.triangular(10, 250, 40))
+        front = "" if "no-frontmatter" in flaws else _frontmatter(rng, name, flaws)
+        _write(skill_dir / "SKILL.md", front + _body(rng, name, lines, flaws, links), stats)
+        for rel, text in files.items():
+            _write(skill_dir / rel, text, stats)
+            if rel.startswith("scripts/") and rng.random() < 0.8:
+                (skill_dir / rel).chmod(0o755)
+        stats.skills += 1
+        stats.clean += not flaws
+        stats.flaws.update(flaws)
+    return stats

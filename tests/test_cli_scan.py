@@ -1,0 +1,199 @@
+"""``aces-ci scan`` and ``aces-ci rules`` end to end: exit codes, reports, baselines, flags."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from aces_ci.cli import main
+
+CLEAN_SKILL = """\
+---
+name: csv-summary
+description: Summarises a CSV file's columns and row count. Use when the user asks what is in a CSV file.
+---
+
+# CSV summary
+
+Read the file the user names and report its columns and row count.
+
+## Steps
+
+1. Open the file and read the header row.
+2. Count the data rows.
+3. Reply with one line per column and the total row count.
+"""
+CLEAN_EVALS = {
+    "skill_name": "csv-summary",
+    "evals": [
+        {"id": 1, "prompt": "What columns does orders.csv have?", "expected_output": "id, total"},
+        {"id": 2, "prompt": "How many rows are in orders.csv?", "expected_output": "3"},
+        {"id": 3, "prompt": "Summarise orders.csv for me.", "expected_output": "id, total; 3 rows"},
+        {"id": 4, "prompt": "What is the capital of France?", "expected_output": "Paris", "should_trigger": False},
+    ],
+}
+BROKEN_SKILL = (
+    "---\nname: Broken_Skill\ndescription: Does things.\n---\n\n# Broken\n\nSee [the guide](references/guide.md).\n"
+)
+
+
+def repo(tmp_path: Path, *, broken: bool = False) -> Path:
+    clean = tmp_path / "skills" / "csv-summary"
+    (clean / "evals").mkdir(parents=True)
+    (clean / "SKILL.md").write_text(CLEAN_SKILL)
+    (clean / "evals" / "evals.json").write_text(json.dumps(CLEAN_EVALS))
+    if broken:
+        other = tmp_path / "skills" / "broken-skill"
+        other.mkdir(parents=True)
+        (other / "SKILL.md").write_text(BROKEN_SKILL)
+    return tmp_path
+
+
+def test_a_clean_repo_passes_with_exit_0(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["scan", str(repo(tmp_path))]) == 0
+    out = capsys.readouterr().out
+    assert "skills/csv-summary: PASS  structural score 100/100 (minimum 70)" in out
+    assert "Verdict: PASS" in out
+
+
+def test_a_failing_skill_exits_1_and_names_the_problems(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["scan", str(repo(tmp_path, broken=True))]) == 1
+    out = capsys.readouterr().out
+    assert "skills/broken-skill [Broken_Skill]: FAIL" in out
+    assert "skills/broken-skill/SKILL.md:2: error SPEC002" in out
+    assert "skills/broken-skill/SKILL.md:8: error REF001" in out
+
+
+def test_quiet_prints_nothing_and_still_gates(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["scan", "--quiet", str(repo(tmp_path, broken=True))]) == 1
+    assert capsys.readouterr().out == ""
+
+
+def test_every_report_is_written(tmp_path: Path) -> None:
+    root = repo(tmp_path / "repo", broken=True)
+    out = tmp_path / "out"
+    paths = {kind: out / f"scan.{kind}" for kind in ("json", "junit", "sarif", "markdown")}
+    argv = ["scan", str(root), "-q"] + [arg for kind, path in paths.items() for arg in (f"--{kind}", str(path))]
+    assert main(argv) == 1
+    result = json.loads(paths["json"].read_text())
+    assert [s["skill"] for s in result["skills"]] == ["skills/broken-skill", "skills/csv-summary"]
+    sarif = json.loads(paths["sarif"].read_text())
+    assert {r["ruleId"] for r in sarif["runs"][0]["results"]} >= {"SPEC002", "REF001"}
+    assert "<testsuites" in paths["junit"].read_text()
+    assert "broken-skill" in paths["markdown"].read_text()
+
+
+def test_flags_override_the_config(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = repo(tmp_path, broken=True)
+    (root / "aces.yml").write_text(
+        "scan:\n  min_score: 10\n  rules:\n    SPEC002: warning\n    SPEC003: warning\n    REF001: off\n"
+    )
+    assert main(["scan", str(root), "-q"]) == 0, "downgraded and disabled: only warnings remain"
+    assert main(["scan", str(root), "-q", "--min-score", "100"]) == 1
+    assert main(["scan", str(root), "--profile", "strict", "--min-score", "0"]) == 0
+    assert "(profile strict, minimum score 0)" in capsys.readouterr().out
+
+
+def test_write_baseline_then_scan_with_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = repo(tmp_path / "repo", broken=True)
+    baseline = tmp_path / "baseline.json"
+    assert main(["scan", str(root), "--write-baseline", str(baseline)]) == 0
+    assert f"Wrote 5 accepted findings to {baseline}" in capsys.readouterr().out
+    assert main(["scan", str(root), "--baseline", str(baseline)]) == 0
+    assert "5 suppressed" in capsys.readouterr().out
+
+    fixed_link = BROKEN_SKILL.replace("[the guide](references/guide.md)", "the guide")
+    (root / "skills" / "broken-skill" / "SKILL.md").write_text(fixed_link)
+    assert main(["scan", str(root), "--baseline", str(baseline), "-v"]) == 0
+    out = capsys.readouterr().out
+    assert f"Baseline {baseline}: 1 entry matches no current finding (fixed since)" in out
+
+
+def test_a_configured_baseline_can_be_created_by_the_first_write(tmp_path: Path) -> None:
+    root = repo(tmp_path, broken=True)
+    (root / "aces.yml").write_text("scan:\n  baseline: .aces-baseline.json\n")
+    assert main(["scan", str(root), "-q"]) == 2, "configured but missing: a clear input error"
+    assert main(["scan", str(root), "-q", "--write-baseline", str(root / ".aces-baseline.json")]) == 0
+    assert main(["scan", str(root), "-q"]) == 0
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["scan", "{root}/missing"], "path does not exist"),
+        (["scan", "{root}", "--config", "{root}/nope.yml"], "config file not found"),
+        (["scan", "{root}", "--baseline", "{root}/nope.json"], "baseline file not found"),
+    ],
+)
+def test_input_errors_exit_2_with_a_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    root = repo(tmp_path)
+    assert main([arg.format(root=root) for arg in argv]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_bad_usage_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["scan", str(repo(tmp_path)), "--min-score", "120"]) == 2
+    assert "must be between 0 and 100, got 120" in capsys.readouterr().err
+
+
+def test_a_config_error_names_file_line_and_field(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = repo(tmp_path)
+    (root / "aces.yml").write_text("scan:\n  rules:\n    SPEC02: off\n")
+    assert main(["scan", str(root)]) == 2
+    err = capsys.readouterr().err
+    assert f"aces-ci: error: {root / 'aces.yml'}:3 (scan.rules.SPEC02): unknown rule id 'SPEC02'; did you mean" in err
+
+
+def test_judge_without_a_configured_model_is_a_config_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["scan", str(repo(tmp_path)), "--judge"]) == 2
+    assert "judge" in capsys.readouterr().err
+
+
+def test_rules_lists_every_rule(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["rules"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].split() == ["id", "severity", "family", "name", "summary"]
+    ids = [line.split()[0] for line in out[2:]]
+    assert {"SPEC002", "PARSE010", "ACES001", "ACES003"} <= set(ids)
+
+
+@pytest.mark.parametrize("wanted", ["SPEC002", "spec002", "name-format"])
+def test_rules_id_prints_the_documentation(capsys: pytest.CaptureFixture[str], wanted: str) -> None:
+    assert main(["rules", wanted]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("SPEC002  name-format\n")
+    assert "severity:  error by default" in out
+    assert "Fix: " in out
+
+
+def test_an_unknown_rule_suggests_close_ids(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["rules", "SPEC02"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown rule 'SPEC02'; did you mean " in err and "SPEC002" in err
+    assert main(["rules", "name-formt"]) == 2
+    assert "did you mean SPEC002" in capsys.readouterr().err
+
+
+def test_judge_scores_are_reported_beside_the_structural_score(
+    tmp_path: Path, scripted_server, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from aces_ci.scan._judge import RUBRIC
+    from tests.servers import Text
+
+    reply = json.dumps({"criteria": [{"id": c.id, "score": 10, "rationale": "clear"} for c in RUBRIC]})
+    server = scripted_server([Text(reply)])
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    root = repo(tmp_path / "repo")
+    (root / "aces.yml").write_text(
+        f"judge:\n  provider: anthropic\n  model: claude-haiku-4-5\n  base_url: {server.url}\n"
+    )
+    out_json = tmp_path / "scan.json"
+    assert main(["scan", str(root), "--judge", "--json", str(out_json)]) == 0
+    assert "judge" in capsys.readouterr().out
+    (skill,) = json.loads(out_json.read_text())["skills"]
+    assert skill["judge"]["score"] == 100.0
+    assert skill["score"]["value"] == 100
