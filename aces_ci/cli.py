@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import traceback
 from collections.abc import Sequence
 
 from . import __version__
 from .commands import rollout, rules, scan
 from .errors import EXIT_RUNTIME_ERROR, AcesError
+from .redact import redact_text
 
 _VERBS = (scan, rules, rollout)
 
@@ -39,6 +42,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.exit_code
     except KeyboardInterrupt:
         print("aces-ci: interrupted", file=sys.stderr)
+        return EXIT_RUNTIME_ERROR
+    except BrokenPipeError:
+        # The reader went away (`aces-ci rules | head`): stop writing, without a traceback at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_RUNTIME_ERROR
+    except Exception as exc:  # the last line of defence: a bug must not read as "gate failed"
+        details = redact_text("".join(traceback.format_exception(exc)))
+        print(f"aces-ci: internal error (please report it):\n{details}", file=sys.stderr)
         return EXIT_RUNTIME_ERROR
 
 
