@@ -1,5 +1,9 @@
 """Harnesses that run one case in one staged workspace and return an ATIF trajectory."""
 
+from ._factory import ModelClients, create_harness
+from ._harness import Harness, HarnessOutcome, Workspace
+from ._render import MAX_SKILL_BYTES, MAX_SKILL_FILES, SkillCard, render_skill_dir, skill_card
+from ._skill_events import detect_skill_events
 from ._types import (
     Arm,
     Disclosure,
@@ -16,20 +20,37 @@ from ._types import (
     Usage,
     files_digest,
 )
+from ._workspace import MIN_GUARDED_BODY_CHARS, check_baseline, plan_arm, plan_workspace, stage_workspace
 
 __all__ = [
+    "MAX_SKILL_BYTES",
+    "MAX_SKILL_FILES",
+    "MIN_GUARDED_BODY_CHARS",
     "Arm",
     "Disclosure",
+    "Harness",
     "HarnessName",
+    "HarnessOutcome",
     "HarnessSpec",
+    "ModelClients",
     "ModelSpec",
     "Provider",
     "RenderedSkill",
     "RolloutRequest",
     "RolloutResult",
     "RolloutStatus",
+    "SkillCard",
     "SkillEvent",
     "SkillSet",
     "Usage",
+    "Workspace",
+    "check_baseline",
+    "create_harness",
+    "detect_skill_events",
     "files_digest",
+    "plan_arm",
+    "plan_workspace",
+    "render_skill_dir",
+    "skill_card",
+    "stage_workspace",
 ]

@@ -1,0 +1,46 @@
+"""The built-in harness: our own tool-using agent over any model client, as a :class:`Harness`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from ... import __version__
+from .._harness import HarnessOutcome, Workspace
+from .._secrets import environment_secrets
+from .._types import HarnessName, ModelSpec, RolloutRequest
+from ._loop import AgentLoop, ModelCaller
+from ._sandbox import SandboxLimits
+
+LOOP_PROTOCOL_VERSION = 1
+"""Bump whenever the prompts, the tools or the loop's rules change: it is part of every cache key,
+so rollouts of the old agent are not mistaken for rollouts of the new one."""
+
+ClientFor = Callable[[ModelSpec], ModelCaller]
+"""Returns the (shared) model client for a model spec."""
+
+
+class BuiltinHarness:
+    """Runs :class:`AgentLoop` with the client ``client_for(request.model)`` returns.
+
+    Skills are staged under ``<workspace>/.agents/skills/<name>/``, the cross-harness project
+    location (Codex, OpenCode), so the paths the agent sees are short and the same in every run.
+    """
+
+    name: HarnessName = "builtin"
+
+    def __init__(self, client_for: ClientFor, *, sandbox: SandboxLimits | None = None) -> None:
+        self._client_for = client_for
+        self.sandbox = sandbox or SandboxLimits()
+
+    def version(self) -> str:
+        return f"{__version__}+loop{LOOP_PROTOCOL_VERSION}"
+
+    def skill_root(self, workspace_root: Path, home: Path) -> Path:
+        return workspace_root / ".agents" / "skills"
+
+    async def run(self, request: RolloutRequest, workspace: Workspace) -> HarnessOutcome:
+        loop = AgentLoop(
+            self._client_for(request.model), request, workspace, agent_version=self.version(), sandbox=self.sandbox
+        )
+        return await loop.run(secrets=environment_secrets())

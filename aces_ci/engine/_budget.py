@@ -1,0 +1,70 @@
+"""Spending caps of one batch: how many rollouts, how many dollars, how much wall-clock time.
+
+The engine asks :meth:`BudgetMeter.exhausted` before launching each rollout and stops launching
+once any cap is reached; rollouts already running finish (dollars, count) or are cancelled (wall
+time). Only rollouts that actually run count: cache and journal hits cost nothing. The dollar cap
+is checked against finished rollouts, so rollouts in flight when it is reached can overshoot it
+by at most ``concurrency`` rollouts' cost.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from ..errors import ConfigError
+
+StopReason = Literal["max_rollouts", "max_usd", "max_wall"]
+
+
+@dataclass(frozen=True)
+class Budget:
+    max_rollouts: int | None = None
+    """Rollouts launched on the harness (cached and resumed ones are free)."""
+    max_usd: float | None = None
+    """Dollars, summed from each finished rollout's ``Usage.cost_usd``."""
+    max_wall_s: float | None = None
+    """Seconds since the batch started; running rollouts are cancelled when it passes."""
+
+    def __post_init__(self) -> None:
+        if self.max_rollouts is not None and self.max_rollouts < 0:
+            raise ConfigError(f"max rollouts must be 0 or more, got {self.max_rollouts}", field="max_rollouts")
+        if self.max_usd is not None and not self.max_usd >= 0:
+            raise ConfigError(f"budget must be 0 dollars or more, got {self.max_usd}", field="budget_usd")
+        if self.max_wall_s is not None and not self.max_wall_s > 0:
+            raise ConfigError(f"max wall time must be above 0 seconds, got {self.max_wall_s}", field="max_wall_s")
+
+
+class BudgetMeter:
+    """What one batch has used so far of its :class:`Budget`."""
+
+    def __init__(self, budget: Budget, clock: Callable[[], float] = time.monotonic) -> None:
+        self.budget = budget
+        self._clock = clock
+        self.started = clock()
+        self.launched = 0
+        self.spent_usd = 0.0
+
+    def launch(self) -> None:
+        self.launched += 1
+
+    def spend(self, usd: float) -> None:
+        self.spent_usd += usd
+
+    def wall_left(self) -> float | None:
+        if self.budget.max_wall_s is None:
+            return None
+        return max(0.0, self.budget.max_wall_s - (self._clock() - self.started))
+
+    def exhausted(self) -> StopReason | None:
+        """The first cap reached, or None while another rollout may be launched."""
+        if self.budget.max_rollouts is not None and self.launched >= self.budget.max_rollouts:
+            return "max_rollouts"
+        if self.budget.max_usd is not None and self.spent_usd >= self.budget.max_usd:
+            return "max_usd"
+        left = self.wall_left()
+        if left is not None and left <= 0:
+            return "max_wall"
+        return None

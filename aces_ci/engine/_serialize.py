@@ -1,0 +1,87 @@
+"""RolloutResult ↔ plain JSON values, losslessly, with strict checks on the way back in.
+
+Cache files and journal lines are read back by later runs, possibly after a crash mid-write or
+a hand edit; :func:`result_from_dict` therefore checks every field's type and raises
+:class:`ValueError` naming the field, and the callers treat that record as absent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any, get_args
+
+from ..agents import RolloutResult, RolloutStatus, SkillEvent, Usage
+
+_STATUSES = frozenset(get_args(RolloutStatus))
+_VIAS = frozenset({"skill_tool", "file_read", "shell_read", "preloaded", "script_run"})
+
+
+def result_to_dict(result: RolloutResult) -> dict[str, Any]:
+    """Every field of ``result`` as JSON values (the skill-event tuple becomes a list)."""
+    data = asdict(result)
+    data["skill_events"] = [asdict(event) for event in result.skill_events]
+    return data
+
+
+def _field(data: dict[str, Any], name: str, kinds: type | tuple[type, ...], *, optional: bool = False) -> Any:
+    if name not in data:
+        raise ValueError(f"missing field {name!r}")
+    value = data[name]
+    if value is None and optional:
+        return None
+    # bool is an int in Python; a count or a score is never a bool.
+    if isinstance(value, bool) and bool not in (kinds if isinstance(kinds, tuple) else (kinds,)):
+        raise ValueError(f"field {name!r} must be {kinds}, got a boolean")
+    if not isinstance(value, kinds):
+        raise ValueError(f"field {name!r} has type {type(value).__name__}")
+    return value
+
+
+def _usage(data: Any) -> Usage:
+    if not isinstance(data, dict):
+        raise ValueError("field 'usage' must be an object")
+    ints = {
+        name: _field(data, name, int)
+        for name in ("prompt_tokens", "completion_tokens", "cache_read_tokens", "cache_write_tokens", "model_calls")
+    }
+    if any(v < 0 for v in ints.values()):
+        raise ValueError("field 'usage' holds a negative count")
+    cost = float(_field(data, "cost_usd", (int, float)))
+    return Usage(cost_usd=cost, **ints)
+
+
+def _event(data: Any) -> SkillEvent:
+    if not isinstance(data, dict):
+        raise ValueError("a skill event must be an object")
+    via = _field(data, "via", str)
+    if via not in _VIAS:
+        raise ValueError(f"unknown skill event kind {via!r}")
+    return SkillEvent(
+        step_id=_field(data, "step_id", int),
+        skill=_field(data, "skill", str),
+        via=via,
+        path=_field(data, "path", str, optional=True),
+    )
+
+
+def result_from_dict(data: Any) -> RolloutResult:
+    """The :class:`RolloutResult` that :func:`result_to_dict` produced; ValueError names a bad field."""
+    if not isinstance(data, dict):
+        raise ValueError("a rollout result must be a JSON object")
+    status = _field(data, "status", str)
+    if status not in _STATUSES:
+        raise ValueError(f"unknown status {status!r}")
+    events = _field(data, "skill_events", list)
+    score = _field(data, "score", (int, float), optional=True)
+    return RolloutResult(
+        key=_field(data, "key", str),
+        status=status,
+        end_reason=_field(data, "end_reason", str),
+        final_answer=_field(data, "final_answer", str, optional=True),
+        trajectory=_field(data, "trajectory", dict),
+        usage=_usage(data.get("usage")),
+        duration_s=float(_field(data, "duration_s", (int, float))),
+        skill_events=tuple(_event(e) for e in events),
+        error=_field(data, "error", str, optional=True),
+        score=None if score is None else float(score),
+    )

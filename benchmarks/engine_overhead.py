@@ -1,0 +1,173 @@
+"""Rollout engine overhead and concurrency speed-up, against a scripted model server on 127.0.0.1.
+
+**Overhead.** The server answers at once. The same number of model calls is made twice, serially:
+once straight through the model client (the very request the agent loop sends: same system prompt,
+same tools), once as rollouts through the whole engine (cache key,
+workspace staging and removal, the built-in agent loop, ATIF building and redaction, skill-event
+detection, scoring; optionally the cache and the fsynced journal). The difference divided by the
+number of rollouts is what the engine adds to each rollout, model time excluded. Target: < 5 ms.
+
+**Speed-up.** The server waits a fixed delay before each answer, like a real model. The same
+batch runs at several concurrency limits; the speed-up over concurrency 1 should grow nearly
+linearly until the limit.
+
+Each rollout makes exactly one model call (preload disclosure, a plain-text answer). Figures are
+the best of ``--repeat`` runs. The ratios, not the absolute times, are what compare across machines.
+
+Usage::
+
+    .venv/bin/python benchmarks/engine_overhead.py [--rollouts 400] [--delay 0.1] [--batch 32] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+
+# The scripted server lives with the tests; this script runs from a checkout, so put its root on the path.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from aces_ci.agents import (
+    HarnessSpec,
+    ModelClients,
+    ModelSpec,
+    RolloutRequest,
+    SkillSet,
+    create_harness,
+    skill_card,
+)
+from aces_ci.agents.builtin import TOOL_SPECS, StagedSkill, system_prompt
+from aces_ci.agents.models import ConcurrencyLimiter, Message, ModelRequest, RetryPolicy
+from aces_ci.engine import RolloutCache, run_rollouts
+from aces_ci.grading import ExpectedOutputScorer
+from tests.engine.helpers import case, rendered
+from tests.servers import ScriptedServer, SlowStream, Text
+
+SPEC = HarnessSpec(name="builtin", disclosure="preload", max_turns=2, timeout_s=60)
+NO_RETRY = RetryPolicy(max_attempts=1)
+
+
+def _requests(model: ModelSpec, count: int, offset: int = 0) -> list[RolloutRequest]:
+    target = rendered()
+    skills = SkillSet(skills=(target,), target=target.name)
+    return [
+        RolloutRequest(case=case("bench"), skills=skills, arm="with", harness=SPEC, model=model, run_index=offset + i)
+        for i in range(count)
+    ]
+
+
+async def _best_of(repeat: int, work: Callable[[int], Awaitable[object]]) -> float:
+    best = float("inf")
+    for attempt in range(repeat):
+        start = time.perf_counter()
+        await work(attempt)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def _loop_request(model: ModelSpec) -> ModelRequest:
+    """The model request the built-in loop sends for one of these rollouts, so the baseline pays the same."""
+    target = rendered()
+    staged = [StagedSkill(skill_card(target), f".agents/skills/{target.name}")]
+    return ModelRequest(
+        system=system_prompt(SPEC.disclosure, staged),
+        messages=(Message("user", case("bench").prompt),),
+        tools=TOOL_SPECS,
+        max_tokens=model.max_tokens,
+        temperature=model.temperature,
+        seed=1,
+    )
+
+
+async def _raw_calls(clients: ModelClients, model: ModelSpec, count: int) -> None:
+    client = clients.get(model)
+    request = _loop_request(model)
+    for _ in range(count):
+        await client.generate(request)
+
+
+async def _engine(
+    clients: ModelClients, model: ModelSpec, requests: Sequence[RolloutRequest], concurrency: int, store: Path | None
+) -> None:
+    cache = RolloutCache(store / "cache") if store is not None else None
+    journal = store / "journal.jsonl" if store is not None else None
+    batch = await run_rollouts(
+        requests,
+        create_harness(SPEC, clients=clients),
+        scorer=ExpectedOutputScorer(),
+        concurrency=concurrency,
+        cache=cache,
+        journal=journal,
+    )
+    if not batch.all_completed or any(r.source != "run" for r in batch.records):
+        raise RuntimeError("benchmark rollouts must all run and complete")
+
+
+async def overhead(rollouts: int, repeat: int) -> None:
+    with ScriptedServer(lambda _req: Text("42")) as server:
+        model = ModelSpec(provider="openai", model="scripted-model", base_url=server.openai_url)
+        clients = ModelClients(retry=NO_RETRY)
+        try:
+            await _raw_calls(clients, model, 20)  # warm up: SDK import, connection pool
+            raw = await _best_of(repeat, lambda _a: _raw_calls(clients, model, rollouts))
+            bare = await _best_of(
+                repeat, lambda a: _engine(clients, model, _requests(model, rollouts, a * rollouts), 1, None)
+            )
+            with tempfile.TemporaryDirectory() as tmp:
+                stored = await _best_of(
+                    repeat,
+                    lambda a: _engine(
+                        clients, model, _requests(model, rollouts, (repeat + a) * rollouts), 1, Path(tmp) / str(a)
+                    ),
+                )
+        finally:
+            await clients.aclose()
+    print(f"overhead, {rollouts} rollouts, serial, instant server (best of {repeat}):")
+    print(f"  raw model calls        {raw:7.3f} s  {1000 * raw / rollouts:6.2f} ms/call")
+    for label, seconds in (("engine", bare), ("engine+cache+journal", stored)):
+        extra = 1000 * (seconds - raw) / rollouts
+        print(f"  {label:<22} {seconds:7.3f} s  {1000 * seconds / rollouts:6.2f} ms/rollout  overhead {extra:5.2f} ms")
+
+
+async def speedup(batch: int, delay: float, limits: Sequence[int], repeat: int) -> None:
+    with ScriptedServer(lambda _req: SlowStream(Text("42"), delay_s=delay)) as server:
+        model = ModelSpec(provider="openai", model="scripted-model", base_url=server.openai_url)
+        clients = ModelClients(retry=NO_RETRY, limiter=ConcurrencyLimiter(max(limits)))
+        try:
+            await _raw_calls(clients, model, 2)
+            timings = {}
+            for index, limit in enumerate(limits):
+                timings[limit] = await _best_of(
+                    repeat,
+                    lambda a, limit=limit, index=index: _engine(
+                        clients, model, _requests(model, batch, (index * repeat + a) * batch), limit, None
+                    ),
+                )
+        finally:
+            await clients.aclose()
+    serial = timings[limits[0]]
+    print(f"speed-up, {batch} rollouts, server delay {delay * 1000:.0f} ms (best of {repeat}):")
+    for limit, seconds in timings.items():
+        print(f"  concurrency {limit:>3}  {seconds:7.3f} s  speed-up {serial / seconds:5.2f}x  (ideal {limit}x)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rollouts", type=int, default=400, help="rollouts in the overhead measurement")
+    parser.add_argument("--batch", type=int, default=32, help="rollouts in the speed-up measurement")
+    parser.add_argument("--delay", type=float, default=0.1, help="server delay per call, seconds")
+    parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 2, 4, 8, 16])
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args(argv)
+    asyncio.run(overhead(args.rollouts, args.repeat))
+    asyncio.run(speedup(args.batch, args.delay, args.concurrency, args.repeat))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

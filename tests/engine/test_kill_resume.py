@@ -1,0 +1,105 @@
+"""Kill a 200-rollout batch half-way with SIGKILL, restart it, and count what the restart pays for."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.engine.helpers import planted_skill, write_skill
+from tests.servers import ScriptedServer
+
+CASES, RUNS = 10, 10
+TOTAL = CASES * RUNS * 2
+
+
+def complete_records(journal: Path) -> list[dict]:
+    """Journal lines that were fully written (a line torn by the kill is not one)."""
+    if not journal.exists():
+        return []
+    records = []
+    for line in journal.read_bytes().split(b"\n"):
+        try:
+            records.append(json.loads(line))
+        except ValueError:
+            continue
+    return records
+
+
+def settled_calls(server: ScriptedServer) -> int:
+    """The server's call count once requests sent just before the kill have all arrived."""
+    calls, stable_since = server.calls, time.monotonic()
+    while time.monotonic() - stable_since < 0.3:
+        time.sleep(0.02)
+        if server.calls != calls:
+            calls, stable_since = server.calls, time.monotonic()
+    return calls
+
+
+def test_a_killed_batch_resumes_without_paying_twice(
+    scripted_server: Callable[..., ScriptedServer], tmp_path: Path
+) -> None:
+    evals = {
+        "skill_name": "marker",
+        "evals": [
+            {"id": f"q{i}", "prompt": f"Question {i}: the secret project number?", "expected_output": "42"}
+            for i in range(CASES)
+        ],
+    }
+    skill_dir = write_skill(tmp_path / "skills", "marker", evals=json.dumps(evals))
+    server = scripted_server(planted_skill)
+    journal = tmp_path / "journal.jsonl"
+    command = [
+        sys.executable,
+        "-m",
+        "aces_ci.cli",
+        "rollout",
+        str(skill_dir),
+        "--all-cases",
+        "--arm",
+        "both",
+        "--runs",
+        str(RUNS),
+        "--provider",
+        "openai",
+        "--base-url",
+        server.openai_url,
+        "--model",
+        "scripted-model",
+        "--disclosure",
+        "preload",
+        "--journal",
+        str(journal),
+        "--no-cache",
+        "--concurrency",
+        "4",
+    ]
+    env = {**os.environ, "CI": "true", "TMPDIR": str(tmp_path), "OPENAI_API_KEY": ""}
+
+    first = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while len(complete_records(journal)) < TOTAL // 2 and first.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.002)
+        first.send_signal(signal.SIGKILL)
+    finally:
+        first.wait()
+    assert first.returncode == -signal.SIGKILL, "the batch finished before it could be killed half-way"
+    finished = complete_records(journal)
+    paid_before_kill = settled_calls(server)
+    assert TOTAL // 2 <= len(finished) < TOTAL
+    assert paid_before_kill >= len(finished)  # rollouts in flight at the kill were paid but not journaled
+
+    second = subprocess.run(command, check=False, env=env, capture_output=True, text=True, timeout=300)
+    assert second.returncode == 0, second.stderr
+    assert server.calls - paid_before_kill == TOTAL - len(finished)
+    keys = {record["key"] for record in complete_records(journal)}
+    assert len(keys) == TOTAL
+    assert "arm with: 100/100 scored rollouts succeeded" in second.stdout
+    assert "arm without: 0/100 scored rollouts succeeded" in second.stdout
+    assert second.stdout.count("resumed") == len(finished)

@@ -1,0 +1,233 @@
+"""``aces-ci rollout`` as a user runs it: flags, aces.yml, output, trajectories and exit codes."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from aces_ci.agents.models import LOCAL_MODEL_ID
+from aces_ci.cli import build_parser, main
+from aces_ci.commands._run_options import resolve_run_options
+from aces_ci.config import AcesConfig, RunSettings, load_config
+from aces_ci.errors import ConfigError
+from aces_ci.schemas import validator
+from tests.engine.helpers import planted_skill, write_skill
+from tests.servers import Fault, ScriptedServer
+
+Server = Callable[..., ScriptedServer]
+EVALS = json.dumps(
+    {
+        "skill_name": "marker",
+        "evals": [
+            {"id": "number", "prompt": "What is the secret project number?", "expected_output": "42"},
+            {"id": "again", "prompt": "Remind me of the secret project number.", "expected_output": "42"},
+            {"id": "open", "prompt": "Say hello."},
+        ],
+    }
+)
+
+
+@pytest.fixture
+def skill_dir(tmp_path: Path) -> Path:
+    (tmp_path / ".git").mkdir()  # the repository root: aces.yml is looked for up to here
+    return write_skill(tmp_path / "skills", "marker", evals=EVALS)
+
+
+@pytest.fixture(autouse=True)
+def _quiet_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CI", "true")
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+
+
+def rows(text: str, width: int) -> list[list[str]]:
+    """The first ``width`` words of every line: table rows compared without their column padding."""
+    return [line.split()[:width] for line in text.splitlines()]
+
+
+def against(server: ScriptedServer, tmp_path: Path, *flags: str) -> list[str]:
+    return [
+        "--provider",
+        "openai",
+        "--base-url",
+        server.openai_url,
+        "--model",
+        "scripted-model",
+        "--cache-dir",
+        str(tmp_path / "cache"),
+        *flags,
+    ]
+
+
+def test_one_rollout_prints_its_trajectory_and_a_summary(
+    scripted_server: Server, skill_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = scripted_server(planted_skill)
+    code = main(["rollout", str(skill_dir), "--case", "number", "--trajectory", "-", *against(server, tmp_path)])
+    out, err = capsys.readouterr()
+    assert code == 0
+    trajectory = json.loads(out)
+    assert not list(validator("atif").iter_errors(trajectory))
+    assert trajectory["extra"]["skill_events"][0]["via"] == "file_read"
+    assert ["number", "0", "with", "completed", "final_answer", "1.00"] in rows(err, 6)
+    assert "arm with: 1/1 scored rollouts succeeded" in err
+
+
+def test_a_small_paired_batch_reports_counts_per_arm_and_hits_the_cache_on_rerun(
+    scripted_server: Server, skill_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = scripted_server(planted_skill)
+    argv = [
+        "rollout",
+        str(skill_dir),
+        "--all-cases",
+        "--arm",
+        "both",
+        "--runs",
+        "2",
+        "--trajectory",
+        str(tmp_path / "out" / "trajectories.jsonl"),
+        *against(server, tmp_path),
+    ]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "arm with: 4/4 scored rollouts succeeded (score ≥ 0.5); 0 infra errors, 2 without a score" in out
+    assert "arm without: 0/4 scored rollouts succeeded" in out
+    lines = (tmp_path / "out" / "trajectories.jsonl").read_text().splitlines()
+    assert len(lines) == 12 and all(json.loads(line)["schema_version"] == "ATIF-v1.7" for line in lines)
+    calls = server.calls
+    assert main(argv) == 0
+    assert server.calls == calls
+    rerun = capsys.readouterr().out
+    assert [row[-1] for row in rows(rerun, 9) if len(row) == 9 and row[0] in ("number", "again", "open")] == [
+        "hit"
+    ] * 12 and "spent now: 0 tokens, $0.0000 over 0 model calls" in rerun
+
+
+def test_an_infra_error_exits_3_and_says_why(
+    scripted_server: Server, skill_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = scripted_server(lambda _req: Fault(401, message="invalid x-api-key"))
+    assert main(["rollout", str(skill_dir), "--case", "number", *against(server, tmp_path)]) == 3
+    out = capsys.readouterr().out
+    assert ["number", "0", "with", "infra_error", "model_error", "-"] in rows(out, 6)
+    assert "invalid x-api-key" in out
+
+
+def test_a_budget_cap_exits_3_and_lists_what_was_not_run(
+    scripted_server: Server, skill_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = scripted_server(planted_skill)
+    argv = [
+        "rollout",
+        str(skill_dir),
+        "--case",
+        "number",
+        "--arm",
+        "both",
+        "--max-rollouts",
+        "1",
+        "--concurrency",
+        "1",
+        *against(server, tmp_path),
+    ]
+    assert main(argv) == 3
+    out = capsys.readouterr().out
+    assert "not run (max_rollouts reached): case=number arm=without run=0" in out
+    assert server.calls == 2  # the one rollout run: read SKILL.md, then answer
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--case", "nope"], "no case with id 'nope'; cases: again, number, open"),
+        (["--case", "number", "--provider", "anthropic"], "needs a model id"),
+        (["--case", "number", "--provider", "anthropic", "--model", "claude-haiku-4-5"], "ANTHROPIC_API_KEY"),
+    ],
+)
+def test_input_errors_exit_2_with_a_clear_message(
+    skill_dir: Path, argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["rollout", str(skill_dir), *argv]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_a_missing_skill_or_dataset_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["rollout", str(tmp_path / "absent"), "--all-cases"]) == 2
+    assert "skill directory not found" in capsys.readouterr().err
+    bare = write_skill(tmp_path, "bare")
+    assert main(["rollout", str(bare), "--all-cases"]) == 2
+    assert "no evaluation dataset" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [["--runs", "0"], ["--concurrency", "-1"], ["--timeout", "nan"], ["--budget-usd", "-1"], ["--arm", "neither"], []],
+)
+def test_bad_flags_exit_2(skill_dir: Path, flags: list[str]) -> None:
+    assert main(["rollout", str(skill_dir), *(flags or ["--arm", "with"])]) == 2
+
+
+def parse(*flags: str) -> argparse.Namespace:
+    return build_parser().parse_args(["rollout", "skill", "--all-cases", *flags])
+
+
+def test_with_nothing_configured_the_embedded_model_runs_with_preload() -> None:
+    options = resolve_run_options(parse(), AcesConfig())
+    assert (options.model.provider, options.model.model) == ("local", LOCAL_MODEL_ID)
+    assert options.harness.disclosure == "preload"
+    assert resolve_run_options(parse("--disclosure", "on-demand"), AcesConfig()).harness.disclosure == "on-demand"
+
+
+def test_flags_override_aces_yml_which_overrides_defaults(tmp_path: Path) -> None:
+    (tmp_path / "aces.yml").write_text(
+        "run:\n  provider: openai\n  model: gpt-4o-mini\n  base_url: http://127.0.0.1:9/v1\n  runs: 3\n"
+        "  concurrency: 2\n  budget_usd: 1.5\n  cache_dir: .cache\n  timeout_s: 60\n"
+    )
+    config = load_config(None, tmp_path)
+    options = resolve_run_options(parse(), config)
+    assert (options.model.provider, options.model.model, options.model.base_url) == (
+        "openai",
+        "gpt-4o-mini",
+        "http://127.0.0.1:9/v1",
+    )
+    assert (options.runs, options.concurrency, options.budget.max_usd) == (3, 2, 1.5)
+    assert options.cache_dir == tmp_path / ".cache" and options.harness.timeout_s == 60
+    assert options.harness.disclosure == "on-demand"
+    flagged = resolve_run_options(parse("--runs", "5", "--model", "gpt-5", "--no-cache", "--max-wall", "30"), config)
+    assert (flagged.runs, flagged.model.model, flagged.cache_dir, flagged.budget.max_wall_s) == (5, "gpt-5", None, 30)
+
+
+def test_an_unknown_harness_in_aces_yml_names_the_field(tmp_path: Path) -> None:
+    config = AcesConfig(path=tmp_path / "aces.yml", run=RunSettings(harness="cursor"), field_lines={"run.harness": 4})
+    with pytest.raises(ConfigError, match=r"aces\.yml:4 \(run\.harness\): 'cursor' is not one of"):
+        resolve_run_options(parse(), config)
+
+
+def test_a_cli_harness_keeps_on_demand_disclosure_by_default() -> None:
+    options = resolve_run_options(parse("--harness", "codex"), AcesConfig())
+    assert (options.harness.name, options.harness.disclosure) == ("codex", "on-demand")
+
+
+def test_a_cli_harness_refuses_preload(skill_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["rollout", str(skill_dir), "--case", "number", "--harness", "claude-code", "--disclosure", "preload"]
+    assert main(argv) == 2
+    assert "only available with the builtin harness" in capsys.readouterr().err
+
+
+def test_kept_workspaces_are_named_and_left_in_place(
+    scripted_server: Server, skill_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = scripted_server(planted_skill)
+    assert main(["rollout", str(skill_dir), "--case", "number", "--keep-workspaces", *against(server, tmp_path)]) == 0
+    line = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("workspace kept:"))
+    kept = Path(line.rsplit(": ", 1)[1])
+    try:
+        assert (kept / "work" / ".agents" / "skills" / "marker" / "SKILL.md").is_file()
+    finally:
+        shutil.rmtree(kept)
