@@ -17,3 +17,11 @@ case "$status" in
   *) echo "scan: error (exit $status)"; exit "$status" ;;
 esac
 echo "reports: out/scan.json out/scan.xml out/scan.sarif out/scan.md"
+
+echo
+echo "== aces-ci rollout: the knowledge skill, with and without it, on the embedded local model"
+# Every case of acme-support's evals.json in both arms (preload disclosure: SmolLM2-135M cannot call
+# tools). A rerun answers from the rollout cache in .aces-cache without running the model again.
+.venv/bin/aces-ci rollout examples/skill-repo/skills/acme-support --all-cases --arm both \
+  --provider local --cache-dir .aces-cache --trajectory out/rollouts.jsonl
+echo "trajectories (ATIF): out/rollouts.jsonl"

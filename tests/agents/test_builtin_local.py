@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -40,3 +41,25 @@ def test_the_embedded_model_answers_from_a_preloaded_skill(
     ]
     assert "12 projects" in with_arm["steps"][0]["message"]  # the facts reached the model
     assert "arm with: 1/1 scored rollouts succeeded" in printed  # temperature 0: the facts carry the answer
+
+
+def test_a_small_paired_batch_shows_the_knowledge_skill_helping(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every case of the example knowledge skill, with and without it, on the embedded model.
+
+    SmolLM2-135M cannot know the fictional facts, so without the skill it can only answer the negative
+    control; with the facts preloaded it answers several. Greedy decoding keeps this repeatable.
+    """
+    monkeypatch.setenv("CI", "true")
+    code = main(["rollout", str(ACME), "--all-cases", "--arm", "both", "--no-cache"])
+    printed = capsys.readouterr().out
+    assert code == 0, printed
+    tally = {
+        arm: (int(ok), int(total), int(infra))
+        for arm, ok, total, infra in re.findall(
+            r"arm (with|without): (\d+)/(\d+) scored rollouts succeeded \(score ≥ 0\.5\); (\d+) infra errors", printed
+        )
+    }
+    assert tally["with"][1:] == (7, 0) and tally["without"][1:] == (7, 0), printed
+    assert tally["with"][0] >= tally["without"][0] + 2, printed
