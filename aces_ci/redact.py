@@ -29,6 +29,12 @@ A gate that cries wolf gets switched off, so two filters keep false positives lo
 
 Redaction replaces the whole secret with ``[REDACTED:<kind>]``: no prefix or suffix is kept,
 because a prefix plus a length is already a hint.
+
+Every trajectory is redacted before it is stored, a hundred-odd strings per rollout, and almost
+none of them holds a secret. A cheap screen (:func:`_may_hold_pattern`: a length floor and a few
+substring tests that every detector's match must contain) therefore rules a string out before
+the detectors run; it may let through strings that hold no secret, never the reverse.
+:func:`redact_obj` also redacts each distinct string once per call.
 """
 
 from __future__ import annotations
@@ -286,7 +292,60 @@ def _end_of_key_body(text: str, body_start: int) -> int:
     return end
 
 
+_MIN_PATTERN_TEXT = 14
+"""The shortest text any detector can match: ``://u:`` + 8 password characters + ``@``.
+
+Every other kind is longer (a Slack token 15, a secret assignment 18, a JWT 24, …); the test
+suite checks this floor against the compiled patterns."""
+
+_PROVIDER_MARKS = (
+    "AKIA",
+    "ASIA",
+    "ABIA",
+    "ACCA",
+    "ghp_",
+    "gho_",
+    "ghu_",
+    "ghs_",
+    "ghr_",
+    "github_pat_",
+    "sk-",
+    "k_live_",
+    "k_test_",
+    "whsec_",
+    "AIza",
+    "xox",
+    "eyJ",
+    "://",
+    "-----BEGIN ",
+)
+"""Literal text every match of a prefixed kind contains (case as in its pattern): AWS ids, GitHub,
+Anthropic/OpenAI, Stripe, Google and Slack tokens, JWTs, URLs (passwords, Slack webhooks), PEM."""
+_NAME_MARKS = ("passw", "secret", "token", "key", "credential")
+"""Lower-case text every secret-named variable contains (see ``_SECRET_NAME`` and the AWS secret
+pattern); those kinds also need an assignment sign, ``=`` or ``:``.
+
+The variable names are ASCII, with one exception: the AWS pattern's case-insensitive part also
+accepts ``ſ`` for ``s``, which ``str.lower`` keeps, so ``ſecret`` escapes the ``secret`` mark;
+that pattern still ends in ``key``, whose letters ``lower`` always folds."""
+
+
+def _may_hold_pattern(text: str) -> bool:
+    """False only when no detector can match ``text``: a substring screen, far cheaper than the detectors.
+
+    ``str.__contains__`` is a fast C search; one alternation regex over the same marks is slower on
+    prose because common letters (``s``, ``e``, ``g``) start a branch at almost every position.
+    """
+    if len(text) < _MIN_PATTERN_TEXT:
+        return False
+    if any(mark in text for mark in _PROVIDER_MARKS):
+        return True
+    lowered = text.lower()
+    return "bearer" in lowered or (("=" in text or ":" in text) and any(mark in lowered for mark in _NAME_MARKS))
+
+
 def _pattern_spans(text: str) -> Iterator[_Span]:
+    """Spans of every detector; callers first rule ``text`` out with :func:`_may_hold_pattern`."""
     yield from _pem_spans(text, rank=0)
     for rank, pattern in enumerate(_PATTERNS, start=1):
         for match in pattern.regex.finditer(text):
@@ -303,11 +362,15 @@ def _pattern_spans(text: str) -> Iterator[_Span]:
             yield _Span(match.start(group), match.end(group), pattern.kind, rank)
 
 
-def _literal_spans(text: str, secrets: Iterable[str]) -> Iterator[_Span]:
+def _usable_literals(secrets: Iterable[str]) -> tuple[str, ...]:
+    """The distinct known secrets long enough to mask (see :data:`MIN_EXTRA_SECRET_LENGTH`)."""
+    return tuple({secret for secret in secrets if len(secret) >= MIN_EXTRA_SECRET_LENGTH})
+
+
+def _literal_spans(text: str, literals: tuple[str, ...]) -> Iterator[_Span]:
+    """Every occurrence of each of ``literals`` (already filtered by :func:`_usable_literals`)."""
     rank = len(_PATTERNS) + 1
-    for secret in set(secrets):
-        if len(secret) < MIN_EXTRA_SECRET_LENGTH:
-            continue
+    for secret in literals:
         position = text.find(secret)
         while position >= 0:
             yield _Span(position, position + len(secret), "secret", rank)
@@ -329,6 +392,8 @@ def _merge(spans: Iterable[_Span]) -> list[_Span]:
 
 def find_secrets(text: str) -> list[SecretMatch]:
     """Every secret detected in ``text``, in order, never overlapping."""
+    if not _may_hold_pattern(text):
+        return []
     spans = _merge(_pattern_spans(text))
     if not spans:
         return []
@@ -349,7 +414,15 @@ def redact_text(text: str, extra_secrets: Iterable[str] = (), *, keep_lines: boo
     spanning lines (a private key) keeps its line breaks after the marker, so line ``n`` of the
     result is line ``n`` of the input: what report excerpts need.
     """
-    spans = _merge([*_pattern_spans(text), *_literal_spans(text, extra_secrets)])
+    return _redact(text, _usable_literals(extra_secrets), keep_lines=keep_lines)
+
+
+def _redact(text: str, literals: tuple[str, ...], *, keep_lines: bool = False) -> str:
+    """:func:`redact_text` with the known secrets already filtered, for callers that redact many strings."""
+    detect = _may_hold_pattern(text)
+    if not detect and not any(secret in text for secret in literals):
+        return text
+    spans = _merge([*(_pattern_spans(text) if detect else ()), *_literal_spans(text, literals)])
     if not spans:
         return text
     pieces: list[str] = []
@@ -399,11 +472,29 @@ class _Frame:
         return tuple(self.done) if isinstance(self.source, tuple) else self.done
 
 
-def _redacted_keys(mapping: dict[Any, Any], extra: tuple[str, ...]) -> list[Any]:
+class _MemoRedactor:
+    """Redacts the strings of one :func:`redact_obj` call, each distinct string once.
+
+    A trajectory repeats many strings (keys such as ``step_id``, sources, tool names, the model
+    name); the memo makes the second and later copies a dictionary lookup.
+    """
+
+    def __init__(self, extra_secrets: Iterable[str]) -> None:
+        self._literals = _usable_literals(extra_secrets)
+        self._done: dict[str, str] = {}
+
+    def __call__(self, text: str) -> str:
+        redacted = self._done.get(text)
+        if redacted is None:
+            redacted = self._done[text] = _redact(text, self._literals)
+        return redacted
+
+
+def _redacted_keys(mapping: dict[Any, Any], redact: _MemoRedactor) -> list[Any]:
     """Redacted keys, made unique again (``#2``, ``#3``) so masking two keys never drops a value."""
     keys: list[Any] = []
     for key in mapping:
-        new = redact_text(key, extra) if isinstance(key, str) else key
+        new = redact(key) if isinstance(key, str) else key
         if new != key:
             candidate, count = new, 1
             while candidate in keys or candidate in mapping:
@@ -421,18 +512,15 @@ def redact_obj(obj: JsonLike, extra_secrets: Iterable[str] = ()) -> JsonLike:
     depth cannot exhaust the stack, and a container that contains itself is cut at the repeat
     with the string ``[CIRCULAR]`` instead of looping forever.
     """
-    extra = tuple(extra_secrets)
-
-    def leaf(value: Any) -> Any:
-        return redact_text(value, extra) if isinstance(value, str) else value
+    redact = _MemoRedactor(extra_secrets)
 
     def open_frame(container: dict[Any, Any] | list[Any] | tuple[Any, ...]) -> _Frame:
         if isinstance(container, dict):
-            return _Frame(container, iter(container.values()), _redacted_keys(container, extra), [])
+            return _Frame(container, iter(container.values()), _redacted_keys(container, redact), [])
         return _Frame(container, iter(container), [], [])
 
     if not isinstance(obj, dict | list | tuple):
-        return cast(JsonLike, leaf(obj))
+        return cast(JsonLike, redact(obj) if isinstance(obj, str) else obj)
     stack = [open_frame(obj)]
     on_path = {id(obj)}
     while True:
@@ -445,6 +533,8 @@ def redact_obj(obj: JsonLike, extra_secrets: Iterable[str] = ()) -> JsonLike:
             if not stack:
                 return cast(JsonLike, built)
             stack[-1].done.append(built)
+        elif isinstance(child, str):
+            frame.done.append(redact(child))
         elif isinstance(child, dict | list | tuple):
             if id(child) in on_path:
                 frame.done.append("[CIRCULAR]")
@@ -452,4 +542,4 @@ def redact_obj(obj: JsonLike, extra_secrets: Iterable[str] = ()) -> JsonLike:
                 on_path.add(id(child))
                 stack.append(open_frame(child))
         else:
-            frame.done.append(leaf(child))
+            frame.done.append(child)

@@ -4,8 +4,17 @@
 once straight through the model client (the very request the agent loop sends: same system prompt,
 same tools), once as rollouts through the whole engine (cache key,
 workspace staging and removal, the built-in agent loop, ATIF building and redaction, skill-event
-detection, scoring; optionally the cache and the fsynced journal). The difference divided by the
+detection, scoring; optionally the cache and the synced journal). The difference divided by the
 number of rollouts is what the engine adds to each rollout, model time excluded. Target: < 5 ms.
+Disk work that trails a rollout (workspace removal, cache write, journal sync) runs on worker
+threads, but the batch returns only when it is done, so the wall-clock figure includes it.
+
+With ``--busy-disk`` another process writes and syncs 32 MiB at a time in the temp directory
+during the overhead runs, as a CI runner's other jobs do: ``fsync`` and ``rmdir`` then take
+milliseconds instead of a fraction of one.
+
+**Parts** (``--parts``) times the pieces alone, best of many calls: redacting one finished
+trajectory, staging and removing one workspace, and appending one journal line with its sync.
 
 **Speed-up.** The server waits a fixed delay before each answer, like a real model. The same
 batch runs at several concurrency limits; the speed-up over concurrency 1 should grow nearly
@@ -17,16 +26,21 @@ the best of ``--repeat`` runs. The ratios, not the absolute times, are what comp
 Usage::
 
     .venv/bin/python benchmarks/engine_overhead.py [--rollouts 400] [--delay 0.1] [--batch 32] [--repeat 3]
+        [--parts] [--busy-disk]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import json
+import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable, Sequence
+import timeit
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from pathlib import Path
 
 # The scripted server lives with the tests; this script runs from a checkout, so put its root on the path.
@@ -41,10 +55,12 @@ from aces_ci.agents import (
     create_harness,
     skill_card,
 )
+from aces_ci.agents._workspace import stage_workspace
 from aces_ci.agents.builtin import TOOL_SPECS, StagedSkill, system_prompt
 from aces_ci.agents.models import ConcurrencyLimiter, Message, ModelRequest, RetryPolicy
-from aces_ci.engine import RolloutCache, run_rollouts
+from aces_ci.engine import Journal, RolloutCache, run_rollouts
 from aces_ci.grading import ExpectedOutputScorer
+from aces_ci.redact import redact_obj
 from tests.engine.helpers import case, rendered
 from tests.servers import ScriptedServer, SlowStream, Text
 
@@ -108,8 +124,37 @@ async def _engine(
         raise RuntimeError("benchmark rollouts must all run and complete")
 
 
-async def overhead(rollouts: int, repeat: int) -> None:
-    with ScriptedServer(lambda _req: Text("42")) as server:
+_DISK_WRITER = """
+import os, sys
+block = bytes(1 << 20)
+while True:
+    fd = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    for _ in range(32):
+        os.write(fd, block)
+    os.fsync(fd)
+    os.close(fd)
+"""
+"""Another program keeping the disk busy: 32 MiB written and synced, over and over."""
+
+
+@contextlib.contextmanager
+def _busy_disk(active: bool) -> Iterator[None]:
+    """While active, run :data:`_DISK_WRITER` in the temp directory, where workspaces and the journal live."""
+    if not active:
+        yield
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        writer = subprocess.Popen([sys.executable, "-c", _DISK_WRITER, str(Path(tmp) / "ballast")])
+        try:
+            time.sleep(1)  # let the writer fill the disk's queue first
+            yield
+        finally:
+            writer.kill()
+            writer.wait()
+
+
+async def overhead(rollouts: int, repeat: int, busy_disk: bool = False) -> None:
+    with ScriptedServer(lambda _req: Text("42")) as server, _busy_disk(busy_disk):
         model = ModelSpec(provider="openai", model="scripted-model", base_url=server.openai_url)
         clients = ModelClients(retry=NO_RETRY)
         try:
@@ -127,7 +172,8 @@ async def overhead(rollouts: int, repeat: int) -> None:
                 )
         finally:
             await clients.aclose()
-    print(f"overhead, {rollouts} rollouts, serial, instant server (best of {repeat}):")
+    disk = ", disk kept busy by another writer" if busy_disk else ""
+    print(f"overhead, {rollouts} rollouts, serial, instant server{disk} (best of {repeat}):")
     print(f"  raw model calls        {raw:7.3f} s  {1000 * raw / rollouts:6.2f} ms/call")
     for label, seconds in (("engine", bare), ("engine+cache+journal", stored)):
         extra = 1000 * (seconds - raw) / rollouts
@@ -140,20 +186,56 @@ async def speedup(batch: int, delay: float, limits: Sequence[int], repeat: int) 
         clients = ModelClients(retry=NO_RETRY, limiter=ConcurrencyLimiter(max(limits)))
         try:
             await _raw_calls(clients, model, 2)
-            timings = {}
+            timings: dict[int, float] = {}
             for index, limit in enumerate(limits):
-                timings[limit] = await _best_of(
-                    repeat,
-                    lambda a, limit=limit, index=index: _engine(
-                        clients, model, _requests(model, batch, (index * repeat + a) * batch), limit, None
-                    ),
-                )
+
+                def at_limit(attempt: int, limit: int = limit, index: int = index) -> Awaitable[None]:
+                    fresh = _requests(model, batch, (index * repeat + attempt) * batch)  # no cache hits
+                    return _engine(clients, model, fresh, limit, None)
+
+                timings[limit] = await _best_of(repeat, at_limit)
         finally:
             await clients.aclose()
     serial = timings[limits[0]]
     print(f"speed-up, {batch} rollouts, server delay {delay * 1000:.0f} ms (best of {repeat}):")
     for limit, seconds in timings.items():
         print(f"  concurrency {limit:>3}  {seconds:7.3f} s  speed-up {serial / seconds:5.2f}x  (ideal {limit}x)")
+
+
+async def parts(repeat: int) -> None:
+    """Each piece alone: what a rollout pays for redaction, its workspace and its journal line."""
+    with ScriptedServer(lambda _req: Text("42")) as server:
+        model = ModelSpec(provider="openai", model="scripted-model", base_url=server.openai_url)
+        clients = ModelClients(retry=NO_RETRY)
+        harness = create_harness(SPEC, clients=clients)
+        try:
+            batch = await run_rollouts(_requests(model, 1), harness)
+        finally:
+            await clients.aclose()
+    result = batch.records[0].result
+    request = batch.records[0].request
+    trajectory = result.trajectory
+
+    def stage() -> None:
+        with stage_workspace(request, harness):
+            pass
+
+    with tempfile.TemporaryDirectory() as tmp:
+        journal = Journal(Path(tmp) / "journal.jsonl", "bench")
+        journal.open()
+        pieces: dict[str, tuple[Callable[[], object], int]] = {
+            f"redact a finished trajectory ({len(json.dumps(trajectory)) / 1024:.1f} KB)": (
+                lambda: redact_obj(trajectory),
+                500,
+            ),
+            "stage and remove a workspace": (stage, 100),
+            "append and sync a journal line": (lambda: journal.append(result), 100),
+        }
+        print(f"parts, each alone (best of {repeat} runs):")
+        for label, (work, number) in pieces.items():
+            best = min(timeit.repeat(work, number=number, repeat=repeat)) / number
+            print(f"  {label:<42} {1000 * best:6.3f} ms")
+        journal.close()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -163,8 +245,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--delay", type=float, default=0.1, help="server delay per call, seconds")
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 2, 4, 8, 16])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--parts", action="store_true", help="also time redaction, staging and a journal sync alone")
+    parser.add_argument(
+        "--busy-disk", action="store_true", help="measure the overhead while another process writes and syncs"
+    )
     args = parser.parse_args(argv)
-    asyncio.run(overhead(args.rollouts, args.repeat))
+    if args.parts:
+        asyncio.run(parts(args.repeat))
+    asyncio.run(overhead(args.rollouts, args.repeat, args.busy_disk))
     asyncio.run(speedup(args.batch, args.delay, args.concurrency, args.repeat))
     return 0
 

@@ -6,9 +6,13 @@ Fake secrets are assembled from pieces so this file does not itself look like a 
 from __future__ import annotations
 
 import json
+import re._parser as re_parser
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from aces_ci import redact
 from aces_ci.redact import excerpt, find_secrets, redact_obj, redact_text, redacted_lines
 
 RANDOM_36 = "Zq7Lm2Xv9Tb4Nw8Rc1Yk6Hd3Fs5Gj0Pa1QeW"
@@ -187,3 +191,120 @@ def test_hostile_input_stays_linear_and_harmless() -> None:
     assert find_secrets("token=" * 50_000) == []
     assert find_secrets("a_" * 200_000) == []
     assert find_secrets("-----BEGIN PRIVATE KEY-----\n" * 5_000) == []
+
+
+# -- the pre-filter -------------------------------------------------------------------------------
+# Most strings of a trajectory are ruled out by a cheap screen before any detector runs. These
+# tests compare every answer with the screen switched off: it may only save time, never a secret.
+
+BARE_SECRETS = [
+    # Each kind with nothing around it, so no other kind's marks can let it through the screen.
+    GITHUB,
+    ANTHROPIC,
+    AWS_ID,
+    "AI" + "za" + "SyD3kF9qL2xV8mN4bT7wR1yC6uJ0pE5hG2s",
+    "xo" + "xb-" + "2741928374-9182736450",
+    "sk_" + "live_" + "4eC39HqLyjWDarjtT1zdp7dc",
+    "wh" + "sec_" + RANDOM_36,
+    "ey" + "JhbGciOiJIUzI1NiJ9.ey" + "JzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N",
+    "s://u:" + "Tq8vLz2mKp4X" + "@h",
+    "Bearer " + "aZ3kP9qL2xV8mN4bT7wR1yC6",
+    "SECRET_ACCESS_KEY=" + AWS_SECRET,
+    "aws_\u017fecret_access_\u212aey = " + AWS_SECRET,  # long s and Kelvin sign: case-insensitive matches
+    "pw_token=q8Zr2LmX0vT4nWb7Yc",
+    PEM,
+]
+PLACEHOLDERS = [
+    'password = "changeme"',
+    "max_tokens = 4096",
+    "Authorization: Bearer $TOKEN",
+    "Paste it between -----BEGIN PRIVATE KEY-----\n...\n-----END PRIVATE KEY----- lines.",
+]
+FRAGMENTS = [
+    *(text for _, text, _ in DETECTED),
+    *BARE_SECRETS,
+    *PLACEHOLDERS,
+    AWS_SECRET,
+    "AK" + "IA",
+    "gh" + "p_",
+    "sk-",
+    "ey" + "J",
+    "xo" + "xb-",
+    "://",
+    "@",
+    "Bearer ",
+    "BEARER\t",
+    "token",
+    "Secret",
+    "PASSWD",
+    "api.key",
+    "credential",
+    "=",
+    ": ",
+    '"',
+    "'",
+    "\n",
+    "\\n",
+    " ",
+    "-",
+    "_",
+    "q8Zr2LmX0vT4nWb7Yc",
+    "Tq8vLz2mKp4X",
+    "aZ3kP9qL2xV8mN4bT7wR1yC6",
+    "plain words of an ordinary answer",
+]
+
+
+def screened_and_unscreened(text: str, extra: tuple[str, ...] = ()) -> tuple[tuple[object, ...], ...]:
+    """What find_secrets, redact_text and redact_obj answer with the screen, then without it."""
+    answers = [(tuple(find_secrets(text)), redact_text(text, extra), redact_obj({text: [text]}, extra))]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(redact, "_may_hold_pattern", lambda _text: True)
+        answers.append((tuple(find_secrets(text)), redact_text(text, extra), redact_obj({text: [text]}, extra)))
+    return tuple(answers)
+
+
+@pytest.mark.parametrize("text", [text for _, text, _ in DETECTED] + BARE_SECRETS + PLACEHOLDERS)
+def test_the_screen_changes_no_answer_on_the_known_cases(text: str) -> None:
+    screened, unscreened = screened_and_unscreened(text)
+    assert screened == unscreened
+    if text in BARE_SECRETS:
+        assert len(screened[0]) == 1
+    quoted = json.dumps({"nested": text})
+    assert screened_and_unscreened(quoted)[0] == screened_and_unscreened(quoted)[1]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(FRAGMENTS) | st.text(max_size=12), max_size=8).map("".join))
+def test_the_screen_changes_no_answer_on_assembled_text(text: str) -> None:
+    screened, unscreened = screened_and_unscreened(text, extra=("plainvalue-1234",))
+    assert screened == unscreened
+
+
+def test_no_detector_matches_text_shorter_than_the_screen_floor() -> None:
+    # The screen skips every string shorter than this floor, so each pattern's shortest match must
+    # reach it. ``re._parser`` is the standard library's own regex parser; getwidth() is its minimum.
+    widths = {
+        pattern.kind: re_parser.parse(pattern.regex.pattern, pattern.regex.flags).getwidth()[0]
+        for pattern in redact._PATTERNS
+    }
+    widths["private-key"] = re_parser.parse(redact._PEM_BEGIN.pattern).getwidth()[0]
+    assert min(widths.values()) == redact._MIN_PATTERN_TEXT
+
+
+def test_short_and_markless_strings_still_lose_their_known_secrets() -> None:
+    secret = "plainvalue-1234"
+    trajectory = {"steps": [{"message": secret, secret: "x", "n": i} for i in range(50)], "id": "a" * 9}
+    redacted = redact_obj(trajectory, extra_secrets=[secret])
+    assert secret not in json.dumps(redacted)
+    assert redacted["steps"][49] == {"message": "[REDACTED:secret]", "[REDACTED:secret]": "x", "n": 49}
+    assert redact_text("pin=" + secret, [secret]) == "pin=[REDACTED:secret]"
+
+
+def test_redact_obj_builds_new_containers_only() -> None:
+    original = {"steps": [{"message": "hello", "calls": ("a", ["b"])}], "agent": {"name": "x"}}
+    redacted = redact_obj(original)
+    assert redacted == original
+    redacted["steps"][0]["calls"][1].append("c")
+    redacted["agent"]["name"] = "y"
+    assert original == {"steps": [{"message": "hello", "calls": ("a", ["b"])}], "agent": {"name": "x"}}

@@ -82,14 +82,10 @@ class TrajectoryBuilder:
         self._steps.append(step)
         return step
 
-    def system(
-        self, message: str, *, timestamp: str | None = None, extra: Mapping[str, Any] | None = None
-    ) -> int:
+    def system(self, message: str, *, timestamp: str | None = None, extra: Mapping[str, Any] | None = None) -> int:
         return int(self._add("system", message, timestamp, extra)["step_id"])
 
-    def user(
-        self, message: str, *, timestamp: str | None = None, extra: Mapping[str, Any] | None = None
-    ) -> int:
+    def user(self, message: str, *, timestamp: str | None = None, extra: Mapping[str, Any] | None = None) -> int:
         return int(self._add("user", message, timestamp, extra)["step_id"])
 
     def agent(
@@ -162,19 +158,18 @@ class TrajectoryBuilder:
             "extra": {"cache_write_tokens": usage.cache_write_tokens, "model_calls": usage.model_calls},
         }
         root_extra = dict(extra or {})
-        root_extra["skill_events"] = [
-            {k: v for k, v in asdict(e).items() if v is not None} for e in self._skill_events
-        ]
+        root_extra["skill_events"] = [{k: v for k, v in asdict(e).items() if v is not None} for e in self._skill_events]
+        # The builder's own agent and steps go in uncopied: redaction returns a copy of every container.
         doc: dict[str, Any] = {
             "schema_version": ATIF_VERSION,
             "session_id": self._session_id,
             "trajectory_id": str(uuid.uuid4()),
-            "agent": dict(self._agent),
-            "steps": [dict(s) for s in self._steps],
+            "agent": self._agent,
+            "steps": self._steps,
             "final_metrics": final_metrics,
             "extra": root_extra,
         }
         if notes:
             doc["notes"] = notes
-        redacted: dict[str, Any] = redact_obj(doc, extra_secrets=tuple(secrets))
+        redacted: dict[str, Any] = redact_obj(doc, extra_secrets=secrets)
         return redacted

@@ -8,7 +8,7 @@ from ._batch import NotRun, RolloutBatch, RolloutRecord, RolloutSource
 from ._budget import Budget, BudgetMeter, StopReason
 from ._cache import RolloutCache
 from ._engine import TIMEOUT_GRACE_S, BaselineOf, batch_run_id, run_rollouts, schedule
-from ._journal import Journal
+from ._journal import Journal, JournalAppender
 from ._progress import BarProgress, LineProgress, NoProgress, Progress, auto_progress
 from ._serialize import result_from_dict, result_to_dict
 
@@ -19,6 +19,7 @@ __all__ = [
     "Budget",
     "BudgetMeter",
     "Journal",
+    "JournalAppender",
     "LineProgress",
     "NoProgress",
     "NotRun",

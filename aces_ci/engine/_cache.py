@@ -10,13 +10,13 @@ Files live at ``<dir>/<key[:2]>/<key>.json``. Each is written to a temporary fil
 place (:func:`os.replace`), so a reader sees a whole entry or none. Entries are not fsynced: a
 power cut may lose or empty the newest ones, which then read as damaged, and a damaged or foreign
 file is a miss (with a warning), never a failure: the rollout is simply run again. Durability of
-paid results is the journal's job, which does fsync.
+paid results is the journal's job, which syncs every record. The engine writes entries from a
+worker thread; distinct keys never share a file, so writers need no lock.
 """
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import json
 import logging
 import os
@@ -88,11 +88,9 @@ class RolloutCache:
         """Store a completed rollout (its score left out); False when it was not stored."""
         if result.status != "completed":
             return False
-        document = {
-            "format": CACHE_FORMAT,
-            "version": CACHE_VERSION,
-            "result": result_to_dict(dataclasses.replace(result, score=None)),
-        }
+        stored = result_to_dict(result)
+        stored["score"] = None
+        document = {"format": CACHE_FORMAT, "version": CACHE_VERSION, "result": stored}
         try:
             write_atomic(self.path_for(result.key), json.dumps(document, ensure_ascii=False).encode("utf-8"))
         except OSError as exc:

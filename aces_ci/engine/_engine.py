@@ -7,7 +7,8 @@ that affordable and trustworthy happens here, once:
   so they meet the same API load;
 * **concurrency** — at most ``concurrency`` rollouts run at a time;
 * **cache** — a rollout whose key is in the :class:`RolloutCache` is not run again;
-* **journal** — each finished rollout is appended and fsynced; a restarted batch resumes;
+* **journal** — each finished rollout is appended and synced before it is reported finished; a
+  restarted batch resumes;
 * **budget** — caps on rollouts, dollars and wall time stop new launches cleanly and the batch
   reports exactly which rollouts were not run;
 * **timeouts** — a harness that hangs is cut at its ``timeout_s`` (plus a short grace for a
@@ -15,6 +16,13 @@ that affordable and trustworthy happens here, once:
 
 Every rollout ends ``completed`` (then scored) or ``infra_error`` with a label; retrying model
 calls is the model client's job, not the engine's.
+
+A rollout's concurrency slot is held while its harness runs and its result is scored. What
+follows needs the disk, not the model (removing the workspace, writing the cache entry, syncing
+the journal line), so it runs as trailing tasks, mostly on worker threads, while the slot takes
+the next rollout; a slow disk then costs throughput only when it falls behind
+(:data:`WORKSPACES_PER_SLOT`). A rollout counts as finished (progress line, batch record) only once
+its journal line is on disk, and :func:`run_rollouts` returns only when all trailing work is done.
 """
 
 from __future__ import annotations
@@ -26,11 +34,12 @@ import json
 import logging
 import time
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 from ..agents import RenderedSkill, RolloutRequest, RolloutResult, Usage
 from ..agents._atif import TrajectoryBuilder
-from ..agents._harness import Harness, HarnessOutcome
+from ..agents._harness import Harness, HarnessOutcome, Workspace
 from ..agents._secrets import environment_secrets
 from ..agents._workspace import plan_arm, stage_workspace
 from ..errors import AcesError, ConfigError, InfraError
@@ -39,8 +48,9 @@ from ..redact import redact_text
 from ._batch import NotRun, RolloutBatch, RolloutRecord, RolloutSource
 from ._budget import Budget, BudgetMeter, StopReason
 from ._cache import RolloutCache
-from ._journal import Journal
+from ._journal import Journal, JournalAppender
 from ._progress import NoProgress, Progress
+from ._trailing import WORKSPACES_PER_SLOT, TrailingWork
 
 _log = logging.getLogger(__name__)
 
@@ -93,6 +103,7 @@ class _Runner:
         baseline_of: BaselineOf | None,
         workspace_dir: Path | None,
         keep_workspaces: bool,
+        workspace_limit: int,
     ) -> None:
         self.harness = harness
         self.scorer = scorer
@@ -102,7 +113,8 @@ class _Runner:
         self.workspace_dir = workspace_dir
         self.keep_workspaces = keep_workspaces
         self.secrets = environment_secrets()
-        self.journal: Journal | None = None
+        self.journal: JournalAppender | None = None
+        self.trailing = TrailingWork(workspace_limit)
         self.done: dict[str, tuple[RolloutResult, RolloutSource, Path | None]] = {}
 
     def guard_for(self, request: RolloutRequest) -> RenderedSkill | None:
@@ -117,7 +129,7 @@ class _Runner:
             # A judge that cannot be reached is infrastructure; the rollout itself stays in the cache.
             return dataclasses.replace(result, status="infra_error", score=None, error=f"scoring failed: {exc}")
 
-    def finish(
+    def record(
         self,
         request: RolloutRequest,
         result: RolloutResult,
@@ -125,50 +137,83 @@ class _Runner:
         seconds: float,
         workspace: Path | None = None,
     ) -> None:
-        self.done[result.key] = (result, source, workspace)
-        if source != "journal" and self.journal is not None:
-            try:
-                self.journal.append(result)
-            except OSError as exc:
-                _log.warning(
-                    "rollout journal: cannot append to %s (%s); results stay in memory", self.journal.path, exc
-                )
-        if source == "cache":
+        """Report a finished rollout; one the journal does not hold yet is reported once its line is on disk."""
+        finished = RolloutRecord(request, result, source, workspace)
+        if source == "journal" or self.journal is None:
+            self.report(finished, seconds)
+        else:
+            self.trailing.start(self._journal_then_report(self.journal, finished, seconds))
+
+    async def _journal_then_report(self, journal: JournalAppender, finished: RolloutRecord, seconds: float) -> None:
+        try:
+            await journal.append(finished.result)
+        except OSError as exc:
+            _log.warning("rollout journal: cannot append to %s (%s); results stay in memory", journal.journal.path, exc)
+        self.report(finished, seconds)
+
+    def report(self, finished: RolloutRecord, seconds: float) -> None:
+        result = finished.result
+        self.done[result.key] = (result, finished.source, finished.workspace)
+        if finished.source == "cache":
             outcome = "cached"
-        elif source == "journal":
+        elif finished.source == "journal":
             outcome = "resumed"
         elif result.status == "completed":
             outcome = "done"
         else:
             outcome = f"infra_error ({result.end_reason})"
-        self.progress.advance(request, outcome, seconds)
+        self.progress.advance(finished.request, outcome, seconds)
 
-    async def run_one(self, request: RolloutRequest, key: str) -> None:
+    def tidy(self, staging: AbstractContextManager[Workspace] | None, result: RolloutResult | None) -> None:
+        """Remove the workspace (unless kept) and cache the result, on a worker thread: disk work off the loop."""
+        if staging is None and (result is None or self.cache is None):
+            return
+
+        def work() -> None:
+            if staging is not None:
+                staging.__exit__(None, None, None)
+            if result is not None and self.cache is not None:
+                # Before scoring finishes: a judge outage must not keep a good rollout out of the cache.
+                self.cache.put(result)
+
+        self.trailing.start(asyncio.to_thread(work), removes_workspace=staging is not None)
+
+    async def attempt(self, request: RolloutRequest, workspace: Workspace) -> tuple[HarnessOutcome | None, str, str]:
+        """Run the harness once: its outcome, or None with the end reason and message of what went wrong."""
+        try:
+            async with asyncio.timeout(request.harness.timeout_s + TIMEOUT_GRACE_S) as scope:
+                return await self.harness.run(request, workspace), "", ""
+        except TimeoutError:
+            if not scope.expired():
+                return None, "harness_error", "the harness raised TimeoutError"
+            return None, "timeout", f"the harness did not finish within its timeout of {request.harness.timeout_s:g}s"
+        except AcesError as exc:
+            return None, "harness_error", f"{type(exc).__name__}: {exc}"
+        except Exception as exc:  # a crashing harness must cost one rollout, not the batch
+            _log.debug("harness %s crashed", self.harness.name, exc_info=True)
+            return None, "harness_error", f"the harness crashed: {type(exc).__name__}: {exc}"
+
+    async def run_one(self, request: RolloutRequest, key: str) -> RolloutResult:
+        """Stage, run and score one rollout; its disk work and its report trail behind (see the module doc)."""
         started = time.monotonic()
         outcome: HarnessOutcome | None = None
-        reason, message = "harness_error", ""
         kept: Path | None = None
+        staged: AbstractContextManager[Workspace] | None = None
+        staging = stage_workspace(
+            request, self.harness, self.workspace_dir, self.keep_workspaces, baseline_of=self.guard_for(request)
+        )
         try:
-            with stage_workspace(
-                request, self.harness, self.workspace_dir, self.keep_workspaces, baseline_of=self.guard_for(request)
-            ) as workspace:
-                kept = workspace.root.parent if self.keep_workspaces else None
-                try:
-                    async with asyncio.timeout(request.harness.timeout_s + TIMEOUT_GRACE_S) as scope:
-                        outcome = await self.harness.run(request, workspace)
-                except TimeoutError:
-                    if not scope.expired():
-                        message = "the harness raised TimeoutError"
-                    else:
-                        reason = "timeout"
-                        message = f"the harness did not finish within its timeout of {request.harness.timeout_s:g}s"
-                except AcesError as exc:
-                    message = f"{type(exc).__name__}: {exc}"
-                except Exception as exc:  # a crashing harness must cost one rollout, not the batch
-                    _log.debug("harness %s crashed", self.harness.name, exc_info=True)
-                    message = f"the harness crashed: {type(exc).__name__}: {exc}"
-        except InfraError as exc:  # the harness's own errors were caught above: this is staging
+            workspace = staging.__enter__()
+        except InfraError as exc:  # the harness's own errors are caught by attempt(): this is staging
             reason, message = "staging_error", str(exc)
+        else:
+            staged = staging
+            kept = workspace.root.parent if self.keep_workspaces else None
+            try:
+                outcome, reason, message = await self.attempt(request, workspace)
+            except BaseException:  # cancelled at the wall-time cap: the workspace still goes
+                self.tidy(staged, None)
+                raise
         duration = time.monotonic() - started
         if outcome is None:
             message = redact_text(message, self.secrets)
@@ -194,9 +239,10 @@ class _Runner:
                 skill_events=outcome.skill_events,
                 error=None if outcome.infra_error is None else redact_text(outcome.infra_error, self.secrets),
             )
-        if self.cache is not None:
-            self.cache.put(result)  # before scoring: a judge outage must not keep a good rollout out of the cache
-        self.finish(request, await self.score(request, result), "run", duration, kept)
+        self.tidy(staged, result)
+        scored = await self.score(request, result)
+        self.record(request, scored, "run", duration, kept)
+        return scored
 
 
 async def run_rollouts(
@@ -232,6 +278,7 @@ async def run_rollouts(
         baseline_of=baseline_of,
         workspace_dir=workspace_dir,
         keep_workspaces=keep_workspaces,
+        workspace_limit=WORKSPACES_PER_SLOT * concurrency,
     )
     version = harness.version()
     keys = [request.cache_key(version) for request in requests]
@@ -242,13 +289,16 @@ async def run_rollouts(
     meter = BudgetMeter(budget)
     stopped: list[StopReason] = []
     progress.start(len(order))
+    journal_file: Journal | None = None
     try:
         if journal is not None:
-            runner.journal = Journal(journal, run_id)
+            journal_file = Journal(journal, run_id)
+            resumed = journal_file.open()
+            runner.journal = JournalAppender(journal_file)
             first_index = {key: index for index, key in reversed(list(enumerate(keys)))}
-            for key, result in runner.journal.open().items():
+            for key, result in resumed.items():
                 if key in first_index and result.status == "completed":
-                    runner.finish(requests[first_index[key]], result, "journal", 0.0)
+                    runner.record(requests[first_index[key]], result, "journal", 0.0)
         pending: list[int] = []
         for index in order:
             key = keys[index]
@@ -256,14 +306,17 @@ async def run_rollouts(
                 continue
             cached = cache.get(key) if cache is not None else None
             if cached is not None:
-                runner.finish(requests[index], await runner.score(requests[index], cached), "cache", 0.0)
+                runner.record(requests[index], await runner.score(requests[index], cached), "cache", 0.0)
             else:
                 pending.append(index)
         await _launch(runner, [(requests[i], keys[i]) for i in pending], concurrency, meter, stopped)
     finally:
-        if runner.journal is not None:
-            runner.journal.close()
-        progress.close()
+        try:
+            await runner.trailing.drain()
+        finally:
+            if journal_file is not None:
+                journal_file.close()
+            progress.close()
     records = tuple(
         RolloutRecord(request, *runner.done[key])
         for request, key in zip(requests, keys, strict=True)
@@ -300,13 +353,14 @@ async def _launch(
             item = next(queue, None)
             if item is None:
                 return
+            await runner.trailing.room()
             if reason := meter.exhausted():
                 stopped.append(reason)
                 return
             meter.launch()
             request, key = item
-            await runner.run_one(request, key)
-            meter.spend(runner.done[key][0].usage.cost_usd)
+            result = await runner.run_one(request, key)
+            meter.spend(result.usage.cost_usd)
 
     workers = [asyncio.create_task(worker()) for _ in range(min(concurrency, len(pending)))]
     if not workers:

@@ -1,18 +1,35 @@
 """A crash-safe journal of one batch of rollouts: append-only JSON Lines, one line per finished rollout.
 
-Each line holds the whole scored result and is flushed to disk (``fsync``) before the next
-rollout's result is written, so a batch killed at any moment keeps everything it had paid for.
-Restarted with the same journal, the batch reloads the records of its own run (same
-``run_id``), skips the rollouts they completed, and retries the ones that ended in an
-infrastructure error. A line torn by the crash (no newline at the end, not valid JSON) is dropped
-with a warning; any other unreadable line is skipped with a warning. Neither is ever fatal.
+Each line holds the whole scored result. Restarted with the same journal, the batch reloads the
+records of its own run (same ``run_id``), skips the rollouts they completed, and retries the ones
+that ended in an infrastructure error. A line torn by the crash (no newline at the end, not valid
+JSON) is dropped with a warning; any other unreadable line is skipped with a warning. Neither is
+ever fatal.
+
+What is guaranteed: once :meth:`Journal.append` returns, or the awaitable of
+:meth:`JournalAppender.append` completes, the record's line is on stable storage. It was handed
+to the kernel with ``write`` on an ``O_APPEND`` descriptor as soon as the record was ready, and
+then synced with ``fdatasync`` (``fsync`` where the platform has no ``fdatasync``), which flushes
+the data and the new file size, everything reading the line back needs; only timestamps are
+left to the kernel. When the file (or a directory for it) is created, the directory holding the
+new entry is synced too, so the file itself survives a crash. A record therefore survives SIGKILL
+of the process as soon as its ``write`` returns, and a power cut or kernel crash as soon as the
+sync returns; the engine reports a rollout finished only after that. A record written but not yet
+synced may or may not survive a machine crash; a crash in the middle of a write leaves at most a
+torn last line (cut short, or zero bytes on some file systems), which the next run drops.
+
+Syncing is the slow part (milliseconds on a busy disk), so :class:`JournalAppender` syncs on a
+worker thread and in groups: every record written while one sync runs is covered by the next,
+each caller waiting only until its own record is safe.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
+import threading
 from pathlib import Path
 from types import TracebackType
 
@@ -24,6 +41,23 @@ _log = logging.getLogger(__name__)
 
 JOURNAL_VERSION = 1
 
+_sync_data = getattr(os, "fdatasync", os.fsync)
+"""``fdatasync`` skips the timestamp update ``fsync`` also waits for; macOS and Windows lack it."""
+
+
+def _sync_directory(directory: Path) -> None:
+    """Make a new entry of ``directory`` durable (POSIX: sync the directory itself); a no-op where unsupported."""
+    try:
+        fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return  # Windows cannot open a directory; its file system journals the entry itself
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass  # some file systems refuse to sync a directory; the file's own sync still holds its data
+    finally:
+        os.close(fd)
+
 
 class Journal:
     """The journal file at ``path`` for the run ``run_id``; open it with :meth:`open` or ``with``."""
@@ -32,15 +66,22 @@ class Journal:
         self.path = path
         self.run_id = run_id
         self._fd: int | None = None
+        self._lock = threading.Lock()
+        """Held while syncing, so :meth:`close` never closes a descriptor a worker thread is syncing."""
+        self._unusable: OSError | None = None
+        """Why the journal takes no more records: a failed write that could not be cut back off."""
 
     def open(self) -> dict[str, RolloutResult]:
         """Open for appending and return this run's latest record per rollout key."""
         records = self._load()
+        new_entries = [path for path in (self.path, *self.path.parents) if not path.exists()]
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         except OSError as exc:
             raise InputError(f"cannot open the rollout journal for writing: {exc}", path=str(self.path)) from exc
+        for path in reversed(new_entries):  # the file, and any directory made for it, must outlive a crash
+            _sync_directory(path.parent)
         return records
 
     def _load(self) -> dict[str, RolloutResult]:
@@ -95,21 +136,53 @@ class Journal:
         except OSError as exc:
             raise InputError(f"cannot repair the rollout journal: {exc}", path=str(self.path)) from exc
 
+    def encode(self, result: RolloutResult) -> bytes:
+        """The journal line of ``result``, newline included."""
+        record = {"v": JOURNAL_VERSION, "run": self.run_id, "key": result.key, "result": result_to_dict(result)}
+        return json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+
+    def write(self, line: bytes) -> None:
+        """Append one encoded line (not yet synced: see :meth:`sync`). It survives the process dying from now on.
+
+        A write the disk refuses half-way is cut back off, so no later line is glued to a torn one;
+        if even that fails, the journal refuses every further write rather than bury good records
+        behind garbage. Raises OSError in both cases, and when the journal is closed.
+        """
+        if self._fd is None:
+            raise OSError("the journal is closed")
+        if self._unusable is not None:
+            raise OSError(f"the journal stopped taking records after a failed write ({self._unusable})")
+        start = os.lseek(self._fd, 0, os.SEEK_END)
+        try:
+            written = 0
+            while written < len(line):  # a regular file takes it all at once; a signal may still cut it short
+                written += os.write(self._fd, line[written:])
+        except OSError as exc:
+            try:
+                os.ftruncate(self._fd, start)
+            except OSError:
+                self._unusable = exc
+            raise
+
+    def sync(self) -> None:
+        """Force every line written so far to stable storage. Safe to call from a worker thread."""
+        with self._lock:
+            if self._fd is None:
+                raise OSError("the journal is closed")
+            _sync_data(self._fd)
+
     def append(self, result: RolloutResult) -> None:
         """Write one finished rollout and force it to disk before returning."""
         if self._fd is None:
             raise RuntimeError("the journal is not open")
-        record = {"v": JOURNAL_VERSION, "run": self.run_id, "key": result.key, "result": result_to_dict(result)}
-        line = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
-        written = 0
-        while written < len(line):
-            written += os.write(self._fd, line[written:])
-        os.fsync(self._fd)
+        self.write(self.encode(result))
+        self.sync()
 
     def close(self) -> None:
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
+        with self._lock:
+            if self._fd is not None:
+                os.close(self._fd)
+                self._fd = None
 
     def __enter__(self) -> dict[str, RolloutResult]:
         return self.open()
@@ -118,3 +191,54 @@ class Journal:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.close()
+
+
+class JournalAppender:
+    """Appends to an open :class:`Journal` from the event loop without waiting on the disk: group commit.
+
+    Each record is written at once (a ``write`` only reaches the page cache, so it is cheap); the
+    sync runs on a worker thread, and every record written while one sync runs is covered by the
+    next. Concurrent rollouts thus share syncs, and a serial batch overlaps each sync with its
+    next rollout.
+    """
+
+    def __init__(self, journal: Journal) -> None:
+        self.journal = journal
+        self._unsynced: list[asyncio.Future[None]] = []
+        self._syncer: asyncio.Task[None] | None = None
+
+    async def append(self, result: RolloutResult) -> None:
+        """Return once ``result`` is on stable storage; raise OSError when it could not be written or synced."""
+        self.journal.write(self.journal.encode(result))
+        safe = asyncio.get_running_loop().create_future()
+        self._unsynced.append(safe)
+        if self._syncer is None:
+            self._syncer = asyncio.create_task(self._sync_groups())
+        await safe
+
+    async def _sync_groups(self) -> None:
+        group: list[asyncio.Future[None]] = []
+        try:
+            while self._unsynced:
+                # Every record of the group was written before this sync starts, so the sync covers it.
+                group, self._unsynced = self._unsynced, []
+                failure: Exception | None = None
+                try:
+                    await asyncio.to_thread(self.journal.sync)
+                except Exception as exc:  # every waiter must hear of it; none may wait forever
+                    failure = exc
+                for safe in group:
+                    if safe.done():  # its caller was cancelled
+                        continue
+                    if failure is None:
+                        safe.set_result(None)
+                    else:
+                        safe.set_exception(failure)
+        finally:
+            self._syncer = None
+            # Only when this task itself is cancelled (the event loop shutting down) can records be
+            # left unconfirmed; their callers are told so rather than left waiting.
+            for safe in (*group, *self._unsynced):
+                if not safe.done():
+                    safe.cancel()
+            self._unsynced = []

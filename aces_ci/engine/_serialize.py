@@ -7,7 +7,7 @@ a hand edit; :func:`result_from_dict` therefore checks every field's type and ra
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import fields
 from typing import Any, get_args
 
 from ..agents import RolloutResult, RolloutStatus, SkillEvent, Usage
@@ -16,10 +16,20 @@ _STATUSES = frozenset(get_args(RolloutStatus))
 _VIAS = frozenset({"skill_tool", "file_read", "shell_read", "preloaded", "script_run"})
 
 
+def _flat(record: Usage | SkillEvent | RolloutResult) -> dict[str, Any]:
+    """A dataclass's fields by name, values as they are (no copy)."""
+    return {field.name: getattr(record, field.name) for field in fields(record)}
+
+
 def result_to_dict(result: RolloutResult) -> dict[str, Any]:
-    """Every field of ``result`` as JSON values (the skill-event tuple becomes a list)."""
-    data = asdict(result)
-    data["skill_events"] = [asdict(event) for event in result.skill_events]
+    """Every field of ``result`` as JSON values (the skill-event tuple becomes a list).
+
+    The trajectory is the result's own dict, not a copy: the callers encode the value at once
+    and never change it, and a deep copy of every step cost more than encoding it.
+    """
+    data = _flat(result)
+    data["usage"] = _flat(result.usage)
+    data["skill_events"] = [_flat(event) for event in result.skill_events]
     return data
 
 
