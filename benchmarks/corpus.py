@@ -106,16 +106,20 @@ def _frontmatter(rng: random.Random, name: str, flaws: set[str]) -> str:
     return "---\n" + "\n".join(lines) + "\n---\n"
 
 
-def _scripts(rng: random.Random, flaws: set[str]) -> dict[str, str]:
+def _scripts(rng: random.Random, name: str, flaws: set[str]) -> dict[str, str]:
+    """A Python and (often) a shell script; each names its skill, so no two skills share a script's bytes.
+
+    Identical scripts across skills would flatter the scan, which checks each distinct script once.
+    """
     files = {
-        "scripts/run.py": '#!/usr/bin/env python3\n"""Process the input."""\nimport sys\n\n\n'
+        "scripts/run.py": f'#!/usr/bin/env python3\n"""Process the input of {name}."""\nimport sys\n\n\n'
         "def main() -> int:\n    print(sys.argv[1:])\n    return 0\n\n\nif __name__ == '__main__':\n"
         "    raise SystemExit(main())\n"
     }
     if rng.random() < 0.6 or "shell-syntax-error" in flaws:
-        body = 'if [ -z "$1" ]; then\n  echo "usage: check.sh FILE" >&2\n  exit 2\nfi\nwc -l "$1"\n'
+        body = f'if [ -z "$1" ]; then\n  echo "usage: {name}/check.sh FILE" >&2\n  exit 2\nfi\nwc -l "$1"\n'
         if "shell-syntax-error" in flaws:
-            body = 'if [ -z "$1" ]; then\n  echo "missing fi"\n'
+            body = f'if [ -z "$1" ]; then\n  echo "{name}: missing fi"\n'
         files["scripts/check.sh"] = "#!/usr/bin/env bash\nset -euo pipefail\n" + body
     return files
 
@@ -166,7 +170,7 @@ def generate_corpus(root: Path, count: int = 2000, seed: int = 20260901) -> Corp
                 )
                 links.append(target)
         if rng.random() < 0.5 or "shell-syntax-error" in flaws:
-            files.update(_scripts(rng, flaws))
+            files.update(_scripts(rng, name, flaws))
         if rng.random() < 0.5 or "few-evals" in flaws:
             files["evals/evals.json"] = _evals(rng, name, flaws)
         lines = rng.randint(620, 700) if "body-too-long" in flaws else int(rng.triangular(10, 250, 40))

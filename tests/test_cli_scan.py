@@ -197,3 +197,54 @@ def test_judge_scores_are_reported_beside_the_structural_score(
     (skill,) = json.loads(out_json.read_text())["skills"]
     assert skill["judge"]["score"] == 100.0
     assert skill["score"]["value"] == 100
+
+
+def test_the_result_cache_is_kept_in_the_scanned_directory_and_reused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = repo(tmp_path, broken=True)
+    assert main(["scan", str(root), "-v"]) == 1
+    first = capsys.readouterr().out
+    cache_dir = root / ".aces-cache" / "scan"
+    assert f"Result cache {cache_dir}: 0 skills unchanged and reused, 2 scanned" in first
+    assert (cache_dir / ".gitignore").exists()
+    assert main(["scan", str(root), "-v"]) == 1
+    second = capsys.readouterr().out
+    assert f"Result cache {cache_dir}: 2 skills unchanged and reused, 0 scanned" in second
+    assert second.split("Result cache")[0] == first.split("Result cache")[0], "same report either way"
+
+
+def test_no_cache_and_a_chosen_cache_directory(tmp_path: Path) -> None:
+    root = repo(tmp_path / "repo")
+    assert main(["scan", str(root), "-q", "--no-cache"]) == 0
+    assert not (root / ".aces-cache").exists()
+    elsewhere = tmp_path / "ci-cache"
+    assert main(["scan", str(root), "-q", "--cache-dir", str(elsewhere)]) == 0
+    assert len(list(elsewhere.glob("*.json"))) == 1
+    assert not (root / ".aces-cache").exists()
+
+
+def test_an_unwritable_cache_is_a_warning_not_a_failure(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = repo(tmp_path / "repo")
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory\n")
+    assert main(["scan", str(root), "--cache-dir", str(blocker / "scan")]) == 0
+    assert "1 result(s) could not be written to the cache" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("jobs", ["0", "-2", "many"])
+def test_jobs_must_be_a_positive_integer(tmp_path: Path, capsys: pytest.CaptureFixture[str], jobs: str) -> None:
+    assert main(["scan", str(repo(tmp_path)), "--jobs", jobs]) == 2
+    assert "--jobs" in capsys.readouterr().err
+
+
+def test_jobs_and_cache_do_not_change_the_result(tmp_path: Path) -> None:
+    root = repo(tmp_path / "repo", broken=True)
+    outputs = []
+    for extra in (["--jobs", "1", "--no-cache"], ["--jobs", "2"], ["--jobs", "2"]):
+        out_json = tmp_path / "scan.json"
+        assert main(["scan", str(root), "-q", "--json", str(out_json), *extra]) == 1
+        result = json.loads(out_json.read_text())
+        del result["generated_at"]
+        outputs.append(result)
+    assert outputs[0] == outputs[1] == outputs[2]

@@ -3,6 +3,11 @@
 Exit codes follow DESIGN.md: 0 the gate passed, 1 it failed, 2 the input or configuration is
 unusable, 3 something outside the skill failed (the judge's model API, say). Writing a baseline
 (``--write-baseline``) accepts the current findings, so that run exits 0.
+
+Skills are scanned in one worker process per CPU (``--jobs``), and each skill's findings are kept
+in a result cache (``--cache-dir``, by default ``.aces-cache/scan`` in the scanned directory), so
+the next scan only re-checks the skills whose files changed. The cache directory carries its own
+``.gitignore``; to keep it between CI runs, cache that path (e.g. with ``actions/cache``).
 """
 
 from __future__ import annotations
@@ -17,8 +22,14 @@ from ..config import AcesConfig, load_config
 from ..errors import EXIT_PASS, InputError
 from ..gate import exit_code
 from ..report import render_junit, render_markdown, render_text, write_json, write_sarif
-from ..scan import RuleRegistry, ScanResult
-from ..scan._baseline import accepted_by_new_baseline, count_stale, load_baseline, write_baseline
+from ..scan import (
+    DEFAULT_CACHE_DIR,
+    ResultCache,
+    RuleRegistry,
+    ScanResult,
+    accepted_by_new_baseline,
+    write_baseline,
+)
 from ..scan._runner import scan_repo
 from ..scan.rules import default_registry
 
@@ -31,6 +42,23 @@ def _min_score(text: str) -> int:
     if not 0 <= value <= 100:
         raise argparse.ArgumentTypeError(f"must be between 0 and 100, got {value}")
     return value
+
+
+def _jobs(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def available_cpus() -> int:
+    """CPUs this process may run on (a container's limit, not the host's count)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -60,6 +88,21 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--write-baseline", type=Path, metavar="FILE", help="accept every current finding into FILE and exit 0"
     )
     parser.add_argument("--judge", action="store_true", help="also score each skill with the LLM-judge rubric")
+    parser.add_argument(
+        "--jobs",
+        type=_jobs,
+        default=None,
+        metavar="N",
+        help="scan in up to N worker processes (default: the number of CPUs; 1 scans in this process)",
+    )
+    caching = parser.add_mutually_exclusive_group()
+    caching.add_argument(
+        "--cache-dir",
+        type=Path,
+        metavar="DIR",
+        help=f"keep each skill's findings in DIR and re-check only changed skills (default: PATH/{DEFAULT_CACHE_DIR})",
+    )
+    caching.add_argument("--no-cache", action="store_true", help="scan every skill; read and write no result cache")
     volume = parser.add_mutually_exclusive_group()
     volume.add_argument("-v", "--verbose", action="store_true", help="show evidence, deductions, suppressed findings")
     volume.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
@@ -102,22 +145,41 @@ def _write_reports(result: ScanResult, registry: RuleRegistry, args: argparse.Na
         _write_text(args.markdown, render_markdown(result, registry), "Markdown")
 
 
-def _stale_note(result: ScanResult, baseline_path: Path) -> str | None:
-    findings = [finding for skill in result.skills for finding in skill.findings]
-    stale = count_stale(load_baseline(baseline_path), findings)
-    if stale == 0:
+def _result_cache(args: argparse.Namespace) -> ResultCache | None:
+    if args.no_cache:
         return None
-    entries = "entry matches" if stale == 1 else "entries match"
+    if args.cache_dir is not None:
+        return ResultCache(args.cache_dir)
+    scanned_dir = args.path.parent if args.path.is_file() else args.path
+    return ResultCache(scanned_dir / DEFAULT_CACHE_DIR)
+
+
+def _cache_summary(cache: ResultCache) -> str:
+    stats = cache.stats
+    scanned = stats.stored + stats.not_stored + stats.not_cacheable
+    kept_out = (
+        f" ({stats.not_cacheable} not cacheable: symlinks, special files, version-control metadata or a timeout)"
+        if stats.not_cacheable
+        else ""
+    )
     return (
-        f"Baseline {baseline_path}: {stale} {entries} no current finding (fixed since); "
-        f"refresh it with --write-baseline {baseline_path}"
+        f"Result cache {cache.directory}: {stats.hits} skill{'' if stats.hits == 1 else 's'} unchanged and reused, "
+        f"{scanned} scanned{kept_out}"
     )
 
 
 def run(args: argparse.Namespace) -> int:
     config = _configure(args)
     registry = default_registry()
-    result = scan_repo(args.path, config, registry, judge=args.judge)
+    cache = _result_cache(args)
+    jobs = args.jobs if args.jobs is not None else available_cpus()
+    result = scan_repo(args.path, config, registry, judge=args.judge, jobs=jobs, cache=cache)
+    if cache is not None and cache.stats.not_stored and not args.quiet:
+        print(
+            f"aces-ci: warning: {cache.stats.not_stored} result(s) could not be written to the cache "
+            f"{cache.directory}; the scan is complete, the next one will re-check those skills",
+            file=sys.stderr,
+        )
     _write_reports(result, registry, args)
     if args.write_baseline is not None:
         accepted = accepted_by_new_baseline(f for skill in result.skills for f in skill.findings)
@@ -131,8 +193,6 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet:
         color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
         sys.stdout.write(render_text(result, registry, color=color, verbose=args.verbose))
-        if config.scan.baseline is not None:
-            note = _stale_note(result, config.scan.baseline)
-            if note:
-                print(note)
+        if args.verbose and cache is not None:
+            print(_cache_summary(cache))
     return exit_code(result)

@@ -57,6 +57,21 @@ def plural(count: int, word: str) -> str:
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
+def stale_baseline_note(stale: int, baseline: str | None) -> str | None:
+    """The sentence about baseline entries that matched nothing (fixed problems), None when there are none."""
+    if stale == 0:
+        return None
+    entries = "entry matches" if stale == 1 else "entries match"
+    if baseline is None:
+        return (
+            f"{stale} baseline {entries} no current finding (fixed since); refresh the baseline with --write-baseline"
+        )
+    return (
+        f"Baseline {baseline}: {stale} {entries} no current finding (fixed since); "
+        f"refresh it with --write-baseline {baseline}"
+    )
+
+
 def describe_counts(counts: dict[Severity, int]) -> str:
     """``2 errors, 1 warning, 0 notes``."""
     return ", ".join(plural(counts[severity], severity.value) for severity in SEVERITY_ORDER)

@@ -114,6 +114,8 @@ def scan_result_to_dict(result: ScanResult) -> dict[str, Any]:
         "rules": list(result.rules),
         "summary": _summary(result),
         "skills": [_skill(report) for report in result.skills],
+        "baseline": result.baseline,
+        "stale_baseline_entries": result.stale_baseline_entries,
     }
 
 

@@ -24,6 +24,7 @@ from ._common import (
     printable,
     score_text,
     severity_counts,
+    stale_baseline_note,
     suppressed_count,
 )
 
@@ -85,11 +86,13 @@ def _headline(result: ScanResult) -> str:
 
 def _overview(result: ScanResult) -> str:
     findings = all_findings(result.skills)
-    return (
+    overview = (
         f"Findings: {describe_counts(severity_counts(findings))}; {suppressed_count(findings)} suppressed. "
         f"Profile {_cell(result.profile, 40)}, minimum structural score {result.min_score}, "
         f"aces-ci {_cell(result.tool_version, 40)}."
     )
+    stale = stale_baseline_note(result.stale_baseline_entries, result.baseline)
+    return overview if stale is None else f"{overview} {_cell(stale, 600)}."
 
 
 _SKILL_TABLE_HEAD = (

@@ -20,6 +20,7 @@ from ._common import (
     printable,
     score_text,
     severity_counts,
+    stale_baseline_note,
     suppressed_count,
 )
 
@@ -150,12 +151,14 @@ def _summary(result: ScanResult, paint: Paint) -> str:
     passed = sum(1 for report in result.skills if report.verdict == "pass")
     failed = len(result.skills) - passed
     findings = all_findings(result.skills)
-    return (
+    summary = (
         f"{plural(len(result.skills), 'skill')} scanned: {passed} passed, {failed} failed. "
         f"Findings: {describe_counts(severity_counts(findings))}; {suppressed_count(findings)} suppressed. "
         f"Verdict: {_verdict(result.verdict, paint)} "
         f"(profile {printable(result.profile)}, minimum score {result.min_score})"
     )
+    stale = stale_baseline_note(result.stale_baseline_entries, result.baseline)
+    return summary if stale is None else f"{summary}. {printable(stale)}"
 
 
 def render_text(result: ScanResult, registry: RuleRegistry, *, color: bool = False, verbose: bool = False) -> str:

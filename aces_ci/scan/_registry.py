@@ -21,6 +21,10 @@ if TYPE_CHECKING:
 
 CheckFn = Callable[["ScanContext"], Iterable[Hit]]
 
+SEVERITY_POINTS: dict[Severity, int] = {Severity.ERROR: 15, Severity.WARNING: 5, Severity.NOTE: 1}
+"""Score points a finding of each severity costs by default: a rule's weight unless it sets its own, and
+what a finding costs when aces.yml or the rule changed its severity (see :mod:`aces_ci.scan._score`)."""
+
 
 @dataclass(frozen=True)
 class Rule:
@@ -59,7 +63,6 @@ def define(
 
     The function's docstring becomes the rule's doc, so the documentation cannot drift from the code.
     """
-    default_weight = {Severity.ERROR: 15, Severity.WARNING: 5, Severity.NOTE: 1}[severity]
 
     def wrap(fn: CheckFn) -> CheckFn:
         doc = inspect.cleandoc(fn.__doc__ or "")
@@ -75,7 +78,7 @@ def define(
                 summary,
                 doc,
                 fix,
-                default_weight if weight is None else weight,
+                SEVERITY_POINTS[severity] if weight is None else weight,
                 fn,
             )
         )

@@ -83,3 +83,7 @@ class ScanResult:
     """Ids of every rule that ran, so SARIF can describe them."""
     generated_at: str = ""
     """ISO 8601 UTC timestamp."""
+    baseline: str | None = None
+    """The baseline file applied (as configured), None when the scan used none."""
+    stale_baseline_entries: int = 0
+    """Baseline entries that matched no finding: problems fixed since it was written (refresh it)."""

@@ -1,5 +1,13 @@
 """The scan: find the skills, run every enabled rule on each, apply suppressions, score and gate.
 
+Per skill, in discovery order: if a result cache is given and the skill's key (its files, the
+rules, the settings: :mod:`aces_ci.scan._fingerprint`) matches a stored entry, the stored rule
+findings are replayed; otherwise the skill is loaded and every enabled rule runs on it, sharing one
+:class:`~aces_ci.scan._inputs.SkillInputs`, and the findings are stored for next time when they
+can be replayed faithfully. Inline suppressions are then applied to either. That per-skill work
+runs in this process or in worker processes (:mod:`aces_ci.scan._pool`); the results are the same.
+Last, in this process: aces.yml ignores, the baseline, the structural score and the gate.
+
 A scan never crashes on what it reads. A rule (or the parser) that raises becomes an ``ACES001``
 finding naming the rule and the place in aces-ci's code that failed, and the scan goes on; hits
 the rule yielded before it failed are kept. Only unusable *input to the scan itself* stops it:
@@ -11,102 +19,40 @@ Order is deterministic: skills by directory, findings by file, line, column, rul
 
 from __future__ import annotations
 
+import contextlib
 import difflib
-import traceback
-from collections.abc import Iterable, Sequence
+import os
+from collections.abc import Generator, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from .. import __version__
 from ..config import AcesConfig
 from ..errors import ConfigError, InputError
 from ..gate import overall_verdict, skill_verdict
 from ..skill import LOWERCASE_SKILL_FILE, SKILL_FILE, Skill, iter_skill_dirs, load_skill
-from ._baseline import apply_baseline, load_baseline
+from ._baseline import apply_baseline, count_stale, load_baseline
 from ._config import ScanConfig
 from ._context import ScanContext
-from ._finding import Finding, Hit, Location, Severity
+from ._finding import Finding, Hit, Location, Severity, Suppression
+from ._fingerprint import SkillFingerprint, scan_digest, skill_fingerprint
+from ._inputs import ScanMemo, SkillInputs
+from ._internal_rules import (
+    INTERNAL_ERROR,
+    INTERNAL_RULES,
+    INVALID_SUPPRESSION,
+    SUPPRESSION_WITHOUT_REASON,
+    internal_error,
+)
+from ._pool import plan_workers, run_in_workers
 from ._registry import Rule, RuleRegistry
 from ._result import JudgeResult, ScanResult, SkillReport
+from ._result_cache import CachedSkill, CacheUse, ResultCache
 from ._score import structural_score
 from ._suppress import DirectiveProblem, apply_directives, apply_ignore_list, read_directives
 from .rules import default_registry
-
-
-def _emitted_by_runner(ctx: ScanContext) -> Iterable[Hit]:
-    """The runner's own rules have nothing to check per skill: the runner reports them as it works."""
-    return ()
-
-
-INTERNAL_ERROR = Rule(
-    id="ACES001",
-    name="internal-error",
-    family="ACES",
-    severity=Severity.WARNING,
-    summary="aces-ci failed while checking this skill: a rule or the parser raised an exception.",
-    doc=(
-        "A bug in aces-ci, not in the skill: one rule (or the skill parser) raised an exception on\n"
-        "this skill's content. The scan goes on; findings the rule reported before failing are kept,\n"
-        "but the rest of its checks did not run on this skill. The message names the rule, the\n"
-        "exception type and the line of aces-ci's code that failed (never the content that\n"
-        "triggered it, which may be secret). It costs no score points: the author is not at fault."
-    ),
-    fix="Report it at https://github.com/aces-ci/aces-ci/issues with the message; meanwhile the rule can be "
-    "turned off in aces.yml (scan.rules: {RULE-ID: off}).",
-    weight=0,
-    check=_emitted_by_runner,
-)
-SUPPRESSION_WITHOUT_REASON = Rule(
-    id="ACES002",
-    name="suppression-without-reason",
-    family="ACES",
-    severity=Severity.NOTE,
-    summary="An inline suppression does not say why the finding is safe to ignore.",
-    doc=(
-        "`<!-- aces-ci: ignore RULE-ID reason -->` takes a reason after the rule ids. Without one,\n"
-        "the next reader cannot tell a considered exception from a silenced problem. The\n"
-        "suppression still applies; this note reports the missing reason.\n\n"
-        "Fails: `<!-- aces-ci: ignore SPEC002 -->`\n"
-        "Passes: `<!-- aces-ci: ignore SPEC002 name kept for existing users -->`"
-    ),
-    fix="Add a short reason after the rule ids in the comment.",
-    weight=1,
-    check=_emitted_by_runner,
-)
-INVALID_SUPPRESSION = Rule(
-    id="ACES003",
-    name="invalid-suppression",
-    family="ACES",
-    severity=Severity.WARNING,
-    summary="An aces-ci comment names an unknown rule or directive, so it suppresses nothing.",
-    doc=(
-        "An inline `aces-ci:` comment that aces-ci cannot apply: an unknown directive (only\n"
-        "`ignore` and `ignore-file` exist), no rule id, a rule name where an id belongs, or an id\n"
-        "no rule has (a typo, or a rule removed in this version). The findings it meant to\n"
-        "suppress stay active. Unknown ids in aces.yml are a configuration error instead, because\n"
-        "the config is owned by the maintainers while skill files are edited by contributors.\n\n"
-        "Fails: `<!-- aces-ci: ignore SPEC02 legacy -->`, `<!-- aces-ci: ignore name-format legacy -->`\n"
-        "Passes: `<!-- aces-ci: ignore SPEC002 legacy -->`"
-    ),
-    fix="Use an id that `aces-ci rules` lists, or delete the comment if the finding it silenced is gone.",
-    weight=5,
-    check=_emitted_by_runner,
-)
-INTERNAL_RULES = (INTERNAL_ERROR, SUPPRESSION_WITHOUT_REASON, INVALID_SUPPRESSION)
-"""Rules the runner emits itself; every registry a scan uses includes them."""
-
-
-@dataclass(frozen=True)
-class _LoadFailure:
-    """A skill directory the parser raised on: reported, never dropped."""
-
-    rel_dir: str
-    name: str
-    """The directory name: the frontmatter could not be read."""
-    skill_md: str
-    finding: Finding
 
 
 def _with_internal_rules(registry: RuleRegistry) -> RuleRegistry:
@@ -146,75 +92,97 @@ def _resolve_root(root: Path) -> Path:
     return root.resolve()
 
 
-def _frame_text(frame: traceback.FrameSummary, package_dir: Path) -> str:
-    path = Path(frame.filename).resolve()
-    if path.is_relative_to(package_dir):
-        shown = path.relative_to(package_dir.parent).as_posix()
-    else:
-        shown = "/".join(path.parts[-2:])  # a library or a test: its package and module are enough
-    return f"{shown}:{frame.lineno}"
-
-
-def _failure_site(exc: BaseException) -> str:
-    """Where aces-ci's code failed: its innermost frame, plus the library frame that raised, if any."""
-    # The first frame is the runner's own, where the exception was caught: not where it went wrong.
-    frames = traceback.extract_tb(exc.__traceback__)[1:]
-    if not frames:
-        return "an unknown location"
-    package_dir = Path(__file__).resolve().parents[1]
-    ours = [frame for frame in frames if Path(frame.filename).resolve().is_relative_to(package_dir)]
-    innermost = frames[-1]
-    if not ours or ours[-1] is innermost:
-        return _frame_text(innermost, package_dir)
-    return f"{_frame_text(ours[-1], package_dir)} (inside {_frame_text(innermost, package_dir)})"
-
-
-def _internal_error(what: str, exc: Exception, skill_rel_dir: str, skill_md: str) -> Finding:
-    # The exception's own text may quote the skill's content (a secret, say): name its type only.
-    message = (
-        f"{what} raised {type(exc).__name__} at {_failure_site(exc)}; "
-        "its checks on this skill are incomplete. This is an aces-ci bug: please report it"
-    )
-    rule = INTERNAL_ERROR
-    return Finding(rule.id, rule.severity, message, Location(skill_md), skill_rel_dir, fix=rule.fix)
-
-
-def _load_skills(root: Path, exclude: Sequence[str]) -> list[Skill | _LoadFailure]:
-    loaded: list[Skill | _LoadFailure] = []
-    for skill_dir in iter_skill_dirs(root, exclude):
-        try:
-            loaded.append(load_skill(skill_dir, root))
-        except Exception as exc:
-            rel_dir = skill_dir.relative_to(root).as_posix() or "."
-            name = SKILL_FILE if (skill_dir / SKILL_FILE).exists() else LOWERCASE_SKILL_FILE
-            skill_md = name if rel_dir == "." else f"{rel_dir}/{name}"
-            finding = _internal_error("the skill parser", exc, rel_dir, skill_md)
-            loaded.append(_LoadFailure(rel_dir, skill_dir.name, skill_md, finding))
-    if not loaded:
-        excluded = f" (excluding {', '.join(exclude)})" if exclude else ""
-        raise InputError(
-            f"no skills found{excluded}: a skill is a directory holding SKILL.md, e.g. skills/<name>/SKILL.md",
-            path=str(root),
-        )
-    return loaded
-
-
 Overrides = dict[str, Severity | Literal["off"]]
 """aces.yml's ``scan.rules``, keyed by upper-case rule id."""
+EnabledRules = tuple[tuple[Rule, Severity | None], ...]
+"""Each rule that runs, with the severity aces.yml forces on its findings (None: the rule's own)."""
 
 
 def _severity_overrides(config: ScanConfig) -> Overrides:
     return {rule_id.upper(): level for rule_id, level in config.severity.items()}
 
 
-def _enabled_rules(registry: RuleRegistry, overrides: Overrides) -> list[tuple[Rule, Severity | None]]:
+def _enabled_rules(registry: RuleRegistry, overrides: Overrides) -> EnabledRules:
     """Each rule that is not ``off``, with the severity aces.yml forces on its findings (if any)."""
     enabled = []
     for rule in registry:
         level = overrides.get(rule.id)
         if level != "off":
             enabled.append((rule, level if isinstance(level, Severity) else None))
-    return enabled
+    return tuple(enabled)
+
+
+@dataclass(frozen=True)
+class _ScanJob:
+    """Everything the per-skill work needs; built once per scan and handed to each worker process."""
+
+    root: Path
+    registry: RuleRegistry
+    enabled: EnabledRules
+    config: ScanConfig
+    cache: ResultCache | None
+    scan_key: str | None
+    """The scan-wide part of every cache key; None when the cache is off for this scan."""
+
+
+@dataclass(frozen=True)
+class _SkillScan:
+    """One skill's findings as the runner gathers them, computed here, in a worker, or read from the cache."""
+
+    rel_dir: str
+    name: str
+    skill_md: str
+    findings: tuple[Finding, ...]
+    """The rules' findings with inline suppressions applied and directive problems added."""
+    cache_use: CacheUse
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Travel from a worker process as plain tuples: unpickling ten thousand frozen dataclasses
+        (and their enum members) takes the scanning process three times longer than building them."""
+        rows = tuple(_finding_row(finding) for finding in self.findings)
+        return (_unpacked_scan, (self.rel_dir, self.name, self.skill_md, rows, self.cache_use))
+
+
+_FindingRow = tuple[str, str, str, str, int | None, int | None, str | None, str | None, str | None, str | None, str]
+_SEVERITIES = {severity.value: severity for severity in Severity}
+
+
+def _finding_row(finding: Finding) -> _FindingRow:
+    loc, why = finding.location, finding.suppressed
+    kind, reason = (None, "") if why is None else (why.kind, why.reason)
+    return (
+        finding.rule_id,
+        finding.severity.value,
+        finding.message,
+        loc.path,
+        loc.line,
+        loc.column,
+        finding.evidence,
+        finding.clause,
+        finding.fix,
+        kind,
+        reason,
+    )
+
+
+def _unpacked_scan(
+    rel_dir: str, name: str, skill_md: str, rows: tuple[_FindingRow, ...], cache_use: CacheUse
+) -> _SkillScan:
+    findings = tuple(
+        Finding(
+            rule_id,
+            _SEVERITIES[severity],
+            message,
+            Location(path, line, column),
+            rel_dir,
+            evidence,
+            clause,
+            fix,
+            None if kind is None else Suppression(kind, reason),
+        )
+        for rule_id, severity, message, path, line, column, evidence, clause, fix, kind, reason in rows
+    )
+    return _SkillScan(rel_dir, name, skill_md, findings, cache_use)
 
 
 def _finding(rule: Rule, hit: Hit, skill: Skill, forced: Severity | None) -> Finding:
@@ -230,15 +198,15 @@ def _finding(rule: Rule, hit: Hit, skill: Skill, forced: Severity | None) -> Fin
     )
 
 
-def _run_rules(skill: Skill, rules: Sequence[tuple[Rule, Severity | None]], config: ScanConfig) -> list[Finding]:
-    context = ScanContext(skill, config)
+def _run_rules(skill: Skill, rules: EnabledRules, config: ScanConfig, inputs: SkillInputs) -> list[Finding]:
+    context = ScanContext(skill, config, inputs)
     findings: list[Finding] = []
     for rule, forced in rules:
         try:
             for hit in rule.check(context):
                 findings.append(_finding(rule, hit, skill, forced))
         except Exception as exc:
-            findings.append(_internal_error(f"rule {rule.id} ({rule.name})", exc, skill.rel_dir, skill.skill_md.rel))
+            findings.append(internal_error(f"rule {rule.id} ({rule.name})", exc, skill.rel_dir, skill.skill_md.rel))
     return findings
 
 
@@ -255,25 +223,122 @@ def _directive_findings(problems: Iterable[DirectiveProblem], skill: Skill, over
     return findings
 
 
+def _with_directives(skill: Skill, raw: Sequence[Finding], job: _ScanJob, inputs: SkillInputs) -> tuple[Finding, ...]:
+    """The rules' findings with the skill's inline suppressions applied, plus the directives' own problems."""
+    directives, problems = read_directives(skill, {f.location.path for f in raw}, job.registry, inputs)
+    findings = apply_directives(raw, directives)
+    findings.extend(_directive_findings(problems, skill, _severity_overrides(job.config)))
+    return tuple(findings)
+
+
+def _rel_dir(skill_dir: Path, root: Path) -> str:
+    """``skill_dir`` relative to ``root`` (which holds it; both resolved), POSIX separators, '.' for the root."""
+    top, path = os.fspath(root), os.fspath(skill_dir)
+    return "." if path == top else path[len(top) + 1 :].replace(os.sep, "/")
+
+
+def _load_failure(job: _ScanJob, skill_dir: Path, exc: Exception) -> _SkillScan:
+    """A skill directory the parser raised on: reported under its directory name, never dropped."""
+    rel_dir = _rel_dir(skill_dir, job.root)
+    name = SKILL_FILE if (skill_dir / SKILL_FILE).exists() else LOWERCASE_SKILL_FILE
+    skill_md = name if rel_dir == "." else f"{rel_dir}/{name}"
+    finding = internal_error("the skill parser", exc, rel_dir, skill_md)
+    return _SkillScan(rel_dir, skill_dir.name, skill_md, (finding,), "not-cacheable")
+
+
+def _scan_skill(
+    job: _ScanJob, skill_dir: Path, rel_dir: str, memo: ScanMemo, fingerprint: SkillFingerprint | None
+) -> _SkillScan:
+    """Load one skill and run every enabled rule on it; store the findings when they can be replayed."""
+    try:
+        skill = load_skill(skill_dir, job.root)
+    except Exception as exc:
+        return _load_failure(job, skill_dir, exc)
+    inputs = SkillInputs(skill, memo)
+    raw = _run_rules(skill, job.enabled, job.config, inputs)
+    findings = _with_directives(skill, raw, job, inputs)
+    cache_use: CacheUse = "off"
+    if job.cache is not None and job.scan_key is not None:
+        repeatable = inputs.repeatable and not any(f.rule_id == INTERNAL_ERROR.id for f in raw)
+        # Keyed by the bytes read before the scan: only valid if nothing changed while it ran.
+        if fingerprint is None or not repeatable or _fingerprint(job, skill_dir, rel_dir) != fingerprint:
+            cache_use = "not-cacheable"
+        else:
+            entry = CachedSkill(skill.name, skill.skill_md.rel, tuple(raw))
+            cache_use = "stored" if job.cache.store(skill.rel_dir, fingerprint.digest, entry) else "not-stored"
+    return _SkillScan(skill.rel_dir, skill.name, skill.skill_md.rel, findings, cache_use)
+
+
+def _fingerprint(job: _ScanJob, skill_dir: Path, rel_dir: str) -> SkillFingerprint | None:
+    if job.cache is None or job.scan_key is None:
+        return None
+    return skill_fingerprint(skill_dir, rel_dir, job.scan_key, job.cache.directory)
+
+
+def _replayed(
+    job: _ScanJob, skill_dir: Path, rel_dir: str, fingerprint: SkillFingerprint, entry: CachedSkill
+) -> _SkillScan | None:
+    """A cache hit as a scan result; None when its inline suppressions cannot be read (scan it instead)."""
+    findings = entry.findings
+    if fingerprint.has_directives:
+        try:
+            skill = load_skill(skill_dir, job.root)
+        except Exception:
+            return None
+        findings = _with_directives(skill, entry.findings, job, SkillInputs(skill))
+    return _SkillScan(rel_dir, entry.name, entry.skill_md, findings, "hit")
+
+
+def _process_skill(job: _ScanJob, skill_dir: Path, memo: ScanMemo) -> _SkillScan:
+    """One skill, start to end: reuse its cached findings if its key matches, else scan it."""
+    rel_dir = _rel_dir(skill_dir, job.root)
+    fingerprint = _fingerprint(job, skill_dir, rel_dir)
+    if fingerprint is not None and job.cache is not None:
+        entry = job.cache.load(rel_dir, fingerprint.digest)
+        replayed = None if entry is None else _replayed(job, skill_dir, rel_dir, fingerprint, entry)
+        if replayed is not None:
+            return replayed
+    return _scan_skill(job, skill_dir, rel_dir, memo, fingerprint)
+
+
+_worker_job: list[tuple[_ScanJob, ScanMemo]] = []
+"""In a worker process: the scan it serves and its scan-wide memo (set once by :func:`_start_worker`)."""
+
+
+def _start_worker(job: _ScanJob) -> None:
+    _worker_job[:] = [(job, ScanMemo())]
+
+
+def _worker_batch(skill_dirs: list[Path]) -> list[_SkillScan]:
+    job, memo = _worker_job[0]
+    return [_process_skill(job, skill_dir, memo) for skill_dir in skill_dirs]
+
+
+def _process_all(job: _ScanJob, jobs: int) -> Generator[_SkillScan, None, None]:
+    """Every skill under the root, in discovery order, in this process or in up to ``jobs`` worker processes."""
+    workers, skill_dirs = plan_workers(iter_skill_dirs(job.root, job.config.exclude), jobs)
+    if workers == 1:
+        memo = ScanMemo()
+        return (_process_skill(job, skill_dir, memo) for skill_dir in skill_dirs)
+    return run_in_workers(_worker_batch, skill_dirs, workers, _start_worker, (job,))
+
+
+def _no_skills(job: _ScanJob) -> InputError:
+    exclude = job.config.exclude
+    excluded = f" (excluding {', '.join(exclude)})" if exclude else ""
+    return InputError(
+        f"no skills found{excluded}: a skill is a directory holding SKILL.md, e.g. skills/<name>/SKILL.md",
+        path=str(job.root),
+    )
+
+
 def _sort_key(finding: Finding) -> tuple[str, int, int, str, str]:
     loc = finding.location
     return (loc.path, loc.line or 0, loc.column or 0, finding.rule_id, finding.message)
 
 
-def _skill_findings(
-    skill: Skill, registry: RuleRegistry, rules: Sequence[tuple[Rule, Severity | None]], config: ScanConfig
-) -> list[Finding]:
-    """Rule findings plus directive problems, with inline and aces.yml suppressions applied."""
-    findings = _run_rules(skill, rules, config)
-    directives, problems = read_directives(skill, {f.location.path for f in findings}, registry)
-    findings = apply_directives(findings, directives)
-    findings.extend(_directive_findings(problems, skill, _severity_overrides(config)))
-    findings = apply_ignore_list(findings, config.ignore)
-    return sorted(findings, key=_sort_key)
-
-
 def _skill_report(
-    item: Skill | _LoadFailure,
+    scanned: _SkillScan,
     findings: Sequence[Finding],
     registry: RuleRegistry,
     min_score: int,
@@ -281,59 +346,96 @@ def _skill_report(
 ) -> SkillReport:
     score = structural_score(findings, registry)
     verdict, reasons = skill_verdict(findings, score, min_score)
-    skill_md = item.skill_md.rel if isinstance(item, Skill) else item.skill_md
-    return SkillReport(item.rel_dir, item.name, skill_md, tuple(findings), score, verdict, reasons, judged)
+    return SkillReport(
+        scanned.rel_dir, scanned.name, scanned.skill_md, tuple(findings), score, verdict, reasons, judged
+    )
+
+
+def _judge_all(job: _ScanJob, scans: Sequence[_SkillScan], config: AcesConfig) -> dict[str, JudgeResult]:
+    """The LLM-judge rubric of every skill that loaded; the skills are read again (the rules may have run elsewhere)."""
+    skills = []
+    for scanned in scans:
+        try:
+            skills.append(load_skill(job.root / scanned.rel_dir, job.root))
+        except Exception:
+            continue  # the parser failed on it: already reported as ACES001, nothing to judge
+    if not skills:
+        return {}
+    # Imported only when asked for: a plain scan never loads the model SDKs.
+    from ._judge import run_judge
+
+    return run_judge(skills, config.judge)
 
 
 def scan_repo(
-    root: Path, config: AcesConfig, registry: RuleRegistry | None = None, *, judge: bool = False
+    root: Path,
+    config: AcesConfig,
+    registry: RuleRegistry | None = None,
+    *,
+    judge: bool = False,
+    jobs: int = 1,
+    cache: ResultCache | None = None,
 ) -> ScanResult:
     """Scan every skill under ``root`` and gate the result.
 
     ``registry`` defaults to every built-in rule; the runner's own ``ACES`` rules are always
     added. ``judge`` also runs the LLM-judge rubric (reported beside the score, never in it).
+    ``jobs`` above 1 scans in up to that many worker processes (results are identical to a scan in
+    this process); where workers must be spawned rather than forked (see :mod:`aces_ci.scan._pool`),
+    a script calling this needs the usual ``if __name__ == "__main__":`` guard. With ``cache``, a
+    skill whose files, rules and settings are unchanged since a previous scan is not scanned
+    again; its stored findings are replayed, and suppressions, the baseline and the gate are
+    applied to them afresh.
     """
+    if jobs < 1:
+        raise ConfigError(f"jobs must be at least 1, got {jobs}", field="jobs")
     registry = _with_internal_rules(default_registry() if registry is None else registry)
     check_rule_ids(config, registry)
     root = _resolve_root(root)
     scan_config = config.scan
     baseline = load_baseline(scan_config.baseline) if scan_config.baseline is not None else None
-    loaded = _load_skills(root, scan_config.exclude)
     enabled = _enabled_rules(registry, _severity_overrides(scan_config))
-
+    scan_key = scan_digest(enabled, scan_config) if cache is not None else None
+    job = _ScanJob(root, registry, enabled, scan_config, cache, scan_key)
+    scans: list[_SkillScan] = []
     findings_by_skill: dict[str, list[Finding]] = {}
-    for item in loaded:
-        if isinstance(item, _LoadFailure):
-            findings_by_skill[item.rel_dir] = apply_ignore_list([item.finding], scan_config.ignore)
-        else:
-            findings_by_skill[item.rel_dir] = _skill_findings(item, registry, enabled, scan_config)
-    if baseline is not None:
-        findings_by_skill = {rel: apply_baseline(found, baseline) for rel, found in findings_by_skill.items()}
-
-    judged: dict[str, JudgeResult] = {}
-    skills = [item for item in loaded if isinstance(item, Skill)]
-    if judge and skills:
-        # Imported only when asked for: a plain scan never loads the model SDKs.
-        from ._judge import run_judge
-
-        judged = run_judge(skills, config.judge)
-
-    reports = sorted(
-        (
-            _skill_report(
-                item, findings_by_skill[item.rel_dir], registry, scan_config.min_score, judged.get(item.rel_dir)
-            )
-            for item in loaded
-        ),
-        key=lambda report: report.skill,
-    )
+    reports: dict[str, SkillReport] = {}
+    # Without a baseline or a judge, a skill's report is final as soon as its findings arrive: it is
+    # built while the workers still scan later skills.
+    final_early = baseline is None and not judge
+    with contextlib.closing(_process_all(job, jobs)) as arriving:
+        for scanned in arriving:
+            scans.append(scanned)
+            found = sorted(apply_ignore_list(scanned.findings, scan_config.ignore), key=_sort_key)
+            if final_early:
+                reports[scanned.rel_dir] = _skill_report(scanned, found, registry, scan_config.min_score, None)
+            else:
+                findings_by_skill[scanned.rel_dir] = found
+    if not scans:
+        raise _no_skills(job)
+    stale = 0
+    if not final_early:
+        if baseline is not None:
+            # In discovery order: with more findings of one fingerprint than entries, the first are accepted.
+            findings_by_skill = {rel: apply_baseline(found, baseline) for rel, found in findings_by_skill.items()}
+            stale = count_stale(baseline, (f for found in findings_by_skill.values() for f in found))
+        judged = _judge_all(job, scans, config) if judge else {}
+        for scanned in scans:
+            found = findings_by_skill[scanned.rel_dir]
+            judge_result = judged.get(scanned.rel_dir)
+            reports[scanned.rel_dir] = _skill_report(scanned, found, registry, scan_config.min_score, judge_result)
+    if cache is not None:
+        cache.stats.record(scanned.cache_use for scanned in scans)
+    ordered = sorted(reports.values(), key=lambda report: report.skill)
     return ScanResult(
         tool_version=__version__,
         root=root.as_posix(),
         profile=scan_config.profile,
         min_score=scan_config.min_score,
-        skills=tuple(reports),
-        verdict=overall_verdict(reports),
+        skills=tuple(ordered),
+        verdict=overall_verdict(ordered),
         rules=tuple(sorted(rule.id for rule, _ in enabled)),
         generated_at=datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+        baseline=None if scan_config.baseline is None else str(scan_config.baseline),
+        stale_baseline_entries=stale,
     )

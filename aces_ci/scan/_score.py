@@ -15,15 +15,13 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
-from ._finding import Finding, Severity
-from ._registry import Rule, RuleRegistry
+from ._finding import Finding
+from ._registry import SEVERITY_POINTS, Rule, RuleRegistry
 from ._result import Deduction, StructuralScore
 
 FULL_SCORE = 100
 MAX_COUNTED_PER_RULE = 3
 MAX_POINTS_PER_RULE = 50
-SEVERITY_POINTS = {Severity.ERROR: 15, Severity.WARNING: 5, Severity.NOTE: 1}
-"""What a finding costs when its severity is not the rule's default (the defaults of ``define``)."""
 
 
 def finding_points(finding: Finding, rule: Rule) -> int:

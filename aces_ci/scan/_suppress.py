@@ -28,9 +28,10 @@ from typing import Literal
 
 import pathspec
 
-from ..skill import Skill, is_within, parse_markdown, read_text
+from ..skill import Skill, html_comments, is_within
 from ._config import IgnoreEntry
 from ._finding import Finding
+from ._inputs import SkillInputs
 from ._registry import RuleRegistry
 
 INTERNAL_FAMILY = "ACES"
@@ -114,21 +115,12 @@ def _code_lines(skill_text_lines: Sequence[str], blocks: Iterable[tuple[int, str
 
 
 def _markdown_comments(text: str, first_line: int, code_lines: set[int]) -> list[_Comment]:
-    """HTML comments mentioning aces-ci outside code, in one linear pass (no regex backtracking)."""
-    comments = []
-    line, counted_to = first_line, 0
-    start = text.find("<!--")
-    while start != -1:
-        end = text.find("-->", start + 4)
-        if end == -1:
-            break  # an unclosed comment: no later one can close either
-        line += text.count("\n", counted_to, start)
-        counted_to = start
-        inner = text[start + 4 : end]
-        if _MARKER in inner and line not in code_lines:
-            comments.append(_Comment(inner, line, line + inner.count("\n")))
-        start = text.find("<!--", end + 3)
-    return comments
+    """HTML comments mentioning aces-ci outside code."""
+    return [
+        _Comment(comment.inner, comment.line, comment.line + comment.inner.count("\n"))
+        for comment in html_comments(text, first_line)
+        if _MARKER in comment.inner and comment.line not in code_lines
+    ]
 
 
 def _frontmatter_comments(lines: Sequence[str], first: int, last: int) -> list[_Comment]:
@@ -208,35 +200,41 @@ def _skill_md_comments(skill: Skill) -> tuple[list[_Comment], list[str]]:
     return comments, lines
 
 
-def _other_markdown_comments(skill: Skill, rel_path: str) -> tuple[list[_Comment], list[str]]:
+def _other_markdown_comments(inputs: SkillInputs, rel_path: str) -> tuple[list[_Comment], list[str]]:
     """Comments of a Markdown file of the skill other than SKILL.md; none if it is unsafe to read."""
+    skill = inputs.skill
     prefix = "" if skill.rel_dir in ("", ".") else skill.rel_dir + "/"
     resource = skill.resource(rel_path.removeprefix(prefix))
     if resource is None or not resource.rel.lower().endswith(".md") or not is_within(resource.path, skill.dir):
         return [], []
-    text = read_text(resource.path, rel_path).text
+    text = inputs.text(resource)
     if text is None or _MARKER not in text:
         return [], []
     lines = text.split("\n")
-    doc = parse_markdown(text, 1)
+    doc = inputs.markdown(text)
     code = _code_lines(lines, ((block.line, block.content) for block in doc.code_blocks))
     return _markdown_comments(text, 1, code), lines
 
 
 def read_directives(
-    skill: Skill, paths_with_findings: Iterable[str], registry: RuleRegistry
+    skill: Skill,
+    paths_with_findings: Iterable[str],
+    registry: RuleRegistry,
+    inputs: SkillInputs | None = None,
 ) -> tuple[list[Directive], list[DirectiveProblem]]:
     """Every directive in SKILL.md, and in the skill's other Markdown files that have findings.
 
     SKILL.md is always read, so a broken directive there is always reported; other files are
-    only read when there is something in them a directive could suppress.
+    only read when there is something in them a directive could suppress. ``inputs``, the
+    rules' memo of the skill, saves reading and parsing those files again.
     """
+    inputs = inputs if inputs is not None else SkillInputs(skill)
     directives: list[Directive] = []
     problems: list[DirectiveProblem] = []
     skill_md_path = skill.skill_md.rel
     other_paths = sorted({path for path in paths_with_findings if path != skill_md_path})
     sources = [(skill_md_path, *_skill_md_comments(skill))]
-    sources.extend((path, *_other_markdown_comments(skill, path)) for path in other_paths)
+    sources.extend((path, *_other_markdown_comments(inputs, path)) for path in other_paths)
     for path, comments, lines in sources:
         for comment in comments:
             directive, found = _parse_comment(comment, path, lines, registry)

@@ -13,7 +13,7 @@ from ._discover import (
 )
 from ._files import MAX_TEXT_BYTES, is_within, looks_binary, read_resource, read_text
 from ._frontmatter import load_yaml_mapping, split_frontmatter
-from ._markdown import find_mentions, parse_markdown
+from ._markdown import HtmlComment, find_mentions, html_comments, parse_markdown, strip_html_comments
 from ._model import (
     CodeBlock,
     Frontmatter,
@@ -36,6 +36,7 @@ __all__ = [
     "CodeBlock",
     "Frontmatter",
     "Heading",
+    "HtmlComment",
     "Link",
     "MarkdownDoc",
     "ParseProblem",
@@ -46,6 +47,7 @@ __all__ = [
     "TextFile",
     "discover_skills",
     "find_mentions",
+    "html_comments",
     "is_within",
     "iter_skill_dirs",
     "load_skill",
@@ -55,4 +57,5 @@ __all__ = [
     "read_resource",
     "read_text",
     "split_frontmatter",
+    "strip_html_comments",
 ]

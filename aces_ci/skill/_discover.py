@@ -24,7 +24,10 @@ LOWERCASE_SKILL_FILE = "skill.md"
 CONVENTIONAL_ROOTS = ("skills", ".claude/skills", ".agents/skills", ".opencode/skills")
 """Where harnesses look for skills; scanned even though some are hidden directories."""
 
-_SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".mypy_cache"})
+_SKIP_DIRS = frozenset(
+    {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".mypy_cache", ".aces-cache"}
+)
+"""Never skills, never files of a skill: version control, dependencies, tool caches (aces-ci's own included)."""
 MAX_RESOURCES = 2000
 """A skill with more files than this is reported, and the rest are not listed."""
 
@@ -51,28 +54,55 @@ def _is_hidden_but_conventional(rel_dir: str) -> bool:
     )
 
 
+def _listing(directory: str) -> tuple[list[str], set[str]]:
+    """Sub-directories that can be descended (not symlinks) and the names of everything else, as
+    ``os.walk`` classifies them; an unreadable directory lists as empty, as ``os.walk`` skips it."""
+    walkable: list[str] = []
+    others: set[str] = set()
+    try:
+        with os.scandir(directory) as entries:
+            for entry in entries:
+                try:
+                    is_dir = entry.is_dir()
+                    is_link = entry.is_symlink()
+                except OSError:
+                    is_dir = is_link = False
+                if not is_dir:
+                    others.add(entry.name)
+                elif not is_link:  # symlinked directories are never followed: no loops, no escapes
+                    walkable.append(entry.name)
+    except OSError:
+        pass
+    return walkable, others
+
+
 def iter_skill_dirs(root: Path, exclude: Iterable[str] = ()) -> Iterator[Path]:
-    """Yield every directory under ``root`` that holds a SKILL.md (or skill.md), sorted, no duplicates."""
-    spec = pathspec.PathSpec.from_lines("gitignore", list(exclude))
+    """Yield every directory under ``root`` that holds a SKILL.md (or skill.md), sorted, no duplicates.
+
+    A directory is yielded before the directories under it, and siblings in name order.
+    """
+    patterns = list(exclude)
+    spec = pathspec.PathSpec.from_lines("gitignore", patterns) if patterns else None
     root = root.resolve()
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        here = Path(dirpath)
-        rel_here = _rel(here, root)
+    # (absolute path, path relative to root): relative paths are built by string joins, because this
+    # walk visits every directory of the repository.
+    pending: list[tuple[str, str]] = [(os.fspath(root), ".")]
+    while pending:
+        directory, rel_here = pending.pop()
+        subdirectories, names = _listing(directory)
+        if SKILL_FILE in names or LOWERCASE_SKILL_FILE in names:
+            yield Path(directory)
         kept = []
-        for name in sorted(dirnames):
+        for name in sorted(subdirectories):
             rel_child = name if rel_here == "." else f"{rel_here}/{name}"
             if name in _SKIP_DIRS:
                 continue
             if name.startswith(".") and not _is_hidden_but_conventional(rel_child):
                 continue
-            if spec.match_file(rel_child + "/"):
+            if spec is not None and spec.match_file(rel_child + "/"):
                 continue
-            kept.append(name)
-        dirnames[:] = kept
-        if rel_here != "." and spec.match_file(rel_here + "/"):
-            continue
-        if SKILL_FILE in filenames or LOWERCASE_SKILL_FILE in filenames:
-            yield here
+            kept.append((os.path.join(directory, name), rel_child))
+        pending.extend(reversed(kept))
 
 
 def _resource_kind(rel: str) -> ResourceKind:

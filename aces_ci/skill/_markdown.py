@@ -7,7 +7,8 @@ we shift them by the line where that text starts in its file, so positions are f
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
@@ -22,9 +23,64 @@ _MENTION = re.compile(
     r"|(?:\.{1,2}/)*[\w-]+(?:/[\w.-]+)*\.(?:md|py|sh|bash|js|ts|mjs|json|ya?ml|txt|csv|toml|sql|rb|go|ps1|html|xml))"
     r"(?![\w/-])"
 )
-_COMMENT = re.compile(r"<!--(.*?)-->", re.DOTALL)
+_COMMENT_OPEN = "<!--"
+_COMMENT_CLOSE = "-->"
 
 _PARSER = MarkdownIt("commonmark", {"maxNesting": 40}).enable("table")
+
+
+@dataclass(frozen=True)
+class HtmlComment:
+    """One closed ``<!-- … -->`` comment of a text."""
+
+    start: int
+    """Offset of ``<!--`` in the text."""
+    end: int
+    """Offset just past ``-->``."""
+    line: int
+    """File line of ``<!--``."""
+    inner: str
+    """The text between the markers, unstripped."""
+
+
+def html_comments(text: str, first_line: int = 1) -> Iterator[HtmlComment]:
+    """Every closed HTML comment of ``text`` in order, in one linear pass.
+
+    A regular expression such as ``<!--(.*?)-->`` retries from every ``<!--`` when one is never
+    closed, which is quadratic on a file of unclosed comments; here the search stops at the first
+    unclosed one (no later comment can close either), and lines are counted from the previous
+    comment rather than from the top of the text.
+    """
+    line, counted_to = first_line, 0
+    start = text.find(_COMMENT_OPEN)
+    while start != -1:
+        end = text.find(_COMMENT_CLOSE, start + len(_COMMENT_OPEN))
+        if end == -1:
+            return
+        line += text.count("\n", counted_to, start)
+        counted_to = start
+        yield HtmlComment(start, end + len(_COMMENT_CLOSE), line, text[start + len(_COMMENT_OPEN) : end])
+        start = text.find(_COMMENT_OPEN, end + len(_COMMENT_CLOSE))
+
+
+def strip_html_comments(text: str) -> str:
+    """``text`` without its closed HTML comments (an unclosed ``<!--`` and what follows it stay)."""
+    pieces: list[str] = []
+    position = 0
+    for comment in html_comments(text):
+        pieces.append(text[position : comment.start])
+        position = comment.end
+    pieces.append(text[position:])
+    return "".join(pieces)
+
+
+def _is_comment_line(stripped: str) -> bool:
+    """Whether a stripped line is nothing but HTML comment(s): it opens with ``<!--`` and closes with ``-->``."""
+    return (
+        len(stripped) >= len(_COMMENT_OPEN) + len(_COMMENT_CLOSE)
+        and stripped.startswith(_COMMENT_OPEN)
+        and stripped.endswith(_COMMENT_CLOSE)
+    )
 
 
 def _map_line(token: Token, first_line: int) -> int:
@@ -35,12 +91,36 @@ def _inline_text(inline: Token) -> str:
     return "".join(child.content for child in inline.children or () if child.type in ("text", "code_inline"))
 
 
-def _line_of_fragment(lines: Sequence[str], block_start: int, block_end: int, fragment: str, first_line: int) -> int:
-    """The file line inside a multi-line block where ``fragment`` first appears."""
-    for offset in range(block_start, min(block_end, len(lines))):
-        if fragment in lines[offset]:
-            return first_line + offset
-    return first_line + block_start
+class _BlockLines:
+    """Finds the file line inside one multi-line block where a fragment first appears.
+
+    The block's lines are joined once and searched with ``str.find``, and each fragment's answer is
+    kept, so a paragraph with many links costs one C-level search per distinct fragment rather
+    than a Python loop over its lines for every link.
+    """
+
+    def __init__(self, lines: Sequence[str], block_start: int, block_end: int, first_line: int) -> None:
+        self._lines = lines
+        self._start = block_start
+        self._end = min(block_end, len(lines))
+        self._first_line = first_line
+        self._text: str | None = None
+        self._found: dict[str, int] = {}
+
+    def line_of(self, fragment: str) -> int:
+        """The first line of the block holding ``fragment``; the block's first line when none does."""
+        line = self._found.get(fragment)
+        if line is None:
+            line = self._found[fragment] = self._first_line + self._start + self._offset_of(fragment)
+        return line
+
+    def _offset_of(self, fragment: str) -> int:
+        if self._start >= self._end or "\n" in fragment:  # a line never holds a line break
+            return 0
+        if self._text is None:
+            self._text = "\n".join(self._lines[self._start : self._end])
+        position = self._text.find(fragment)
+        return 0 if position == -1 else self._text.count("\n", 0, position)
 
 
 def find_mentions(text: str) -> list[str]:
@@ -54,22 +134,20 @@ def find_mentions(text: str) -> list[str]:
     return found
 
 
-def _links_in_inline(inline: Token, lines: Sequence[str], start: int, end: int, first_line: int) -> list[Link]:
+def _links_in_inline(inline: Token, block: _BlockLines) -> list[Link]:
     links: list[Link] = []
     children = inline.children or []
     for index, child in enumerate(children):
         if child.type == "link_open":
             href = str(child.attrGet("href") or "")
             label = children[index + 1].content if index + 1 < len(children) else ""
-            line = _line_of_fragment(lines, start, end, href or label, first_line)
-            links.append(Link(href, line, "link", label))
+            links.append(Link(href, block.line_of(href or label), "link", label))
         elif child.type == "image":
             src = str(child.attrGet("src") or "")
-            links.append(Link(src, _line_of_fragment(lines, start, end, src, first_line), "image", child.content))
+            links.append(Link(src, block.line_of(src), "image", child.content))
         elif child.type in ("text", "code_inline"):
             for mention in find_mentions(child.content):
-                line = _line_of_fragment(lines, start, end, mention, first_line)
-                links.append(Link(mention, line, "mention", mention))
+                links.append(Link(mention, block.line_of(mention), "mention", mention))
     return links
 
 
@@ -81,13 +159,14 @@ def _sections(headings: Sequence[Heading], lines: Sequence[str], first_line: int
         end = last_line
         has_sub = False
         next_any = headings[index + 1].line if index + 1 < len(headings) else last_line + 1
-        for later in headings[index + 1 :]:
+        for later_index in range(index + 1, len(headings)):  # indices, not a slice: no copy per heading
+            later = headings[later_index]
             if later.level <= heading.level:
                 end = later.line - 1
                 break
             has_sub = True
         own = lines[heading.line - first_line + 1 : next_any - first_line]
-        content = sum(1 for ln in own if ln.strip() and not _COMMENT.fullmatch(ln.strip()))
+        content = sum(1 for ln in own if ln.strip() and not _is_comment_line(ln.strip()))
         sections.append(Section(heading, end, content, has_sub))
     return tuple(sections)
 
@@ -104,7 +183,7 @@ def parse_markdown(text: str, first_line: int = 1) -> MarkdownDoc:
             level = int(token.tag[1:])
             headings.append(Heading(level, _inline_text(tokens[index + 1]).strip(), _map_line(token, first_line)))
         elif token.type == "inline" and token.map:
-            links.extend(_links_in_inline(token, lines, token.map[0], token.map[1], first_line))
+            links.extend(_links_in_inline(token, _BlockLines(lines, token.map[0], token.map[1], first_line)))
         elif token.type in ("fence", "code_block"):
             line = _map_line(token, first_line)
             code_blocks.append(CodeBlock(token.info.strip(), token.content, line))
@@ -113,9 +192,7 @@ def parse_markdown(text: str, first_line: int = 1) -> MarkdownDoc:
                 for offset, code_line in enumerate(token.content.split("\n")):
                     for mention in find_mentions(code_line):
                         links.append(Link(mention, line + 1 + offset, "mention", mention))
-    comments = tuple(
-        (first_line + text.count("\n", 0, match.start()), match.group(1).strip()) for match in _COMMENT.finditer(text)
-    )
+    comments = tuple((comment.line, comment.inner.strip()) for comment in html_comments(text, first_line))
     return MarkdownDoc(
         text=text,
         first_line=first_line,

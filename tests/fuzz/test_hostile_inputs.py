@@ -8,9 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from aces_ci.config import AcesConfig
+from aces_ci.scan import ResultCache
 from aces_ci.scan._baseline import load_baseline, write_baseline
+from aces_ci.scan._runner import scan_repo
 
-from ._scan import BODY, FRONT, findings_of, rule_ids, scan, skill_dir
+from ._scan import BODY, FRONT, REGISTRY, findings_of, rule_ids, scan, skill_dir
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -167,3 +170,20 @@ def test_file_names_that_are_not_utf8_survive_reports_and_baselines(tmp_path: Pa
     write_baseline(findings, baseline)
     entries = load_baseline(baseline).entries
     assert sorted(e.fingerprint for e in entries) == sorted(f.fingerprint for f in findings)
+
+
+def test_a_fifo_or_directory_in_place_of_a_cache_entry_is_a_miss(tmp_path: Path) -> None:
+    write_skill_md(tmp_path, (FRONT + BODY).encode())
+    cache_dir = tmp_path / "cache"
+    first = scan_repo(tmp_path, AcesConfig(), REGISTRY, cache=ResultCache(cache_dir))
+    (entry,) = cache_dir.glob("*.json")
+    entry.unlink()
+    os.mkfifo(entry)
+    cache = ResultCache(cache_dir)
+    again = scan_repo(tmp_path, AcesConfig(), REGISTRY, cache=cache)
+    assert (cache.stats.hits, again.skills) == (0, first.skills)
+    entry.unlink()
+    entry.mkdir()
+    cache = ResultCache(cache_dir)
+    assert scan_repo(tmp_path, AcesConfig(), REGISTRY, cache=cache).skills == first.skills
+    assert (cache.stats.hits, cache.stats.not_stored) == (0, 1), "a directory cannot be replaced by an entry"

@@ -14,6 +14,8 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from aces_ci.scan._result_cache import CachedSkill, ResultCache
+
 from ._scan import BODY, FRONT, findings_of, skill_dir
 
 FUZZ = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -109,3 +111,14 @@ def test_random_eval_cases_never_crash(cases: list) -> None:
 def test_random_resources_never_crash(files: dict[str, bytes]) -> None:
     body = BODY + "Run `scripts/run.sh` and `python scripts/run.py`; see [guide](references/guide.md).\n"
     _scan_files({"SKILL.md": (FRONT + body).encode(), **files})
+
+
+@FUZZ
+@given(st.one_of(st.binary(max_size=3000), _json_values.map(lambda v: json.dumps(v).encode())))
+def test_random_bytes_as_a_cache_entry_are_a_miss(content: bytes) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        cache = ResultCache(Path(tmp))
+        assert cache.store("skills/demo", "key", CachedSkill("demo", "skills/demo/SKILL.md", ()))
+        (entry,) = Path(tmp).glob("*.json")
+        entry.write_bytes(content)
+        assert cache.load("skills/demo", "key") is None

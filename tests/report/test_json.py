@@ -140,3 +140,14 @@ def test_unwritable_path_is_an_input_error_naming_the_path(tmp_path: Path) -> No
 
     assert str(target) in str(caught.value)
     assert caught.value.exit_code == 2
+
+
+def test_the_baseline_and_its_stale_entries_are_recorded() -> None:
+    stale = replace(sample_result(), baseline=".aces-baseline.json", stale_baseline_entries=2)
+    data = scan_result_to_dict(stale)
+    assert (data["baseline"], data["stale_baseline_entries"]) == (".aces-baseline.json", 2)
+    assert _errors(data) == []
+    data = scan_result_to_dict(sample_result())
+    assert (data["baseline"], data["stale_baseline_entries"]) == (None, 0)
+    data["stale_baseline_entries"] = -1
+    assert len(_errors(data)) == 1

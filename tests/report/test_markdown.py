@@ -198,3 +198,11 @@ def test_any_findings_under_any_limit_stay_within_it_and_well_formed(messages: l
     rows = len(_tables(markdown)[1]) - 2 if len(_tables(markdown)) > 1 else 0
     if rows < len(messages):
         assert f"{len(messages) - rows} finding" in markdown
+
+
+def test_stale_baseline_entries_are_mentioned_in_the_overview() -> None:
+    stale = replace(sample_result(), baseline="ci/baseline.json", stale_baseline_entries=3)
+    markdown = render_markdown(stale, REGISTRY)
+
+    assert "Baseline ci/baseline.json: 3 entries match no current finding (fixed since)" in markdown
+    assert "Baseline" not in render_markdown(sample_result(), REGISTRY)

@@ -155,3 +155,14 @@ def test_rule_unknown_to_the_registry_is_still_printed() -> None:
     text = render_text(sample_result(report), REGISTRY)
 
     assert "  skills/clean/SKILL.md:1: warning LEGACY009 from an older version" in text
+
+
+def test_stale_baseline_entries_are_part_of_the_summary() -> None:
+    stale = replace(sample_result(), baseline=".aces-baseline.json", stale_baseline_entries=1)
+    last = render_text(stale, REGISTRY).splitlines()[-1]
+
+    assert last.startswith("3 skills scanned: 2 passed, 1 failed.")
+    assert last.endswith(
+        "minimum score 70). Baseline .aces-baseline.json: 1 entry matches no current finding (fixed since); "
+        "refresh it with --write-baseline .aces-baseline.json"
+    )

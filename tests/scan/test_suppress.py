@@ -197,6 +197,9 @@ def test_baseline_round_trip_accepts_exactly_the_written_findings(tmp_path: Path
         "one foo is still accepted wherever it moved; the second one is new"
     )
     assert count_stale(load_baseline(baseline), moved) == 1, "the baz entry matches nothing now"
+    result = scan(tmp_path, baseline=baseline)
+    assert (result.baseline, result.stale_baseline_entries) == (str(baseline), 1), "the result says so too"
+    assert (before.baseline, before.stale_baseline_entries) == (None, 0)
 
 
 def test_apply_baseline_is_a_multiset(tmp_path: Path) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from aces_ci.skill import find_mentions, parse_markdown
+from aces_ci.skill import find_mentions, html_comments, parse_markdown, strip_html_comments
 
 
 def test_headings_links_and_code_blocks_carry_file_lines():
@@ -51,3 +51,30 @@ def test_mentions_skip_urls_and_prose():
 def test_pathological_nesting_does_not_crash():
     doc = parse_markdown("> " * 5000 + "deep\n" + "- " * 3000 + "list\n")
     assert doc.line_count == 2
+
+
+def test_html_comments_stop_at_the_first_unclosed_one():
+    text = "a\n<!-- one -->\n<!-->\nstill the second -->\n<!-- never closed\n<!-- nor this\n"
+    found = [(c.line, c.inner.strip()) for c in html_comments(text, first_line=3)]
+    assert found == [(4, "one"), (5, ">\nstill the second")]
+    assert strip_html_comments(text) == "a\n\n\n<!-- never closed\n<!-- nor this\n"
+
+
+def test_comment_only_lines_are_not_section_content():
+    doc = parse_markdown("# A\n\n## B\n<!-- later -->\n<!-- a --> <!-- b -->\n\n## C\n<!-- c --> text\n")
+    by_title = {s.heading.text: s.content_lines for s in doc.sections}
+    assert by_title == {"A": 0, "B": 0, "C": 1}
+
+
+def test_links_in_a_long_paragraph_point_at_their_own_lines():
+    lines = [f"step {n} reads [part {n}](references/part-{n}.md) and `scripts/tool-{n}.py`" for n in range(400)]
+    doc = parse_markdown("\n".join(lines) + "\n", first_line=10)
+    by_target = {link.target: link.line for link in doc.links}
+    assert by_target["references/part-0.md"] == 10
+    assert by_target["references/part-399.md"] == 409
+    assert by_target["scripts/tool-250.py"] == 260
+
+
+def test_a_repeated_path_in_one_paragraph_points_at_its_first_line():
+    doc = parse_markdown("see `scripts/run.py`\nthen again `scripts/run.py`\n")
+    assert [link.line for link in doc.links] == [1, 1]

@@ -26,9 +26,9 @@ def default_registry() -> RuleRegistry:
     """Every built-in rule, the runner's own ``ACES`` rules included.
 
     The families are imported here rather than at the top so that importing one family module
-    (as its tests do) loads neither the others nor the runner.
+    (as its tests do) does not load the others.
     """
-    from .._runner import INTERNAL_RULES
+    from .._internal_rules import INTERNAL_RULES
     from . import evalset, parse, ref, script, sec, spec, struct
 
     return RuleRegistry(

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ...evals import SCHEMA_VIOLATION, EvalSet, load_evals
-from ...skill import ParseProblem, Skill
+from ...evals import SCHEMA_VIOLATION, EvalSet
+from ...skill import ParseProblem
 from .._context import ScanContext
 from .._finding import Hit, Location, Severity
 from .._registry import Rule, define
@@ -47,23 +47,9 @@ def _shown(text: str) -> str:
     return repr(text if len(text) <= _MAX_SHOWN else text[:_MAX_SHOWN] + "…")
 
 
-_last_loaded: list[tuple[Skill, EvalSet | None]] = []
-"""The skill the EVAL rules last loaded a dataset for, and that dataset (at most one entry)."""
-
-
 def _dataset(ctx: ScanContext) -> EvalSet | None:
-    """The skill's dataset, loaded once for all EVAL rules of one skill.
-
-    The runner runs every rule on a skill before moving on, and schema validation dominates the
-    cost of a load. The memo is keyed by the identity of the :class:`Skill` object (held, so the
-    identity cannot be reused): every scan loads skills afresh, so it also reads datasets afresh.
-    """
-    last = _last_loaded[0] if _last_loaded else None  # one read: other threads may replace the entry
-    if last is not None and last[0] is ctx.skill:
-        return last[1]
-    evalset = load_evals(ctx.skill.dir, ctx.skill.repo_root)
-    _last_loaded[:] = [(ctx.skill, evalset)]
-    return evalset
+    """The skill's dataset: loaded and schema-checked once per skill, shared by every EVAL rule."""
+    return ctx.inputs.evalset()
 
 
 def _at(ctx: ScanContext, evalset: EvalSet, line: int | None) -> Location:

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote
 
-from ...redact import excerpt, redact_text, redacted_lines
-from ...skill import Link, Resource, Skill, is_within, parse_markdown, read_resource
+from ...redact import excerpt, redact_text
+from ...skill import Link, Resource, Skill, is_within
 from .._context import ScanContext
 from .._finding import Hit, Location, Severity
 from .._registry import Rule, define
@@ -130,12 +130,13 @@ def _in_skill_folder(skill: Skill, path: str, *, conventional: bool) -> bool:
     return (conventional and first in SKILL_FOLDERS) or _exists(skill.dir / first, directory=True)
 
 
-def _skill_md_lines(ctx: ScanContext) -> list[str]:
-    return redacted_lines(ctx.skill.skill_md.text or "")
-
-
 def _evidence(lines: list[str], line: int) -> str | None:
     return excerpt(lines[line - 1]) if 0 < line <= len(lines) else None
+
+
+def _skill_md_evidence(ctx: ScanContext, line: int) -> str | None:
+    """SKILL.md's line ``line``, redacted: computed only when a finding needs it."""
+    return _evidence(ctx.inputs.skill_md_lines(), line)
 
 
 def _body_lines(skill: Skill) -> Iterator[tuple[int, str]]:
@@ -179,6 +180,11 @@ def script_invocations(skill: Skill) -> list[ScriptRun]:
     return sorted(runs.values(), key=lambda run: (run.line, run.path))
 
 
+def skill_script_runs(ctx: ScanContext) -> list[ScriptRun]:
+    """:func:`script_invocations` of the context's skill, worked out once for the REF and SCRIPT rules."""
+    return ctx.inputs.cached((script_invocations,), lambda: script_invocations(ctx.skill))
+
+
 @define(
     RULES,
     id="REF001",
@@ -197,7 +203,6 @@ def broken_link(ctx: ScanContext) -> Iterator[Hit]:
     PASS: ``See [the API notes](references/api.md)`` with ``references/api.md`` present.
     FAIL: ``See [the API notes](references/API.md)`` when only ``references/api.md`` exists.
     """
-    lines = _skill_md_lines(ctx)
     for link in ctx.skill.body.links:
         if link.kind == "mention":
             continue
@@ -213,7 +218,7 @@ def broken_link(ctx: ScanContext) -> Iterator[Hit]:
         yield Hit(
             f"{what} {_quoted(link.target)} does not exist in the skill{hint}",
             ctx.at(link.line),
-            evidence=_evidence(lines, link.line),
+            evidence=_skill_md_evidence(ctx, link.line),
             clause=_CLAUSE_REFS,
         )
 
@@ -238,8 +243,7 @@ def broken_mention(ctx: ScanContext) -> Iterator[Hit]:
     PASS: ``Fill in `references/forms.md` first`` with that file present.
     FAIL: the same line when the skill has ``references/`` but no ``forms.md`` in it.
     """
-    lines = _skill_md_lines(ctx)
-    runs = {(run.line, run.path) for run in script_invocations(ctx.skill)}
+    runs = {(run.line, run.path) for run in skill_script_runs(ctx)}
     seen: set[tuple[int, str]] = set()
     for link in ctx.skill.body.links:
         if link.kind != "mention":
@@ -257,7 +261,7 @@ def broken_mention(ctx: ScanContext) -> Iterator[Hit]:
         yield Hit(
             f"{_quoted(link.target)} is mentioned but does not exist in the skill" + _case_hint(ctx.skill, normalized),
             ctx.at(link.line),
-            evidence=_evidence(lines, link.line),
+            evidence=_skill_md_evidence(ctx, link.line),
             clause=_CLAUSE_REFS,
         )
 
@@ -279,7 +283,6 @@ def path_outside_skill(ctx: ScanContext) -> Iterator[Hit]:
     PASS: ``[style guide](references/style.md)``.
     FAIL: ``[style guide](../shared/style.md)`` or ``[notes](/home/me/notes.md)``.
     """
-    lines = _skill_md_lines(ctx)
     seen: set[tuple[int, str]] = set()
     for link in ctx.skill.body.links:
         path = local_path(link.target)
@@ -292,7 +295,7 @@ def path_outside_skill(ctx: ScanContext) -> Iterator[Hit]:
         yield Hit(
             f"{_quoted(link.target)} {reason}: it breaks when the skill is installed on its own",
             ctx.at(link.line),
-            evidence=_evidence(lines, link.line),
+            evidence=_skill_md_evidence(ctx, link.line),
             clause=_CLAUSE_REFS,
         )
 
@@ -368,14 +371,13 @@ def missing_script(ctx: ScanContext) -> Iterator[Hit]:
     PASS: ``python3 scripts/fill_form.py input.pdf`` with ``scripts/fill_form.py`` present.
     FAIL: ``bash ${CLAUDE_SKILL_DIR}/scripts/setup.sh`` when ``scripts/setup.sh`` does not exist.
     """
-    lines = _skill_md_lines(ctx)
-    for run in script_invocations(ctx.skill):
+    for run in skill_script_runs(ctx):
         if _exists(ctx.skill.dir / run.path):
             continue
         yield Hit(
             f"SKILL.md runs {_quoted(run.path)}, which the skill does not have" + _case_hint(ctx.skill, run.path),
             ctx.at(run.line),
-            evidence=_evidence(lines, run.line),
+            evidence=_skill_md_evidence(ctx, run.line),
             clause=_CLAUSE_REFS,
         )
 
@@ -433,11 +435,11 @@ def nested_reference(ctx: ScanContext) -> Iterator[Hit]:
     for source in sorted(direct):
         if not source.lower().endswith(_MARKDOWN_SUFFIXES):
             continue
-        read = read_resource(ctx.skill, files[source])
-        if read is None or read.text is None:
+        text = ctx.inputs.text(files[source])
+        if text is None:
             continue
         deeper: dict[str, int] = {}  # target -> first line of source that points at it
-        for link in parse_markdown(read.text).links:
+        for link in ctx.inputs.markdown(text).links:
             target = _nested_target(link, source, files)
             if target is None or target == source or target in direct or files[target].kind == "script":
                 continue
@@ -452,6 +454,6 @@ def nested_reference(ctx: ScanContext) -> Iterator[Hit]:
             f"{_quoted(source)}, referenced from SKILL.md, sends the agent on to "
             f"{named}{more}, which SKILL.md does not reference",
             ctx.in_skill(source, first_line),
-            evidence=_evidence(redacted_lines(read.text), first_line),
+            evidence=_evidence(ctx.inputs.redacted_lines(text), first_line),
             clause=_CLAUSE_ONE_LEVEL,
         )

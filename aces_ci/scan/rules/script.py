@@ -12,6 +12,7 @@ script suffix at the top) and is code: a known code suffix, or a ``#!`` line. A 
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
@@ -22,12 +23,12 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Literal
 
-from ...redact import excerpt, redact_text, redacted_lines
-from ...skill import Resource, TextFile, read_resource
+from ...redact import excerpt, redact_text
+from ...skill import Resource, TextFile
 from .._context import ScanContext
 from .._finding import Hit, Severity
 from .._registry import Rule, define
-from .ref import script_invocations
+from .ref import skill_script_runs
 
 RULES: list[Rule] = []
 
@@ -86,23 +87,29 @@ def _language(resource: Resource, text: str) -> Language | None:
     return "shell" if program in _SHELL_INTERPRETERS else "other"
 
 
-def _scripts(ctx: ScanContext) -> Iterator[_Script]:
-    """The code files among the skill's scripts, read safely; binaries and non-code are skipped."""
+def _find_scripts(ctx: ScanContext) -> list[_Script]:
+    scripts = []
     for resource in ctx.skill.resources:
         if resource.kind != "script":
             continue
-        read = read_resource(ctx.skill, resource)
+        read = ctx.inputs.read(resource)
         if read is None or read.text is None:
             continue
         language = _language(resource, read.text)
         if language is not None:
-            yield _Script(resource, read, read.text, language)
+            scripts.append(_Script(resource, read, read.text, language))
+    return scripts
 
 
-def _evidence(script: _Script, line: int | None) -> str | None:
+def _scripts(ctx: ScanContext) -> list[_Script]:
+    """The code files among the skill's scripts, read safely; binaries and non-code are skipped."""
+    return ctx.inputs.cached((_find_scripts,), lambda: _find_scripts(ctx))
+
+
+def _evidence(ctx: ScanContext, script: _Script, line: int | None) -> str | None:
     if line is None:
         return None
-    lines = redacted_lines(script.text)
+    lines = ctx.inputs.redacted_lines(script.text)
     return excerpt(lines[line - 1]) if 0 < line <= len(lines) else None
 
 
@@ -148,7 +155,7 @@ def python_syntax(ctx: ScanContext) -> Iterator[Hit]:
             yield Hit(
                 f"Python syntax error: {redact_text(_WHERE_DETECTED.sub('', exc.msg))}",
                 ctx.in_skill(script.resource.rel, line),
-                evidence=_evidence(script, line),
+                evidence=_evidence(ctx, script, line),
                 clause=_CLAUSE_SCRIPTS,
             )
         except (RecursionError, MemoryError):
@@ -165,17 +172,29 @@ def python_syntax(ctx: ScanContext) -> Iterator[Hit]:
             )
 
 
-def _bash_n(bash: str, text: str) -> subprocess.CompletedProcess[bytes]:
-    """``bash -n`` over ``text`` on stdin, in an environment with nothing bash would source."""
+def _bash_n(bash: str, script: bytes) -> subprocess.CompletedProcess[bytes]:
+    """``bash -n`` over ``script`` on stdin, in an environment with nothing bash would source."""
     return subprocess.run(
         ["bash", "--noprofile", "--norc", "-n"],  # argv[0] "bash": messages read "bash: line N: …"
         executable=bash,
-        input=text.encode("utf-8"),
+        input=script,
         capture_output=True,
         timeout=BASH_TIMEOUT_S,
         env={"PATH": os.environ.get("PATH", os.defpath), "LC_ALL": "C"},
         check=False,
     )
+
+
+def _checked_syntax(ctx: ScanContext, bash: str, script: _Script) -> subprocess.CompletedProcess[bytes]:
+    """``bash -n``'s verdict on a script, run once per distinct content in a scan.
+
+    Skills often carry copies of one helper script; the verdict depends only on the bytes fed to
+    bash (and on which bash), so it is shared across the skills of the scan by the sha256 of those
+    bytes. A timeout or a failure to start bash raises and is not remembered.
+    """
+    data = script.text.encode("utf-8")
+    key = ("bash -n", bash, hashlib.sha256(data).hexdigest())
+    return ctx.inputs.scan_memo.cached(key, lambda: _bash_n(bash, data))
 
 
 def _bash_error(stderr: str, line_count: int) -> tuple[str, int | None]:
@@ -222,8 +241,9 @@ def shell_syntax(ctx: ScanContext) -> Iterator[Hit]:
             yield _not_checked(ctx, script)
             continue
         try:
-            result = _bash_n(bash, script.text)
+            result = _checked_syntax(ctx, bash, script)
         except subprocess.TimeoutExpired:
+            ctx.inputs.not_repeatable("bash -n timed out")
             yield Hit(
                 f"bash -n did not finish within {BASH_TIMEOUT_S:g} s: shell syntax not checked",
                 location,
@@ -231,6 +251,7 @@ def shell_syntax(ctx: ScanContext) -> Iterator[Hit]:
             )
             continue
         except OSError as exc:
+            ctx.inputs.not_repeatable("bash could not be started")
             yield Hit(
                 f"bash could not be started ({exc.strerror}): shell syntax not checked",
                 location,
@@ -244,13 +265,13 @@ def shell_syntax(ctx: ScanContext) -> Iterator[Hit]:
         yield Hit(
             f"bash -n: {redact_text(message)}",
             ctx.in_skill(script.resource.rel, line),
-            evidence=_evidence(script, line),
+            evidence=_evidence(ctx, script, line),
             clause=_CLAUSE_SCRIPTS,
         )
 
 
 def _run_directly(ctx: ScanContext) -> set[str]:
-    return {run.path for run in script_invocations(ctx.skill) if run.direct}
+    return {run.path for run in skill_script_runs(ctx) if run.direct}
 
 
 @define(
@@ -283,7 +304,7 @@ def shebang_not_executable(ctx: ScanContext) -> Iterator[Hit]:
             "script has a #! line but is not executable"
             + (": SKILL.md runs it directly, which fails with 'permission denied'" if run_directly else ""),
             ctx.in_skill(rel, 1),
-            evidence=_evidence(script, 1),
+            evidence=_evidence(ctx, script, 1),
             severity=None if run_directly else Severity.NOTE,
         )
 
@@ -327,7 +348,7 @@ def executable_without_shebang(ctx: ScanContext) -> Iterator[Hit]:
         yield Hit(
             message + (" (SKILL.md runs it directly)" if run_directly else ""),
             ctx.in_skill(script.resource.rel, 1),
-            evidence=_evidence(script, 1),
+            evidence=_evidence(ctx, script, 1),
             severity=None if run_directly else Severity.NOTE,
         )
 
@@ -363,13 +384,13 @@ def unreferenced_script(ctx: ScanContext) -> Iterator[Hit]:
     PASS: SKILL.md says ``Run `python scripts/fill.py <pdf>` to fill the form.``
     FAIL: ``scripts/old_fill.py`` is named nowhere in the skill.
     """
-    scripts = list(_scripts(ctx))
+    scripts = _scripts(ctx)
     documents = [ctx.skill.skill_md.text or ""]
     for resource in ctx.skill.resources:
         if resource.rel.lower().endswith((".md", ".markdown", ".mdx")):
-            read = read_resource(ctx.skill, resource)
-            if read is not None and read.text is not None:
-                documents.append(read.text)
+            text = ctx.inputs.text(resource)
+            if text is not None:
+                documents.append(text)
     all_documents = "\n".join(documents)
     all_scripts = "\n".join(script.text for script in scripts)
     for script in scripts:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ...skill import Heading, MarkdownDoc, Resource, parse_markdown, read_text
+from ...skill import Heading, MarkdownDoc, Resource, strip_html_comments
 from .._context import ScanContext
 from .._finding import Hit, Severity
 from .._registry import Rule, define
@@ -26,9 +26,11 @@ TOC_WINDOW_LINES = 40
 TOC_MIN_ENTRIES = 3
 _MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
 
-_TOKEN_PIECE = re.compile(r"[A-Za-z]+|[0-9]+|[^\sA-Za-z0-9]")
 _LETTERS_PER_TOKEN = 6
 _DIGITS_PER_TOKEN = 3
+# One match per estimated token: a run of ASCII letters is cut into chunks of six, a run of digits
+# into chunks of three, and every other non-space character stands alone.
+_TOKEN_PIECE = re.compile(rf"[A-Za-z]{{1,{_LETTERS_PER_TOKEN}}}|[0-9]{{1,{_DIGITS_PER_TOKEN}}}|[^\sA-Za-z0-9]")
 
 _TRIGGER_WORDING = re.compile(
     r"\b(?:when(?:ever)?|trigger(?:s|ed)?|invoke[sd]?|activate[sd]?"
@@ -41,7 +43,6 @@ _TRIGGER_WORDING = re.compile(
 _TOC_HEADING = re.compile(r"\b(?:contents|table of contents|toc|index|outline|sections)\b", re.IGNORECASE)
 _LIST_ITEM = re.compile(r"\s*(?:[-*+]|\d+[.)])\s+(.*)")
 _LINK_TEXT = re.compile(r"\[([^\]]*)\]\([^)]*\)")
-_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 
 _CLAUSE_DISCLOSURE = "agentskills.io specification: progressive disclosure"
 _CLAUSE_DESCRIPTION = "agentskills.io specification: description should say what the skill does and when to use it"
@@ -58,16 +59,7 @@ def estimate_tokens(text: str) -> int:
     character (punctuation, symbols, CJK, accented letters, emoji) one token. For English prose
     this lands near the common four-characters-per-token rule; it is an estimate, not a count.
     """
-    total = 0
-    for match in _TOKEN_PIECE.finditer(text):
-        piece = match.group()
-        if piece[0].isascii() and piece[0].isalpha():
-            total += -(-len(piece) // _LETTERS_PER_TOKEN)
-        elif piece[0].isascii() and piece[0].isdigit():
-            total += -(-len(piece) // _DIGITS_PER_TOKEN)
-        else:
-            total += 1
-    return total
+    return len(_TOKEN_PIECE.findall(text))
 
 
 def _body_is_known(ctx: ScanContext) -> bool:
@@ -192,7 +184,7 @@ def body_empty(ctx: ScanContext) -> Iterator[Hit]:
     front = ctx.skill.frontmatter
     if ctx.skill.skill_md.text is None or front.end_line == 0:
         return
-    if _COMMENT.sub("", ctx.skill.body.text).strip():
+    if strip_html_comments(ctx.skill.body.text).strip():
         return
     yield Hit(
         "SKILL.md has no body below the frontmatter",
@@ -319,12 +311,12 @@ def _long_markdown_references(ctx: ScanContext) -> Iterator[tuple[Resource, Mark
             continue
         if not resource.rel.lower().endswith(_MARKDOWN_SUFFIXES):
             continue
-        text = read_text(resource.path, ctx.skill.rel_path(resource.rel)).text
+        text = ctx.inputs.text(resource)
         if text is None:
             continue
         line_count = len(text.splitlines())
         if line_count > REFERENCE_TOC_MIN_LINES:
-            yield resource, parse_markdown(text), line_count
+            yield resource, ctx.inputs.markdown(text), line_count
 
 
 @define(

@@ -1,0 +1,284 @@
+"""What one skill's findings depend on, reduced to a digest: the key of the incremental result cache.
+
+A cached finding is only as good as its key: if anything a rule reads can change without the key
+changing, the cache replays a stale finding, which is a wrong report. So the key covers, for the
+whole scan (:func:`scan_digest`):
+
+* the cache format, aces-ci's version and the bytes of every loaded ``aces_ci`` module and JSON
+  schema (a local edit of a rule changes the key even at the same version);
+* the interpreter (SCRIPT001 compiles with it), the platform, and the versions of the libraries
+  whose behaviour shapes findings (Markdown, YAML, JSON Schema);
+* the ``bash`` that SCRIPT002 runs (its path, size and modification time);
+* every enabled rule with the severity aces.yml forces on it, and the source file of its check
+  (so a custom rule edited in place is caught);
+* every scan setting a rule may read: all of ``ScanConfig`` except what is applied after the rules
+  (suppressions, the gate's minimum score, excludes, the baseline);
+
+and for each skill (:func:`skill_fingerprint`): its ``rel_dir`` and directory name (locations and
+SPEC003 use them), and every entry under its directory, recursively, with its relative path,
+type, mode bits, size and (for files) a SHA-256 of its bytes. Directories and files that are not
+resources (``node_modules/``, empty folders) are included because a rule may test whether a
+linked path exists.
+
+Audit of inputs outside the skill directory, and how each is handled:
+
+* symlinks (REF004 resolves them against the repository; a target outside the skill can change
+  without any file of the skill changing): a skill holding any symlink is **not cached**;
+* FIFOs, sockets and devices, and entries that cannot be read or listed: **not cached**;
+* version-control metadata (``.git`` inside the skill: a repository that is one skill): **not
+  cached**, it changes on every commit;
+* links and mentions with ``../`` or absolute paths: REF003 judges the text only; REF001, REF002
+  and REF005 skip such paths, so nothing outside is read (all remaining existence checks resolve
+  inside the skill directory, whose every entry is in the key);
+* dataset fixtures (EVAL008) are checked inside ``evals/`` by path; symlinks are excluded above;
+* ``bash -n`` results depend on the bash binary: in the scan digest;
+* a rule outcome that depends on the moment (``bash -n`` timing out, a crash reported as ACES001):
+  the runner does not store that skill's findings at all.
+
+The cache's own directory (wherever ``--cache-dir`` puts it) and any ``.aces-cache`` folder are left
+out of the walk: they change on every scan, the skill loader never lists them as files of a skill,
+and no rule reads them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import importlib.metadata
+import json
+import os
+import shutil
+import stat
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import __version__
+from ._config import ScanConfig
+from ._finding import Severity
+from ._registry import Rule
+
+CACHE_FORMAT = 1
+"""Bumped whenever the layout of a key or of a cache entry changes."""
+
+CACHE_FOLDER_NAME = ".aces-cache"
+"""aces-ci's own cache folder: never a file of a skill (the skill loader skips it too), never in a key."""
+MAX_FINGERPRINT_ENTRIES = 5000
+"""A skill directory with more entries than this (a vendored tree, say) is scanned, not cached."""
+
+DIRECTIVE_MARKER = b"aces-ci"
+"""Every inline suppression contains it (see :mod:`aces_ci.scan._suppress`)."""
+
+APPLIED_AFTER_RULES = frozenset({"min_score", "exclude", "ignore", "baseline", "severity"})
+"""ScanConfig fields no rule reads: applied to findings after the rules ran (severity enters as the rule list)."""
+
+_VERSION_CONTROL = frozenset({".git", ".hg", ".svn"})
+"""A skill directory holding one of these (a repository that is itself a skill) is not cached: its
+history changes on every commit, and hashing it on every scan would cost more than scanning the skill."""
+_LIBRARIES = ("markdown-it-py", "mdurl", "PyYAML", "jsonschema", "referencing", "jsonschema-specifications")
+"""Distributions whose behaviour shapes findings: Markdown tokens, YAML errors, schema validation."""
+_CHUNK = 1024 * 1024
+_MARKDOWN_SUFFIX = b".md"
+
+
+@dataclass(frozen=True)
+class SkillFingerprint:
+    """The cache key of one skill, and whether reading its inline suppressions is needed on a hit."""
+
+    digest: str
+    has_directives: bool
+    """Some Markdown file of the skill mentions ``aces-ci``: directives must be read even on a cache hit."""
+
+
+class _NotCacheable(Exception):
+    """The skill's findings may depend on more than the key can capture."""
+
+
+def _file_digest(path: str | Path) -> str:
+    hasher = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while chunk := handle.read(_CHUNK):
+            hasher.update(chunk)
+    return hasher.hexdigest()
+
+
+def _package_digest() -> str:
+    """SHA-256 over the source of every loaded aces_ci module and every JSON schema, in path order.
+
+    Every module a rule can use is loaded before the scan starts (:func:`~aces_ci.scan.rules.default_registry`
+    imports every family, and those import what they use), so an edited rule, parser or schema
+    changes the key even when the version number does not. Modules a scan never loads (the live
+    tier) are left out, so editing them does not throw the cache away.
+    """
+    package = Path(__file__).resolve().parents[1]
+    files = set()
+    for name, module in list(sys.modules.items()):
+        source = getattr(module, "__file__", None)
+        if (name == "aces_ci" or name.startswith("aces_ci.")) and source:
+            files.add(Path(source).resolve())
+    files.update(path.resolve() for path in (package / "_schemas").glob("*.json"))
+    hasher = hashlib.sha256()
+    for path in sorted(files):
+        shown = path.relative_to(package).as_posix() if path.is_relative_to(package) else path.name
+        hasher.update(f"{shown}\0{_file_digest(path)}\n".encode("utf-8", "surrogatepass"))
+    return hasher.hexdigest()
+
+
+def _library_versions() -> dict[str, str]:
+    versions = {}
+    for name in _LIBRARIES:
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            versions[name] = "not installed"
+    return versions
+
+
+def _bash_identity() -> list[object] | None:
+    """Which bash SCRIPT002 would run: its resolved path, size and modification time (None: no bash)."""
+    found = shutil.which("bash")
+    if found is None:
+        return None
+    real = os.path.realpath(found)
+    try:
+        info = os.stat(real)
+    except OSError:
+        return [real, None, None]
+    return [real, info.st_size, info.st_mtime_ns]
+
+
+def _check_source(rule: Rule, digests: dict[str, str]) -> str | None:
+    """Digest of the file that defines the rule's check; None when no file pins down what it does.
+
+    A check that is not a plain module-level function (a closure, a lambda, a partial) may carry
+    state no file shows, so a scan using one is not cached. ``digests`` keeps each file's digest.
+    """
+    check = rule.check
+    code = getattr(check, "__code__", None)
+    if code is None or getattr(check, "__closure__", None) or "<" in getattr(check, "__qualname__", "<"):
+        return None
+    filename = str(code.co_filename)
+    if filename not in digests:
+        try:
+            digests[filename] = _file_digest(filename)
+        except OSError:
+            return None
+    return digests[filename]
+
+
+def _settings(config: ScanConfig) -> dict[str, object]:
+    """Every scan setting a rule may read; fields added later count until listed in APPLIED_AFTER_RULES."""
+    return {
+        field.name: repr(getattr(config, field.name))
+        for field in dataclasses.fields(config)
+        if field.name not in APPLIED_AFTER_RULES
+    }
+
+
+def scan_digest(enabled: Sequence[tuple[Rule, Severity | None]], config: ScanConfig) -> str | None:
+    """The part of every skill's key that is the same for the whole scan; None when caching must be off."""
+    rules = []
+    digests: dict[str, str] = {}
+    for rule, forced in enabled:
+        source = _check_source(rule, digests)
+        if source is None:
+            return None
+        rules.append([rule.id, rule.severity.value, forced.value if forced else None, rule.weight, source])
+    material = {
+        "format": CACHE_FORMAT,
+        "aces_ci": __version__,
+        "package": _package_digest(),
+        "python": [sys.version, sys.implementation.cache_tag],
+        "platform": [sys.platform, os.name],
+        "libraries": _library_versions(),
+        "bash": _bash_identity(),
+        "rules": rules,
+        "settings": _settings(config),
+    }
+    return hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()
+
+
+class _TreeWalk:
+    """One pass over a skill directory: a line per entry for the digest, and whether directives may exist."""
+
+    def __init__(self, excluded: str | None) -> None:
+        self.excluded = excluded
+        self.budget = MAX_FINGERPRINT_ENTRIES
+        self.lines: list[bytes] = []
+        self.has_directives = False
+
+    def walk(self, directory: str, rel: bytes) -> None:
+        """Record every entry under ``directory``, sorted, recursively; raise :class:`_NotCacheable`."""
+        try:
+            with os.scandir(directory) as scan:
+                children = sorted(scan, key=lambda entry: entry.name)
+        except OSError as exc:
+            raise _NotCacheable(f"cannot list {directory}") from exc
+        for entry in children:
+            self.budget -= 1
+            if self.budget < 0:
+                raise _NotCacheable("too many entries")
+            if entry.path == self.excluded or entry.name == CACHE_FOLDER_NAME:
+                continue
+            child = rel + os.fsencode(entry.name)
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except OSError as exc:
+                raise _NotCacheable(f"cannot stat {entry.path}") from exc
+            if stat.S_ISDIR(info.st_mode):
+                if entry.name in _VERSION_CONTROL:
+                    raise _NotCacheable(f"{entry.path} is version-control metadata")
+                self.lines.append(b"%s\0%o\0dir\n" % (child, info.st_mode))
+                self.walk(entry.path, child + b"/")
+            elif stat.S_ISREG(info.st_mode):
+                markdown = child.lower().endswith(_MARKDOWN_SUFFIX)
+                digest = self._read(entry.path, info.st_size, markdown)
+                self.lines.append(b"%s\0%o\0%d\0%s\n" % (child, info.st_mode, info.st_size, digest))
+            else:  # symlinks, FIFOs, sockets, devices
+                raise _NotCacheable(f"{entry.path} is not a regular file or directory")
+
+    def _read(self, path: str, size: int, markdown: bool) -> bytes:
+        """SHA-256 of the file's bytes (``size`` is what its stat said); notes a directive marker in Markdown."""
+        hasher = hashlib.sha256()
+        tail = b""
+        try:
+            # O_NONBLOCK: a FIFO swapped in after the stat reads as empty instead of blocking the scan
+            # (the digest then differs from the file's, and the scan's second look sees the change).
+            descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        except OSError as exc:
+            raise _NotCacheable(f"cannot open {path}") from exc
+        try:
+            wanted = min(size + 1, _CHUNK)  # one read for a file that did not grow since its stat
+            while chunk := os.read(descriptor, wanted):
+                hasher.update(chunk)
+                if markdown and not self.has_directives:
+                    self.has_directives = DIRECTIVE_MARKER in tail + chunk
+                    tail = chunk[-len(DIRECTIVE_MARKER) :]
+                if len(chunk) < wanted:
+                    break
+                wanted = _CHUNK
+        except OSError as exc:
+            raise _NotCacheable(f"cannot read {path}") from exc
+        finally:
+            os.close(descriptor)
+        return hasher.hexdigest().encode()
+
+
+def skill_fingerprint(
+    skill_dir: Path, rel_dir: str, scan_key: str, cache_dir: Path | None = None
+) -> SkillFingerprint | None:
+    """The key of one skill's cached findings, or None when the skill must be scanned every time.
+
+    ``cache_dir`` (the cache's own directory) is left out of the walk when it lies inside the skill.
+    """
+    tree = _TreeWalk(os.fspath(cache_dir) if cache_dir is not None else None)
+    try:
+        tree.walk(os.fspath(skill_dir), b"")
+    except _NotCacheable:
+        return None
+    hasher = hashlib.sha256()
+    hasher.update(f"{scan_key}\0{rel_dir}\0{skill_dir.name}\n".encode("utf-8", "surrogatepass"))
+    for line in tree.lines:
+        hasher.update(line)
+    return SkillFingerprint(hasher.hexdigest(), tree.has_directives)

@@ -1,0 +1,208 @@
+"""The incremental result cache: each skill's rule findings, reused while nothing they depend on changed.
+
+CI scans the repository on every push, and most pushes touch one skill. The cache keeps, per skill
+directory, the findings the rules produced (before inline suppressions, aces.yml ignores and the
+baseline, which are applied afresh on every scan) under the key :mod:`aces_ci.scan._fingerprint`
+computes. A skill whose key matches is not parsed or checked again.
+
+Layout: one JSON file per skill directory, ``<cache dir>/<sha256 of rel_dir>.json``, holding the key
+it was computed under. A skill edited since is a key mismatch, and its entry is overwritten by the
+new scan, so the cache holds one entry per skill path it has seen and deleting the directory is
+always safe. The directory holds a ``.gitignore`` (``*``) so it is never committed, and a
+``CACHEDIR.TAG`` so backup tools skip it.
+
+Nothing here may break a scan: an entry that is unreadable, truncated, from another format or
+otherwise malformed is a miss; a write that fails (read-only checkout, full disk) is counted and
+the scan goes on. Entries are written to a temporary file and renamed into place, so a reader
+never sees half an entry.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from ._finding import Finding, Location, Severity
+from ._fingerprint import CACHE_FOLDER_NAME, CACHE_FORMAT
+
+DEFAULT_CACHE_DIR = Path(CACHE_FOLDER_NAME) / "scan"
+"""Relative to the scanned directory; ``.aces-cache`` is never listed as a file of a skill."""
+MAX_ENTRY_BYTES = 16 * 1024 * 1024
+"""An entry larger than this is not one we wrote: ignored."""
+
+_GITIGNORE = "# Written by aces-ci: a cache of scan results, never committed.\n*\n"
+_CACHEDIR_TAG = (
+    "Signature: 8a477f597d28d172789f06886806bc55\n"
+    "# This file marks a cache directory written by aces-ci (https://bford.info/cachedir/).\n"
+)
+_ROW_LENGTH = 9
+"""A finding is stored as [rule_id, severity, message, path, line, column, evidence, clause, fix]."""
+_SEVERITIES = {severity.value: severity for severity in Severity}
+
+
+CacheUse = Literal["off", "hit", "stored", "not-stored", "not-cacheable"]
+"""What the cache did for one skill: not in use, answered, took the new findings, failed to write
+them, or had to stay out (a symlink, a timeout: see :mod:`aces_ci.scan._fingerprint`)."""
+
+
+@dataclass
+class CacheStats:
+    """How the cache served the last scan, for the command line's summary and the benchmark."""
+
+    hits: int = 0
+    stored: int = 0
+    not_stored: int = 0
+    """Scanned, but the entry could not be written (read-only or full disk)."""
+    not_cacheable: int = 0
+
+    def record(self, uses: Iterable[CacheUse]) -> None:
+        for use in uses:
+            if use == "hit":
+                self.hits += 1
+            elif use == "stored":
+                self.stored += 1
+            elif use == "not-stored":
+                self.not_stored += 1
+            elif use == "not-cacheable":
+                self.not_cacheable += 1
+
+
+@dataclass(frozen=True)
+class CachedSkill:
+    """What a skill's scan leaves in the cache: enough to report it without reading it."""
+
+    name: str
+    """The skill's name as reports show it (declared name, else the directory name)."""
+    skill_md: str
+    """Repository-relative path of its SKILL.md."""
+    findings: tuple[Finding, ...]
+    """The rules' findings before any suppression."""
+
+
+def _finding_row(finding: Finding) -> list[Any]:
+    loc = finding.location
+    return [
+        finding.rule_id,
+        finding.severity.value,
+        finding.message,
+        loc.path,
+        loc.line,
+        loc.column,
+        finding.evidence,
+        finding.clause,
+        finding.fix,
+    ]
+
+
+def _optional_int(value: object) -> bool:
+    return value is None or (isinstance(value, int) and not isinstance(value, bool) and value > 0)
+
+
+def _optional_str(value: object) -> bool:
+    return value is None or isinstance(value, str)
+
+
+def _finding_from_row(row: object, rel_dir: str) -> Finding | None:
+    if not isinstance(row, list) or len(row) != _ROW_LENGTH:
+        return None
+    rule_id, severity, message, path, line, column, evidence, clause, fix = row
+    if not (isinstance(rule_id, str) and isinstance(message, str) and isinstance(path, str)):
+        return None
+    if severity not in _SEVERITIES or not (_optional_int(line) and _optional_int(column)):
+        return None
+    if not (_optional_str(evidence) and _optional_str(clause) and _optional_str(fix)):
+        return None
+    location = Location(path, line, column)
+    return Finding(rule_id, _SEVERITIES[severity], message, location, rel_dir, evidence, clause, fix)
+
+
+def _entry_from_json(data: object, rel_dir: str, key: str) -> CachedSkill | None:
+    """The entry if ``data`` is exactly what :meth:`ResultCache.store` writes for this skill and key."""
+    if not isinstance(data, dict) or data.get("format") != CACHE_FORMAT:
+        return None
+    if data.get("key") != key or data.get("rel_dir") != rel_dir:
+        return None
+    name, skill_md, rows = data.get("name"), data.get("skill_md"), data.get("findings")
+    if not (isinstance(name, str) and isinstance(skill_md, str) and isinstance(rows, list)):
+        return None
+    findings = [_finding_from_row(row, rel_dir) for row in rows]
+    if any(finding is None for finding in findings):
+        return None
+    return CachedSkill(name, skill_md, tuple(f for f in findings if f is not None))
+
+
+class ResultCache:
+    """Per-skill cached findings under one directory (created on the first write)."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory.resolve()
+        self.stats = CacheStats()
+        """Filled in by the scan that uses this cache."""
+        self._prepared = False
+
+    def _entry_path(self, rel_dir: str) -> str:
+        digest = hashlib.sha256(rel_dir.encode("utf-8", "surrogatepass")).hexdigest()
+        return os.path.join(self.directory, f"{digest[:40]}.json")
+
+    def load(self, rel_dir: str, key: str) -> CachedSkill | None:
+        """The findings stored for ``rel_dir`` under ``key``, or None (a miss) for anything else."""
+        try:
+            # O_NONBLOCK: a FIFO planted in place of an entry must not block the scan.
+            descriptor = os.open(self._entry_path(rel_dir), os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        except OSError:
+            return None
+        try:
+            raw = os.read(descriptor, MAX_ENTRY_BYTES + 1)
+        except OSError:
+            return None
+        finally:
+            os.close(descriptor)
+        if len(raw) > MAX_ENTRY_BYTES:
+            return None
+        try:
+            data = json.loads(raw)
+        except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
+            return None
+        return _entry_from_json(data, rel_dir, key)
+
+    def store(self, rel_dir: str, key: str, entry: CachedSkill) -> bool:
+        """Write the entry atomically; False (and nothing raised) when the disk refuses."""
+        document = {
+            "format": CACHE_FORMAT,
+            "key": key,
+            "rel_dir": rel_dir,
+            "name": entry.name,
+            "skill_md": entry.skill_md,
+            "findings": [_finding_row(finding) for finding in entry.findings],
+        }
+        # ensure_ascii: file names that are not UTF-8 reach us as lone surrogates; \\udcXX escapes keep them.
+        payload = json.dumps(document, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+        try:
+            self._prepare_directory()
+            descriptor, temporary = tempfile.mkstemp(dir=self.directory, prefix=".entry-", suffix=".tmp")
+            try:
+                with os.fdopen(descriptor, "wb") as handle:
+                    handle.write(payload)
+                os.replace(temporary, self._entry_path(rel_dir))
+            except BaseException:
+                Path(temporary).unlink(missing_ok=True)
+                raise
+        except OSError:
+            return False
+        return True
+
+    def _prepare_directory(self) -> None:
+        """Create the directory with its .gitignore and CACHEDIR.TAG, once per process."""
+        if self._prepared:
+            return
+        self.directory.mkdir(parents=True, exist_ok=True)
+        for name, text in ((".gitignore", _GITIGNORE), ("CACHEDIR.TAG", _CACHEDIR_TAG)):
+            if not (self.directory / name).exists():
+                (self.directory / name).write_text(text, encoding="ascii")
+        self._prepared = True
