@@ -29,7 +29,7 @@ EXPECTED: dict[str, set[tuple[str, str, int | None]]] = {
         ("EVAL001", "evals/evals.json", None),
     },
     "skills/report-builder": {
-        ("REF002", "SKILL.md", 12),
+        ("REF005", "SKILL.md", 12),
         ("REF001", "SKILL.md", 14),
         ("REF003", "SKILL.md", 15),
         ("EVAL001", "evals/evals.json", None),
