@@ -248,3 +248,38 @@ def test_jobs_and_cache_do_not_change_the_result(tmp_path: Path) -> None:
         del result["generated_at"]
         outputs.append(result)
     assert outputs[0] == outputs[1] == outputs[2]
+
+
+def test_a_configured_judge_runs_without_the_flag_and_no_judge_skips_it(
+    tmp_path: Path, scripted_server, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from aces_ci.scan._judge import RUBRIC
+    from tests.servers import Text
+
+    reply = json.dumps({"criteria": [{"id": c.id, "score": 5, "rationale": "ok"} for c in RUBRIC]})
+    server = scripted_server(lambda request: Text(reply))
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    root = repo(tmp_path / "repo")
+    (root / "aces.yml").write_text(
+        f"judge:\n  provider: anthropic\n  model: claude-haiku-4-5\n  base_url: {server.url}\n"
+    )
+    out_json = tmp_path / "scan.json"
+    assert main(["scan", str(root), "--no-cache", "--json", str(out_json)]) == 0
+    (skill,) = json.loads(out_json.read_text())["skills"]
+    assert skill["judge"]["score"] == 50.0
+    calls = server.calls
+    assert main(["scan", str(root), "--no-cache", "--no-judge", "--json", str(out_json)]) == 0
+    (skill,) = json.loads(out_json.read_text())["skills"]
+    assert skill["judge"] is None
+    assert server.calls == calls
+
+
+def test_a_configured_judge_without_its_key_is_skipped_with_a_note(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    root = repo(tmp_path / "repo")
+    (root / "aces.yml").write_text("judge:\n  provider: anthropic\n  model: claude-haiku-4-5\n")
+    assert main(["scan", str(root), "--no-cache"]) == 0
+    assert "LLM judge skipped: ANTHROPIC_API_KEY is not set" in capsys.readouterr().err
+    assert main(["scan", str(root), "--no-cache", "--judge"]) == 2

@@ -30,6 +30,7 @@ from ..scan import (
     accepted_by_new_baseline,
     write_baseline,
 )
+from ..scan._judge import judge_unavailable
 from ..scan._runner import scan_repo
 from ..scan.rules import default_registry
 
@@ -87,7 +88,13 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument(
         "--write-baseline", type=Path, metavar="FILE", help="accept every current finding into FILE and exit 0"
     )
-    parser.add_argument("--judge", action="store_true", help="also score each skill with the LLM-judge rubric")
+    parser.add_argument(
+        "--judge",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="score each skill with the LLM-judge rubric (default: when aces.yml configures judge: and its "
+        "API key is set; --judge insists, failing if it cannot run; --no-judge skips it)",
+    )
     parser.add_argument(
         "--jobs",
         type=_jobs,
@@ -168,12 +175,26 @@ def _cache_summary(cache: ResultCache) -> str:
     )
 
 
+def _judge_wanted(args: argparse.Namespace, config: AcesConfig) -> bool:
+    """The judge is optional: it runs when asked, or when aces.yml configures it and it can run here."""
+    if args.judge is not None:
+        return bool(args.judge)
+    if not config.judge.provider:
+        return False
+    reason = judge_unavailable(config.judge)
+    if reason is not None:
+        if not args.quiet:
+            print(f"aces-ci: note: LLM judge skipped: {reason}", file=sys.stderr)
+        return False
+    return True
+
+
 def run(args: argparse.Namespace) -> int:
     config = _configure(args)
     registry = default_registry()
     cache = _result_cache(args)
     jobs = args.jobs if args.jobs is not None else available_cpus()
-    result = scan_repo(args.path, config, registry, judge=args.judge, jobs=jobs, cache=cache)
+    result = scan_repo(args.path, config, registry, judge=_judge_wanted(args, config), jobs=jobs, cache=cache)
     if cache is not None and cache.stats.not_stored and not args.quiet:
         print(
             f"aces-ci: warning: {cache.stats.not_stored} result(s) could not be written to the cache "

@@ -213,6 +213,27 @@ def weighted_score(criteria: Sequence[JudgeCriterion]) -> float:
     return round(100.0 * sum(c.score * c.weight for c in criteria) / (10.0 * total_weight), 1)
 
 
+def judge_unavailable(settings: ModelSettings) -> str | None:
+    """Why the judge cannot run with ``settings`` here, or None when it can.
+
+    Cheap on purpose (no SDK import): ``aces-ci scan`` asks it on every push to decide whether a
+    judge configured in aces.yml runs — a fork's pull request has no secrets, and that must skip the
+    optional judge, not fail the scan.
+    """
+    import os
+
+    from ..agents.models import API_KEY_ENV, missing_local_extra
+
+    if not settings.provider:
+        return "no judge.provider is configured"
+    if settings.provider == "local":
+        return missing_local_extra()
+    env_name = API_KEY_ENV.get(settings.provider)
+    if env_name and not settings.base_url and not os.environ.get(env_name, "").strip():
+        return f"{env_name} is not set"
+    return None
+
+
 def run_judge(
     skills: Sequence[Skill],
     settings: ModelSettings,
