@@ -18,8 +18,12 @@ def load_schema(name: str) -> dict[str, Any]:
     return schema
 
 
+@cache
 def validator(name: str) -> jsonschema.protocols.Validator:
-    """A Draft 2020-12 validator for the named schema; iterate ``iter_errors`` to get every problem."""
+    """A Draft 2020-12 validator for the named schema; iterate ``iter_errors`` to get every problem.
+
+    Validators hold no state between calls, so one per schema is built and shared.
+    """
     schema = load_schema(name)
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     return cls(schema, format_checker=cls.FORMAT_CHECKER)
