@@ -24,6 +24,7 @@ import jsonschema
 import yaml
 
 from .errors import ConfigError
+from .redact import find_secrets
 from .scan import IgnoreEntry, ScanConfig, Severity
 from .schemas import validator
 from .skill import load_yaml_mapping, read_text
@@ -99,9 +100,19 @@ class AcesConfig:
     so checks made after loading (unknown rule ids) can point at the line."""
 
 
+def _entry_exists(path: Path) -> bool:
+    """Whether anything, a dangling symlink included, sits at ``path``."""
+    return path.exists() or path.is_symlink()
+
+
 def find_config(start_dir: Path) -> Path | None:
-    """The aces.yml (or aces.yaml) of the scanned root, if there is one."""
-    found = [start_dir / name for name in CONFIG_NAMES if (start_dir / name).is_file()]
+    """The aces.yml (or aces.yaml) of the scanned root, if there is one.
+
+    Any entry by that name counts, not only a regular file: a directory, FIFO or dangling link
+    called aces.yml must stop the scan with a config error, not be skipped so that the gate
+    silently runs on defaults the author never chose.
+    """
+    found = [start_dir / name for name in CONFIG_NAMES if _entry_exists(start_dir / name)]
     if len(found) > 1:
         raise ConfigError(f"both {CONFIG_NAMES[0]} and {CONFIG_NAMES[1]} exist; keep one", path=str(start_dir))
     return found[0] if found else None
@@ -139,7 +150,7 @@ def _node_lines(node: yaml.Node, prefix: tuple[str | int, ...], lines: dict[str,
 def _read_mapping(path: Path) -> tuple[dict[str, Any], dict[str, int]]:
     """The file as a bounded YAML mapping plus the line of every field."""
     where = str(path)
-    if not path.exists():
+    if not _entry_exists(path):
         raise ConfigError("config file not found", path=where)
     text_file = read_text(path, where)
     if text_file.text is None or any(p.code != "bom" for p in text_file.problems):
@@ -174,11 +185,23 @@ def _walk(value: Any, prefix: tuple[str | int, ...]) -> Iterator[tuple[tuple[str
 
 
 def _refuse_keys(data: dict[str, Any], path: Path, lines: dict[str, int]) -> None:
-    """No API key may be written in the file, under any field name; the value is never echoed."""
+    """No API key may be written in the file, under any field name; the value is never echoed.
+
+    A credential pasted as a key (``scan.rules.<token>``) is refused here too, pointing at the
+    mapping that holds it: the later "unknown field" or "not a rule id" messages would quote it.
+    """
     for parts, value in _walk(data, ()):
         dotted = _dotted(parts)
         is_model_id = len(parts) == 3 and parts[:2] == ("run", "prices")
         name = parts[-1] if parts else ""
+        if isinstance(name, str) and find_secrets(name):
+            holder = _dotted(parts[:-1])
+            raise ConfigError(
+                f"a key of this mapping looks like a credential, which must not be committed; {_KEY_ADVICE}",
+                path=str(path),
+                line=lines.get(dotted),
+                field=holder or None,
+            )
         if isinstance(name, str) and not is_model_id and _KEY_FIELD.match(name):
             raise ConfigError(
                 f"API keys and secrets are not accepted in the config file; {_KEY_ADVICE}",
@@ -186,7 +209,7 @@ def _refuse_keys(data: dict[str, Any], path: Path, lines: dict[str, int]) -> Non
                 line=lines.get(dotted),
                 field=dotted,
             )
-        if isinstance(value, str) and _KEY_VALUE.search(value):
+        if isinstance(value, str) and (_KEY_VALUE.search(value) or find_secrets(value)):
             raise ConfigError(
                 f"this value looks like an API key, which must not be committed; {_KEY_ADVICE}",
                 path=str(path),

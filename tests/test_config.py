@@ -261,3 +261,40 @@ def test_the_shipped_example_configs_load() -> None:
     assert examples, "the example repository ships an aces.yml"
     for path in examples:
         assert load_config(path, path.parent).path == path
+
+
+@pytest.mark.parametrize("make", ["directory", "dangling-symlink"])
+def test_an_aces_yml_that_is_not_a_file_is_a_config_error_not_silently_skipped(tmp_path: Path, make: str) -> None:
+    config_path = tmp_path / "aces.yml"
+    if make == "directory":
+        config_path.mkdir()
+    else:
+        config_path.symlink_to(tmp_path / "gone.yml")
+    with pytest.raises(ConfigError) as caught:
+        load_config(None, tmp_path)
+    assert str(config_path) in str(caught.value)
+    assert "cannot read config" in str(caught.value)
+
+
+_GITHUB_TOKEN = "ghp_" + "R7xK2mQ9vL4pW8nZ3tY6bH1cF5dJ0sA2eG7u"
+
+
+@pytest.mark.parametrize(
+    ("text", "field"),
+    [
+        (f"judge:\n  provider: {_GITHUB_TOKEN}\n", "judge.provider"),
+        (f"{_GITHUB_TOKEN}: 1\n", None),
+        (f"scan:\n  rules:\n    {_GITHUB_TOKEN}: off\n", "scan.rules"),
+    ],
+)
+def test_a_credential_anywhere_in_aces_yml_is_refused_without_being_echoed(
+    tmp_path: Path, text: str, field: str | None
+) -> None:
+    (tmp_path / "aces.yml").write_text(text, encoding="utf-8")
+
+    with pytest.raises(ConfigError) as caught:
+        load_config(None, tmp_path)
+
+    assert _GITHUB_TOKEN[:12] not in str(caught.value)
+    assert "must not be committed" in str(caught.value)
+    assert caught.value.field == field

@@ -32,6 +32,7 @@ from .. import __version__
 from ..config import AcesConfig
 from ..errors import ConfigError, InputError
 from ..gate import overall_verdict, skill_verdict
+from ..redact import redact_text
 from ..skill import LOWERCASE_SKILL_FILE, SKILL_FILE, Skill, iter_skill_dirs, load_skill
 from ._baseline import apply_baseline, count_stale, load_baseline
 from ._config import ScanConfig
@@ -186,10 +187,15 @@ def _unpacked_scan(
 
 
 def _finding(rule: Rule, hit: Hit, skill: Skill, forced: Severity | None) -> Finding:
+    """The rule's hit as a finding; its message is redacted like its evidence.
+
+    Messages quote frontmatter values (``name 'ghp_…' may use only a-z…``), and every report and
+    the result cache take the message as it is here.
+    """
     return Finding(
         rule.id,
         forced or hit.severity or rule.severity,
-        hit.message,
+        redact_text(hit.message),
         hit.location,
         skill.rel_dir,
         evidence=hit.evidence,
@@ -219,7 +225,8 @@ def _directive_findings(problems: Iterable[DirectiveProblem], skill: Skill, over
             continue
         severity = level if isinstance(level, Severity) else rule.severity
         location = Location(problem.path, problem.line)
-        findings.append(Finding(rule.id, severity, problem.message, location, skill.rel_dir, fix=rule.fix))
+        message = redact_text(problem.message)
+        findings.append(Finding(rule.id, severity, message, location, skill.rel_dir, fix=rule.fix))
     return findings
 
 
@@ -264,9 +271,14 @@ def _scan_skill(
         if fingerprint is None or not repeatable or _fingerprint(job, skill_dir, rel_dir) != fingerprint:
             cache_use = "not-cacheable"
         else:
-            entry = CachedSkill(skill.name, skill.skill_md.rel, tuple(raw))
+            entry = CachedSkill(_reported_name(skill), skill.skill_md.rel, tuple(raw))
             cache_use = "stored" if job.cache.store(skill.rel_dir, fingerprint.digest, entry) else "not-stored"
-    return _SkillScan(skill.rel_dir, skill.name, skill.skill_md.rel, findings, cache_use)
+    return _SkillScan(skill.rel_dir, _reported_name(skill), skill.skill_md.rel, findings, cache_use)
+
+
+def _reported_name(skill: Skill) -> str:
+    """The skill's name as reports show it: a credential pasted into ``name:`` is masked."""
+    return redact_text(skill.name)
 
 
 def _fingerprint(job: _ScanJob, skill_dir: Path, rel_dir: str) -> SkillFingerprint | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pathspec
@@ -17,7 +18,7 @@ import pathspec
 from ._files import is_within, read_text
 from ._frontmatter import split_frontmatter
 from ._markdown import parse_markdown
-from ._model import ParseProblem, Resource, ResourceKind, Skill, TextFile
+from ._model import Frontmatter, ParseProblem, Resource, ResourceKind, Skill, TextFile
 
 SKILL_FILE = "SKILL.md"
 LOWERCASE_SKILL_FILE = "skill.md"
@@ -180,6 +181,8 @@ def load_skill(skill_dir: Path, repo_root: Path) -> Skill:
         skill_md = read_text(md_path, md_rel)
     text = skill_md.text or ""
     front, body_text, body_line = split_frontmatter(text)
+    if skill_md.truncated:
+        front = _unclosed_within_cap(front, len(text))
     if skill_md.text is None:
         # Binary or unreadable SKILL.md: the file-level problem explains it, no frontmatter to report.
         front = type(front)(None, False)
@@ -196,6 +199,21 @@ def load_skill(skill_dir: Path, repo_root: Path) -> Skill:
         resources=tuple(resources),
         problems=tuple(problems),
     )
+
+
+def _unclosed_within_cap(front: Frontmatter, examined_chars: int) -> Frontmatter:
+    """Reword "never closed" for a SKILL.md cut at the read cap: the closing fence may lie past the cut."""
+    problems = tuple(
+        replace(
+            problem,
+            message=f"frontmatter opened with '---' on line 1 is not closed within the first "
+            f"{examined_chars:,} characters examined (the file is cut at the size cap)",
+        )
+        if problem.code == "frontmatter-unclosed"
+        else problem
+        for problem in front.problems
+    )
+    return replace(front, problems=problems)
 
 
 def discover_skills(root: Path, exclude: Iterable[str] = ()) -> list[Skill]:

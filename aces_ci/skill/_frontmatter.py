@@ -122,20 +122,24 @@ def load_yaml_mapping(text: str, first_line: int) -> tuple[dict[str, Any] | None
                 )
             )
             return None, {}, problems
+        # A repeated key's line is that of its last occurrence: the value YAML keeps, and so the one
+        # every later finding about the field describes.
         key_lines: dict[str, int] = {}
+        first_lines: dict[str, int] = {}
         for key_node, _ in node.value:
             key = str(key_node.value) if isinstance(key_node, yaml.ScalarNode) else repr(key_node.value)
             line = _mark_line(key_node.start_mark, first_line) or first_line
-            if key in key_lines:
+            if key in first_lines:
                 problems.append(
                     ParseProblem(
                         "duplicate-key",
-                        f"key '{key}' appears twice (first at line {key_lines[key]}); YAML keeps only the last",
+                        f"key '{key}' appears twice (first at line {first_lines[key]}); YAML keeps only the last",
                         line,
                     )
                 )
             else:
-                key_lines[key] = line
+                first_lines[key] = line
+            key_lines[key] = line
         try:
             data = loader.construct_document(node)
         except yaml.MarkedYAMLError as exc:

@@ -67,7 +67,8 @@ class Frontmatter:
     end_line: int = 0
     """Line of the closing fence; 0 when the block is unclosed or absent."""
     key_lines: dict[str, int] = field(default_factory=dict)
-    """Line of each top-level key, so a finding about ``name`` points at the ``name:`` line."""
+    """Line of each top-level key, so a finding about ``name`` points at the ``name:`` line; a repeated
+    key's last occurrence, whose value YAML keeps."""
     problems: tuple[ParseProblem, ...] = ()
 
     def line_of(self, key: str) -> int:

@@ -166,3 +166,15 @@ def test_stale_baseline_entries_are_part_of_the_summary() -> None:
         "minimum score 70). Baseline .aces-baseline.json: 1 entry matches no current finding (fixed since); "
         "refresh it with --write-baseline .aces-baseline.json"
     )
+
+
+def test_a_newline_in_a_skill_path_or_name_cannot_forge_a_line_of_the_log() -> None:
+    skill = "skills/a\nskills/evil: PASS"
+    forged = finding("SPEC003", Severity.WARNING, "name differs", f"{skill}/SKILL.md", 2, skill=skill)
+    report = replace(clean_report(), skill=skill, name="x\ny: PASS", findings=(forged,), score=StructuralScore(95))
+
+    lines = render_text(sample_result(report), REGISTRY).splitlines()
+
+    assert lines[0] == "skills/a\\nskills/evil: PASS [x\\ny: PASS]: PASS  structural score 95/100 (minimum 70)"
+    assert "  skills/a\\nskills/evil: PASS/SKILL.md:2: warning SPEC003 name differs" in lines
+    assert not any(line.startswith(("skills/evil", "y: PASS")) for line in lines)

@@ -28,9 +28,7 @@ def make_skill(
     return load_skill(skill_dir, root)
 
 
-def run_rule(
-    rules: Iterable[Rule], rule_id: str, skill: Skill, config: ScanConfig | None = None
-) -> list[Hit]:
+def run_rule(rules: Iterable[Rule], rule_id: str, skill: Skill, config: ScanConfig | None = None) -> list[Hit]:
     """Run the rule ``rule_id`` from ``rules`` on ``skill`` and return its hits."""
     rule = next(r for r in rules if r.id == rule_id)
     return list(rule.check(ScanContext(skill, config or ScanConfig())))

@@ -192,3 +192,21 @@ def test_unknown_rule_ids_in_the_config_are_config_errors_with_a_suggestion(tmp_
     ignored = AcesConfig(scan=ScanConfig(ignore=(IgnoreEntry("NOPE123", (), "why"),)))
     with pytest.raises(ConfigError, match=r"scan.ignore\[0\].rule.*unknown rule id 'NOPE123'"):
         scan_repo(tmp_path, ignored, registry())
+
+
+def test_a_credential_in_the_name_field_is_masked_in_messages_and_the_reported_name(tmp_path: Path) -> None:
+    from aces_ci.scan.rules import default_registry
+
+    token = "ghp_" + "R7xK2mQ9vL4pW8nZ3tY6bH1cF5dJ0sA2eG7u"
+    make_skill(
+        tmp_path,
+        f"---\nname: {token}\ndescription: Fills PDF forms. Use when the user asks to fill one.\n---\n# Demo\n\nRun.\n",
+    )
+
+    result = scan_repo(tmp_path, AcesConfig(), default_registry(), jobs=1)
+
+    [report] = result.skills
+    assert token not in report.name
+    spec = [f for f in report.findings if f.rule_id in ("SPEC002", "SPEC003")]
+    assert spec, "the name still draws its naming findings"
+    assert all(token not in f.message and "[REDACTED:github-token]" in f.message for f in spec)

@@ -118,3 +118,16 @@ def test_skill_md_symlinked_out_of_the_repo_is_not_read(tmp_path):
     assert skill.skill_md.text is None
     assert [p.code for p in skill.skill_md.problems] == ["unreadable"]
     assert "private text" not in skill.body.text
+
+
+def test_frontmatter_closed_past_the_read_cap_is_not_called_never_closed(tmp_path):
+    skill_dir = tmp_path / "big"
+    skill_dir.mkdir()
+    huge = "a" * (3 * 1024 * 1024)
+    (skill_dir / "SKILL.md").write_text(f"---\nname: big\ndescription: {huge}\n---\nbody\n", encoding="utf-8")
+
+    skill = load_skill(skill_dir, tmp_path)
+
+    [problem] = [p for p in skill.frontmatter.problems if p.code == "frontmatter-unclosed"]
+    assert "never closed" not in problem.message
+    assert "not closed within the first" in problem.message

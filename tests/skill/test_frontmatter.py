@@ -25,6 +25,12 @@ def test_duplicate_key_is_reported_at_second_occurrence():
     assert "first at line 2" in front.problems[0].message
 
 
+def test_a_repeated_key_lives_at_the_line_of_the_value_yaml_keeps():
+    front, _, _ = split_frontmatter("---\nname: a\ndescription: d\nname: b\n---\n")
+    assert front.data is not None and front.data["name"] == "b"
+    assert front.key_lines["name"] == 4
+
+
 def test_yaml_syntax_error_points_at_file_line():
     front, _, _ = split_frontmatter("---\nname: demo\ndescription: [unclosed\nlicense: MIT\n---\nbody\n")
     assert front.data is None
