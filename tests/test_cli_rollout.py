@@ -119,6 +119,19 @@ def test_an_infra_error_exits_3_and_says_why(
     assert "invalid x-api-key" in out
 
 
+def test_an_unwritable_trajectory_file_still_shows_what_the_rollout_did(
+    scripted_server: Server, skill_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = scripted_server(planted_skill)
+    (tmp_path / "taken").write_text("a file, not a folder", encoding="utf-8")
+    destination = str(tmp_path / "taken" / "trajectory.json")
+    argv = ["rollout", str(skill_dir), "--case", "number", "--trajectory", destination, *against(server, tmp_path)]
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert ["number", "0", "with", "completed", "final_answer", "1.00"] in rows(out, 6)
+    assert "cannot write the trajectory" in err and destination in err
+
+
 def test_a_budget_cap_exits_3_and_lists_what_was_not_run(
     scripted_server: Server, skill_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -241,7 +241,8 @@ def run(args: argparse.Namespace) -> int:
     arms: tuple[Arm, ...] = ("with", "without") if args.arm == "both" else (args.arm,)
     requests = build_requests(target, cases, fixtures, arms, options)
     batch = asyncio.run(_execute(requests, target, options))
+    # The summary first: a trajectory file that cannot be written must not hide what the rollouts cost and did.
+    _summary(batch, arms, options, sys.stderr if args.trajectory == "-" else sys.stdout)
     if args.trajectory is not None:
         _write_trajectories(args.trajectory, batch.records)
-    _summary(batch, arms, options, sys.stderr if args.trajectory == "-" else sys.stdout)
     return EXIT_PASS if batch.all_completed else EXIT_RUNTIME_ERROR

@@ -15,7 +15,9 @@ that affordable and trustworthy happens here, once:
   cooperative harness to return its partial trajectory) and the rollout ends as an infra error.
 
 Every rollout ends ``completed`` (then scored) or ``infra_error`` with a label; retrying model
-calls is the model client's job, not the engine's.
+calls is the model client's job, not the engine's. A :class:`ConfigError` from a harness (no API
+key, a provider the harness cannot use) is the user's to fix, and would fail every rollout alike,
+so it stops the batch and propagates instead.
 
 A rollout's concurrency slot is held while its harness runs and its result is scored. What
 follows needs the disk, not the model (removing the workspace, writing the cache entry, syncing
@@ -187,6 +189,8 @@ class _Runner:
             if not scope.expired():
                 return None, "harness_error", "the harness raised TimeoutError"
             return None, "timeout", f"the harness did not finish within its timeout of {request.harness.timeout_s:g}s"
+        except ConfigError:
+            raise  # a missing key or an unusable provider is not an outage: see the module doc
         except AcesError as exc:
             return None, "harness_error", f"{type(exc).__name__}: {exc}"
         except Exception as exc:  # a crashing harness must cost one rollout, not the batch
@@ -298,7 +302,9 @@ async def run_rollouts(
             first_index = {key: index for index, key in reversed(list(enumerate(keys)))}
             for key, result in resumed.items():
                 if key in first_index and result.status == "completed":
-                    runner.record(requests[first_index[key]], result, "journal", 0.0)
+                    # Scored again, as cache hits are: the case's expected output may have changed since.
+                    resumed_request = requests[first_index[key]]
+                    runner.record(resumed_request, await runner.score(resumed_request, result), "journal", 0.0)
         pending: list[int] = []
         for index in order:
             key = keys[index]

@@ -7,6 +7,7 @@ a hand edit; :func:`result_from_dict` therefore checks every field's type and ra
 
 from __future__ import annotations
 
+import math
 from dataclasses import fields
 from typing import Any, get_args
 
@@ -47,6 +48,17 @@ def _field(data: dict[str, Any], name: str, kinds: type | tuple[type, ...], *, o
     return value
 
 
+def _finite(name: str, value: int | float) -> float:
+    """``value`` as a finite float: an integer too large for a float, NaN or infinity is damage."""
+    try:
+        number = float(value)
+    except OverflowError:
+        raise ValueError(f"field {name!r} is too large") from None
+    if not math.isfinite(number):
+        raise ValueError(f"field {name!r} is not a finite number")
+    return number
+
+
 def _usage(data: Any) -> Usage:
     if not isinstance(data, dict):
         raise ValueError("field 'usage' must be an object")
@@ -56,7 +68,7 @@ def _usage(data: Any) -> Usage:
     }
     if any(v < 0 for v in ints.values()):
         raise ValueError("field 'usage' holds a negative count")
-    cost = float(_field(data, "cost_usd", (int, float)))
+    cost = _finite("cost_usd", _field(data, "cost_usd", (int, float)))
     return Usage(cost_usd=cost, **ints)
 
 
@@ -90,8 +102,8 @@ def result_from_dict(data: Any) -> RolloutResult:
         final_answer=_field(data, "final_answer", str, optional=True),
         trajectory=_field(data, "trajectory", dict),
         usage=_usage(data.get("usage")),
-        duration_s=float(_field(data, "duration_s", (int, float))),
+        duration_s=_finite("duration_s", _field(data, "duration_s", (int, float))),
         skill_events=tuple(_event(e) for e in events),
         error=_field(data, "error", str, optional=True),
-        score=None if score is None else float(score),
+        score=None if score is None else _finite("score", score),
     )

@@ -21,7 +21,7 @@ from aces_ci.agents.builtin import BuiltinHarness
 from aces_ci.agents.models import PriceTable
 from aces_ci.config import Price
 from aces_ci.engine import TIMEOUT_GRACE_S, Budget, RolloutBatch, RolloutCache, run_rollouts, schedule
-from aces_ci.errors import InfraError
+from aces_ci.errors import ConfigError, InfraError
 from aces_ci.grading import ExpectedOutputScorer
 from aces_ci.schemas import validator
 from tests.engine.helpers import (
@@ -221,6 +221,23 @@ async def test_a_crashing_harness_costs_one_rollout_not_the_batch() -> None:
     assert "KeyError" in (batch.records[0].result.error or "")
 
 
+async def test_a_missing_api_key_stops_the_batch_as_a_config_error_not_an_infra_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    model = ModelSpec(provider="anthropic", model="claude-haiku-4-5")
+    requests = [request("with", harness=PRELOAD, model=model, eval_case=case(f"c{i}")) for i in range(3)]
+    workspaces = tmp_path / "workspaces"
+    workspaces.mkdir()
+    clients = fast_clients()
+    try:
+        with pytest.raises(ConfigError, match="ANTHROPIC_API_KEY"):
+            await run_rollouts(requests, create_harness(PRELOAD, clients=clients), workspace_dir=workspaces)
+    finally:
+        await clients.aclose()
+    assert list(workspaces.iterdir()) == []
+
+
 async def test_under_faults_every_rollout_ends_scored_or_labelled(scripted_server: Server) -> None:
     def script(req: ScriptedRequest) -> object:
         question = req.last_user_text
@@ -273,6 +290,23 @@ async def test_a_resumed_journal_reruns_only_infra_errors(scripted_server: Serve
     assert second.all_completed
     lines = journal.read_text().splitlines()
     assert len(lines) == 8 and all(json.loads(line)["run"] == first.run_id for line in lines)
+
+
+async def test_resumed_rollouts_are_scored_against_the_current_expected_output(
+    scripted_server: Server, tmp_path: Path
+) -> None:
+    server = scripted_server(lambda _req: Text("42"))
+    journal = tmp_path / "run.jsonl"
+    model = openai_model(server.openai_url)
+
+    def requests_expecting(expected: str) -> list[RolloutRequest]:
+        return [request("with", target=TARGET, harness=PRELOAD, model=model, eval_case=case(expected=expected))]
+
+    typo = await execute(requests_expecting("41"), journal=journal)
+    assert typo.records[0].result.score == 0.0
+    fixed = await execute(requests_expecting("42"), journal=journal)
+    assert fixed.records[0].source == "journal" and server.calls == 1
+    assert fixed.records[0].result.score == 1.0
 
 
 async def test_no_api_key_reaches_trajectory_journal_or_cache(

@@ -76,6 +76,9 @@ def test_results_survive_a_json_round_trip_exactly(
         (lambda d: d["usage"].update(model_calls=True), "boolean"),
         (lambda d: d.update(skill_events=[{"step_id": 1, "skill": "x", "via": "telepathy"}]), "telepathy"),
         (lambda d: d.update(trajectory=[]), "trajectory"),
+        (lambda d: d["usage"].update(cost_usd=10**400), "'cost_usd' is too large"),
+        (lambda d: d.update(duration_s=float("inf")), "'duration_s' is not a finite"),
+        (lambda d: d.update(score=float("nan")), "'score' is not a finite"),
     ],
 )
 def test_damaged_records_name_the_bad_field(damage, message: str) -> None:  # type: ignore[no-untyped-def]
@@ -196,6 +199,19 @@ def test_garbage_lines_are_skipped_with_a_warning(tmp_path: Path, caplog: pytest
     with caplog.at_level(logging.WARNING):
         assert Journal(path, "run").open() == {KEY: result()}
     assert f"{path}:1" in caplog.text and f"{path}:2" in caplog.text
+
+
+def test_a_hand_edited_number_too_large_for_a_float_is_skipped_not_fatal(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "journal.jsonl"
+    edited = result_to_dict(result(OTHER_KEY))
+    edited["usage"]["cost_usd"] = 10**400
+    good = json.dumps({"v": 1, "run": "run", "key": KEY, "result": result_to_dict(result())})
+    path.write_text(json.dumps({"v": 1, "run": "run", "key": OTHER_KEY, "result": edited}) + f"\n{good}\n")
+    with caplog.at_level(logging.WARNING):
+        assert Journal(path, "run").open() == {KEY: result()}
+    assert f"{path}:1" in caplog.text and "too large" in caplog.text
 
 
 def test_an_unusable_journal_path_is_an_input_error(tmp_path: Path) -> None:
