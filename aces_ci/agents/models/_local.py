@@ -31,6 +31,7 @@ from types import FrameType, TracebackType
 import httpx
 
 from ...errors import ConfigError, InfraError
+from .._secrets import is_secret_name
 from ._base import ModelClient, ModelRequest, ModelResponse
 
 LOCAL_MODEL_ID = "smollm2-135m-instruct"
@@ -148,8 +149,8 @@ class LocalModelServer:
                 "--verbose",
                 "False",
             ]
-            # API keys are nothing the model server needs; keep them out of its environment and log.
-            environment = {name: value for name, value in os.environ.items() if not name.endswith("_API_KEY")}
+            # Keys and tokens are nothing the model server needs; keep them out of its environment and log.
+            environment = {name: value for name, value in os.environ.items() if not is_secret_name(name)}
             process = self._process = subprocess.Popen(
                 command,
                 stdin=subprocess.DEVNULL,
