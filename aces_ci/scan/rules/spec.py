@@ -158,6 +158,18 @@ def _name_defects(name: str) -> tuple[list[str], bool]:
     return defects, unicode_only
 
 
+def _required_field(ctx: ScanContext, key: str, clause: str) -> Iterator[Hit]:
+    """A required frontmatter field that is absent (reported at the fence) or blank (at its line)."""
+    data = ctx.skill.frontmatter.data
+    if data is None:
+        return
+    front = ctx.skill.frontmatter
+    if key not in data:
+        yield Hit(f"frontmatter has no '{key}' field", ctx.at(front.start_line), clause=clause)
+    elif _is_blank(data[key]):
+        yield Hit(f"'{key}' is empty", ctx.at(front.line_of(key)), clause=clause)
+
+
 @define(
     RULES,
     id="SPEC001",
@@ -180,14 +192,7 @@ def name_missing(ctx: ScanContext) -> Iterator[Hit]:
 
         description: Fill PDF forms. Use when the user uploads a PDF form.
     """
-    data = ctx.skill.frontmatter.data
-    if data is None:
-        return
-    front = ctx.skill.frontmatter
-    if "name" not in data:
-        yield Hit("frontmatter has no 'name' field", ctx.at(front.start_line), clause=_CLAUSE_NAME)
-    elif _is_blank(data["name"]):
-        yield Hit("'name' is empty", ctx.at(front.line_of("name")), clause=_CLAUSE_NAME)
+    yield from _required_field(ctx, "name", _CLAUSE_NAME)
 
 
 @define(
@@ -339,14 +344,7 @@ def description_missing(ctx: ScanContext) -> Iterator[Hit]:
 
         description: ""
     """
-    data = ctx.skill.frontmatter.data
-    if data is None:
-        return
-    front = ctx.skill.frontmatter
-    if "description" not in data:
-        yield Hit("frontmatter has no 'description' field", ctx.at(front.start_line), clause=_CLAUSE_DESCRIPTION)
-    elif _is_blank(data["description"]):
-        yield Hit("'description' is empty", ctx.at(front.line_of("description")), clause=_CLAUSE_DESCRIPTION)
+    yield from _required_field(ctx, "description", _CLAUSE_DESCRIPTION)
 
 
 @define(
