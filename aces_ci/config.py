@@ -23,7 +23,8 @@ from typing import Any
 import jsonschema
 import yaml
 
-from .errors import ConfigError
+from .errors import ConfigError, ConfigSource
+from .models import ModelSettings, Price
 from .redact import find_secrets
 from .scan import IgnoreEntry, ScanConfig, Severity
 from .schemas import validator
@@ -44,26 +45,6 @@ _SCHEMA_TYPES = {
     "object": "a mapping",
     "boolean": "true or false",
 }
-
-
-@dataclass(frozen=True)
-class ModelSettings:
-    """Which model to talk to. Keys never live here: they come from ANTHROPIC_API_KEY / OPENAI_API_KEY."""
-
-    provider: str | None = None
-    """``anthropic``, ``openai`` or ``local``; None means "not configured"."""
-    model: str | None = None
-    base_url: str | None = None
-
-
-@dataclass(frozen=True)
-class Price:
-    """US dollars per million tokens."""
-
-    input: float
-    output: float
-    cache_read: float | None = None
-    cache_write: float | None = None
 
 
 @dataclass(frozen=True)
@@ -99,6 +80,11 @@ class AcesConfig:
     """Line of each field in aces.yml by dotted path (``scan.rules.SPEC001``, ``scan.ignore[0].rule``),
     so checks made after loading (unknown rule ids) can point at the line."""
 
+    @property
+    def source(self) -> ConfigSource:
+        """Where these settings were written, for errors found after loading."""
+        return ConfigSource(self.path, self.field_lines)
+
 
 def _entry_exists(path: Path) -> bool:
     """Whether anything, a dangling symlink included, sits at ``path``."""
@@ -116,6 +102,48 @@ def find_config(start_dir: Path) -> Path | None:
     if len(found) > 1:
         raise ConfigError(f"both {CONFIG_NAMES[0]} and {CONFIG_NAMES[1]} exist; keep one", path=str(start_dir))
     return found[0] if found else None
+
+
+def repository_root(start_dir: Path) -> Path | None:
+    """The enclosing version-control work tree (the nearest directory holding ``.git``), if any."""
+    for candidate in (start_dir, *start_dir.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return None
+
+
+@dataclass(frozen=True)
+class Project:
+    """Where a command runs: the repository around the path it was given, and the settings that apply.
+
+    Every verb finds its ``aces.yml`` the same way, so ``aces-ci scan skills/foo`` and ``aces-ci
+    rollout skills/foo`` can never read different files: ``--config`` when given, else the nearest
+    aces.yml from the path up to the repository root (the enclosing git work tree; without one,
+    only the path itself is looked at, so a stray file above an unrelated folder is never read).
+    """
+
+    root: Path
+    """The repository root (absolute): the git work tree, else the directory of aces.yml, else the path."""
+    config: AcesConfig
+    config_dir: Path | None
+    """The directory of the aces.yml in use; None when defaults apply."""
+
+
+def find_project(path: Path, config_file: Path | None = None) -> Project:
+    """The :class:`Project` of ``path`` (a directory, or a file inside one)."""
+    start = (path.parent if path.is_file() else path).resolve()
+    repo = repository_root(start)
+    if config_file is not None:
+        config = load_config(config_file, start)
+    else:
+        found = None
+        for candidate in (start, *start.parents):
+            found = find_config(candidate)
+            if found is not None or candidate == repo or repo is None:
+                break
+        config = load_config(found, start) if found is not None else AcesConfig()
+    config_dir = config.path.resolve().parent if config.path is not None else None
+    return Project(root=repo or config_dir or start, config=config, config_dir=config_dir)
 
 
 def _dotted(parts: Iterator[str | int] | tuple[str | int, ...]) -> str:
@@ -303,8 +331,8 @@ def _read_off_as_off(data: dict[str, Any]) -> None:
                 rules[rule_id] = "off"
 
 
-def _scan_config(raw: dict[str, Any], base: Path) -> ScanConfig:
-    values: dict[str, Any] = {
+def _scan_config(raw: dict[str, Any], base: Path, source: ConfigSource) -> ScanConfig:
+    values: dict[str, Any] = {"source": source} | {
         key: raw[key]
         for key in ("profile", "min_score", "min_eval_cases", "max_body_lines", "max_body_tokens")
         if key in raw
@@ -365,9 +393,10 @@ def load_config(path: Path | None, start_dir: Path) -> AcesConfig:
     _refuse_keys(data, path, lines)
     _validate(data, path, lines)
     base = path.parent
+    source = ConfigSource(path, lines)
     return AcesConfig(
         path=path,
-        scan=_scan_config(data.get("scan", {}), base),
+        scan=_scan_config(data.get("scan", {}), base, source),
         judge=_model_settings(data.get("judge", {})),
         run=_run_settings(data.get("run", {}), base),
         field_lines=lines,

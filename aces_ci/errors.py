@@ -12,6 +12,10 @@ The gate's own verdict (exit 0 pass, 1 fail) is not an exception: see :mod:`aces
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
 EXIT_PASS = 0
 EXIT_GATE_FAILED = 1
 EXIT_INPUT_ERROR = 2
@@ -59,3 +63,23 @@ class InfraError(AcesError):
     """A model API, a harness or the machine failed; the skill is not to blame."""
 
     exit_code = EXIT_RUNTIME_ERROR
+
+
+@dataclass(frozen=True)
+class ConfigSource:
+    """Where a group of settings was written, so a check made long after loading can point at the line.
+
+    Settings are validated in the room that uses them (the scan checks rule ids against its
+    registry); the file they came from is known only to the config loader. This small record
+    travels with the settings and turns a field path into ``aces.yml:12 (scan.rules.X)``.
+    """
+
+    path: Path | None = None
+    field_lines: Mapping[str, int] = field(default_factory=dict)
+    """Line of each field by dotted path (``scan.rules.SPEC001``, ``scan.ignore[0].rule``)."""
+
+    def error(self, message: str, field: str) -> ConfigError:
+        """A :class:`ConfigError` about ``field``, naming the file and the field's line when known."""
+        return ConfigError(
+            message, path=str(self.path) if self.path else None, line=self.field_lines.get(field), field=field
+        )

@@ -40,9 +40,10 @@ the detectors run; it may let through strings that hold no secret, never the rev
 from __future__ import annotations
 
 import math
+import os
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any, TypeVar, cast
@@ -50,8 +51,10 @@ from typing import Any, TypeVar, cast
 __all__ = [
     "MIN_EXTRA_SECRET_LENGTH",
     "SecretMatch",
+    "environment_secrets",
     "excerpt",
     "find_secrets",
+    "is_secret_name",
     "redact_obj",
     "redact_text",
     "redacted_lines",
@@ -543,3 +546,22 @@ def redact_obj(obj: JsonLike, extra_secrets: Iterable[str] = ()) -> JsonLike:
                 stack.append(open_frame(child))
         else:
             frame.done.append(child)
+
+
+_SECRET_VARIABLE = re.compile(r"(?i)(api[_-]?key|apikey|token|secret|password|passwd|credential|private[_-]?key)")
+"""Shape-based redaction catches keys that look like keys; a key for a self-hosted endpoint may look like
+anything. Every value of a variable whose *name* marks it as secret is therefore masked literally as well."""
+
+
+def is_secret_name(name: str) -> bool:
+    """Whether an environment variable's name marks its value as secret (``GITHUB_TOKEN``, ``*_API_KEY``…)."""
+    return _SECRET_VARIABLE.search(name) is not None
+
+
+def environment_secrets(environ: Mapping[str, str] | None = None) -> tuple[str, ...]:
+    """Values of secret-named variables (``*_API_KEY``, ``*_TOKEN``, ``*SECRET*``…), longest first."""
+    env = os.environ if environ is None else environ
+    values = {
+        value for name, value in env.items() if is_secret_name(name) and len(value.strip()) >= MIN_EXTRA_SECRET_LENGTH
+    }
+    return tuple(sorted(values, key=len, reverse=True))

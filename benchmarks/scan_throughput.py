@@ -42,11 +42,8 @@ from corpus import generate_corpus  # the sibling module: a script's own directo
 from skills_ref.validator import validate
 
 from aces_ci.commands.scan import available_cpus
-from aces_ci.config import AcesConfig
-from aces_ci.scan import RuleRegistry, ScanConfig, ScanContext, ScanResult
+from aces_ci.scan import DEFAULT_CACHE_DIR, ResultCache, RuleRegistry, ScanConfig, ScanContext, ScanResult, scan_repo
 from aces_ci.scan._inputs import ScanMemo, SkillInputs
-from aces_ci.scan._result_cache import DEFAULT_CACHE_DIR, ResultCache
-from aces_ci.scan._runner import scan_repo
 from aces_ci.scan.rules import default_registry
 from aces_ci.skill import iter_skill_dirs, load_skill
 
@@ -83,7 +80,7 @@ class _Runs:
         self.root = root
         self.registry = registry
         self.cpus = cpus
-        self.config = AcesConfig()
+        self.config = ScanConfig()
         self.cache_dir = root / DEFAULT_CACHE_DIR
         self.skill_files = sorted(root.glob("skills/*/SKILL.md"))
         self.edits = 0

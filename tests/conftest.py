@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from aces_ci.agents.models import missing_local_extra
+from aces_ci.models import missing_local_extra
 from tests.servers.fixtures import scripted_server
 
 __all__ = ["scripted_server"]

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from aces_ci.agents.models import LOCAL_MODEL_ID
 from aces_ci.cli import build_parser, main
 from aces_ci.commands._run_options import resolve_run_options
 from aces_ci.config import AcesConfig, RunSettings, load_config
 from aces_ci.errors import ConfigError
+from aces_ci.models import LOCAL_MODEL_ID
 from aces_ci.schemas import validator
 from tests.engine.helpers import planted_skill, write_skill
 from tests.servers import Fault, ScriptedServer

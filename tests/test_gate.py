@@ -3,8 +3,19 @@
 from __future__ import annotations
 
 from aces_ci.errors import EXIT_GATE_FAILED, EXIT_PASS
-from aces_ci.gate import DEFAULT_MIN_SCORE, exit_code, overall_verdict, skill_verdict
-from aces_ci.scan import Finding, Location, ScanConfig, ScanResult, Severity, SkillReport, StructuralScore
+from aces_ci.gate import exit_code
+from aces_ci.scan import (
+    DEFAULT_MIN_SCORE,
+    Finding,
+    Location,
+    ScanConfig,
+    ScanResult,
+    Severity,
+    SkillReport,
+    StructuralScore,
+    overall_verdict,
+    skill_verdict,
+)
 
 
 def finding(severity: Severity, line: int = 1, rule: str = "SPEC001") -> Finding:

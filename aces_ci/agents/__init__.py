@@ -1,31 +1,36 @@
 """Harnesses that run one case in one staged workspace and return an ATIF trajectory."""
 
+from ._atif import TrajectoryBuilder
 from ._factory import ModelClients, create_harness
 from ._harness import Harness, HarnessOutcome, Workspace
 from ._render import MAX_SKILL_BYTES, MAX_SKILL_FILES, SkillCard, render_skill_dir, skill_card
 from ._skill_events import detect_skill_events
 from ._types import (
+    DISCLOSURES,
+    HARNESSES,
+    SKILL_EVENT_VIAS,
     Arm,
     Disclosure,
     HarnessName,
     HarnessSpec,
-    ModelSpec,
-    Provider,
     RenderedSkill,
     RolloutRequest,
     RolloutResult,
     RolloutStatus,
     SkillEvent,
+    SkillEventVia,
     SkillSet,
-    Usage,
     files_digest,
 )
 from ._workspace import MIN_GUARDED_BODY_CHARS, check_baseline, plan_arm, plan_workspace, stage_workspace
 
 __all__ = [
+    "DISCLOSURES",
+    "HARNESSES",
     "MAX_SKILL_BYTES",
     "MAX_SKILL_FILES",
     "MIN_GUARDED_BODY_CHARS",
+    "SKILL_EVENT_VIAS",
     "Arm",
     "Disclosure",
     "Harness",
@@ -33,16 +38,15 @@ __all__ = [
     "HarnessOutcome",
     "HarnessSpec",
     "ModelClients",
-    "ModelSpec",
-    "Provider",
     "RenderedSkill",
     "RolloutRequest",
     "RolloutResult",
     "RolloutStatus",
     "SkillCard",
     "SkillEvent",
+    "SkillEventVia",
     "SkillSet",
-    "Usage",
+    "TrajectoryBuilder",
     "Workspace",
     "check_baseline",
     "create_harness",

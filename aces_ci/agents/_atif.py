@@ -14,8 +14,9 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
 
+from ..models import Usage
 from ..redact import redact_obj
-from ._types import SkillEvent, Usage
+from ._types import SkillEvent
 
 ATIF_VERSION = "ATIF-v1.7"
 Source = Literal["system", "user", "agent"]

@@ -8,16 +8,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..models import ManagedClient, ModelSpec, create_client
 from ._harness import Harness
-from ._types import HarnessSpec, ModelSpec
+from ._types import HarnessSpec
 from .builtin import BuiltinHarness, SandboxLimits
-from .models import ManagedClient, create_client
 
 
 class ModelClients:
     """One client per model spec for a whole run: connections, the concurrency cap and retries are shared.
 
-    ``options`` go to :func:`~aces_ci.agents.models.create_client` (``retry``, ``prices``, ``timeout_s``…).
+    ``options`` go to :func:`~aces_ci.models.create_client` (``retry``, ``prices``, ``timeout_s``…).
     """
 
     def __init__(self, **options: Any) -> None:

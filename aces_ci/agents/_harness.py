@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from ._types import HarnessName, RolloutRequest, SkillEvent, Usage
+from ..models import Usage
+from ._types import HarnessName, RolloutRequest, SkillEvent
 
 
 @dataclass(frozen=True)

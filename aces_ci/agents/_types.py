@@ -11,13 +11,18 @@ import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from ..evals import EvalCase
+from ..models import ModelSpec, Usage
 
-Provider = Literal["anthropic", "openai", "local"]
 HarnessName = Literal["builtin", "claude-code", "codex", "opencode"]
+HARNESSES: tuple[str, ...] = get_args(HarnessName)
+"""Every harness name, in one place: the config schema's enum is tested against it."""
 Disclosure = Literal["on-demand", "preload"]
+DISCLOSURES: tuple[str, ...] = get_args(Disclosure)
+SkillEventVia = Literal["skill_tool", "file_read", "shell_read", "preloaded", "script_run"]
+SKILL_EVENT_VIAS: tuple[str, ...] = get_args(SkillEventVia)
 Arm = Literal["with", "without"]
 RolloutStatus = Literal["completed", "infra_error"]
 """``completed``: the agent ran to an end (good or bad). ``infra_error``: not the skill's fault."""
@@ -60,25 +65,6 @@ class SkillSet:
     @property
     def digest(self) -> str:
         return _digest(sorted((s.name, s.digest) for s in self.skills))
-
-
-@dataclass(frozen=True)
-class ModelSpec:
-    provider: Provider
-    model: str
-    base_url: str | None = None
-    temperature: float = 0.0
-    max_tokens: int = 1024
-    """Max output tokens per model call."""
-
-    def cache_identity(self) -> dict[str, Any]:
-        return {
-            "provider": self.provider,
-            "model": self.model,
-            "base_url": self.base_url,
-            "temperature": self.temperature,
-            "max_tokens": self.max_tokens,
-        }
 
 
 @dataclass(frozen=True)
@@ -131,33 +117,12 @@ class RolloutRequest:
 
 
 @dataclass(frozen=True)
-class Usage:
-    prompt_tokens: int = 0
-    """Includes cached prompt tokens (ATIF convention)."""
-    completion_tokens: int = 0
-    cache_read_tokens: int = 0
-    cache_write_tokens: int = 0
-    cost_usd: float = 0.0
-    model_calls: int = 0
-
-    def __add__(self, other: Usage) -> Usage:
-        return Usage(
-            self.prompt_tokens + other.prompt_tokens,
-            self.completion_tokens + other.completion_tokens,
-            self.cache_read_tokens + other.cache_read_tokens,
-            self.cache_write_tokens + other.cache_write_tokens,
-            self.cost_usd + other.cost_usd,
-            self.model_calls + other.model_calls,
-        )
-
-
-@dataclass(frozen=True)
 class SkillEvent:
     """The agent touched a skill: loaded it, read one of its files, or ran one of its scripts."""
 
     step_id: int
     skill: str
-    via: Literal["skill_tool", "file_read", "shell_read", "preloaded", "script_run"]
+    via: SkillEventVia
     path: str | None = None
 
 

@@ -13,17 +13,13 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast, get_args
+from typing import Any, cast
 
-from ..agents import Disclosure, HarnessName, HarnessSpec, ModelSpec, Provider
-from ..agents.models import LOCAL_MODEL_ID, PriceTable
+from ..agents import DISCLOSURES, HARNESSES, Disclosure, HarnessName, HarnessSpec
 from ..config import AcesConfig
 from ..engine import Budget
 from ..errors import ConfigError
-
-PROVIDERS: tuple[str, ...] = get_args(Provider)
-HARNESSES: tuple[str, ...] = get_args(HarnessName)
-DISCLOSURES: tuple[str, ...] = get_args(Disclosure)
+from ..models import LOCAL_MODEL_ID, PROVIDERS, ModelSpec, PriceTable, Provider
 
 
 def _number(parse: Callable[[str], Any], minimum: float, *, strict: bool = False) -> Callable[[str], Any]:
@@ -90,12 +86,7 @@ class RunOptions:
 
 def _choice(value: str, allowed: tuple[str, ...], field: str, config: AcesConfig) -> str:
     if value not in allowed:
-        raise ConfigError(
-            f"{value!r} is not one of {', '.join(allowed)}",
-            path=str(config.path) if config.path else None,
-            line=config.field_lines.get(field),
-            field=field,
-        )
+        raise config.source.error(f"{value!r} is not one of {', '.join(allowed)}", field)
     return value
 
 

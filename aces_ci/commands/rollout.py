@@ -30,12 +30,13 @@ from ..agents import (
     create_harness,
     render_skill_dir,
 )
-from ..agents.models import ConcurrencyLimiter
-from ..config import CONFIG_NAMES, AcesConfig, load_config
+from ..atomic import write_output
+from ..config import find_project
 from ..engine import RolloutBatch, RolloutCache, RolloutRecord, auto_progress, run_rollouts
 from ..errors import EXIT_PASS, EXIT_RUNTIME_ERROR, InputError
 from ..evals import EvalCase, load_evals, load_fixtures
 from ..grading import ExpectedOutputScorer
+from ..models import ConcurrencyLimiter
 from ._run_options import RunOptions, add_run_options, resolve_run_options
 
 SUCCESS_SCORE = 0.5
@@ -58,26 +59,6 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument("--trajectory", metavar="FILE", help="write the ATIF trajectory to FILE, or '-' for stdout")
     add_run_options(parser)
     parser.set_defaults(run=run)
-
-
-def _repo_root(skill_dir: Path) -> Path:
-    """The enclosing git work tree, or the skill's parent when the skill is not in one."""
-    for candidate in (skill_dir, *skill_dir.parents):
-        if (candidate / ".git").exists():
-            return candidate
-    return skill_dir.parent
-
-
-def _config(args: argparse.Namespace, skill_dir: Path, repo_root: Path) -> AcesConfig:
-    """aces.yml from --config, else the nearest one from the skill up to the repository root."""
-    if args.config is not None:
-        return load_config(args.config, skill_dir)
-    for candidate in (skill_dir, *skill_dir.parents):
-        if any((candidate / name).is_file() for name in CONFIG_NAMES):
-            return load_config(None, candidate)
-        if candidate == repo_root:
-            break
-    return load_config(None, repo_root)
 
 
 def _cases(args: argparse.Namespace, skill_dir: Path, repo_root: Path) -> list[EvalCase]:
@@ -159,12 +140,7 @@ def _write_trajectories(destination: str, records: Sequence[RolloutRecord]) -> N
         sys.stdout.write(text)
         sys.stdout.flush()
         return
-    try:
-        path = Path(destination)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"cannot write the trajectory: {exc.strerror or exc}", path=destination) from None
+    write_output(Path(destination), text, "trajectory")
 
 
 def _score_text(score: float | None) -> str:
@@ -234,8 +210,9 @@ def _summary(batch: RolloutBatch, arms: Sequence[Arm], options: RunOptions, out:
 def run(args: argparse.Namespace) -> int:
     skill_dir = args.skill_dir.resolve()
     target = render_skill_dir(skill_dir)
-    repo_root = _repo_root(skill_dir)
-    options = resolve_run_options(args, _config(args, skill_dir, repo_root))
+    project = find_project(skill_dir, args.config)
+    repo_root = project.root
+    options = resolve_run_options(args, project.config)
     cases = _cases(args, skill_dir, repo_root)
     fixtures = {case.id: load_fixtures(skill_dir, case) for case in cases}
     arms: tuple[Arm, ...] = ("with", "without") if args.arm == "both" else (args.arm,)

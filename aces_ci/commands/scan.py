@@ -4,10 +4,16 @@ Exit codes follow DESIGN.md: 0 the gate passed, 1 it failed, 2 the input or conf
 unusable, 3 something outside the skill failed (the judge's model API, say). Writing a baseline
 (``--write-baseline``) accepts the current findings, so that run exits 0.
 
+Settings come from the project's aces.yml (:func:`aces_ci.config.find_project`: the nearest one
+from PATH up to the repository root, as every verb finds it). When that file lies above PATH, the
+repository it belongs to is scanned, restricted to PATH, so its ``exclude``/``ignore`` patterns and
+every reported path read from the same root.
+
 Skills are scanned in one worker process per CPU (``--jobs``), and each skill's findings are kept
-in a result cache (``--cache-dir``, by default ``.aces-cache/scan`` in the scanned directory), so
-the next scan only re-checks the skills whose files changed. The cache directory carries its own
-``.gitignore``; to keep it between CI runs, cache that path (e.g. with ``actions/cache``).
+in a result cache (``--cache-dir``, by default ``.aces-cache/scan`` at the scanned root; never inside
+a skill, whose files it would then become), so the next scan only re-checks the skills whose files
+changed. The cache directory carries its own ``.gitignore``; to keep it between CI runs, cache that
+path (e.g. with ``actions/cache``).
 """
 
 from __future__ import annotations
@@ -18,9 +24,11 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from ..config import AcesConfig, load_config
-from ..errors import EXIT_PASS, InputError
+from ..atomic import write_output
+from ..config import AcesConfig, Project, find_project
+from ..errors import EXIT_PASS
 from ..gate import exit_code
+from ..models import ModelSettings
 from ..report import render_junit, render_markdown, render_text, write_json, write_sarif
 from ..scan import (
     DEFAULT_CACHE_DIR,
@@ -28,11 +36,13 @@ from ..scan import (
     RuleRegistry,
     ScanResult,
     accepted_by_new_baseline,
+    default_registry,
+    judge_unavailable,
+    scan_repo,
+    user_cache_dir,
     write_baseline,
 )
-from ..scan._judge import judge_unavailable
-from ..scan._runner import scan_repo
-from ..scan.rules import default_registry
+from ..skill import LOWERCASE_SKILL_FILE, SKILL_FILE
 
 
 def _min_score(text: str) -> int:
@@ -77,7 +87,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         metavar="PATH",
         help="repository, skill directory or SKILL.md (default: .)",
     )
-    parser.add_argument("--config", type=Path, metavar="FILE", help="aces.yml to use (default: PATH/aces.yml)")
+    parser.add_argument(
+        "--config", type=Path, metavar="FILE", help="aces.yml to use (default: nearest up to the repository root)"
+    )
     parser.add_argument("--profile", choices=("strict", "lenient"), help="frontmatter profile (overrides aces.yml)")
     parser.add_argument("--min-score", type=_min_score, metavar="N", help="gate's minimum structural score, 0-100")
     parser.add_argument("--json", type=Path, metavar="FILE", help="write the result as JSON")
@@ -116,10 +128,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.set_defaults(run=run)
 
 
-def _configure(args: argparse.Namespace) -> AcesConfig:
+def _configure(args: argparse.Namespace, config: AcesConfig) -> AcesConfig:
     """aces.yml with the command-line flags applied on top."""
-    start_dir = args.path.parent if args.path.is_file() else args.path
-    config = load_config(args.config, start_dir)
     scan = config.scan
     if args.profile is not None:
         scan = replace(scan, profile=args.profile)
@@ -133,12 +143,12 @@ def _configure(args: argparse.Namespace) -> AcesConfig:
     return replace(config, scan=scan)
 
 
-def _write_text(path: Path, text: str, what: str) -> None:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8", errors="backslashreplace")
-    except OSError as exc:
-        raise InputError(f"cannot write the {what} report: {exc.strerror or exc}", path=str(path)) from None
+def _scan_root(path: Path, project: Project) -> Path:
+    """The root whose paths the scan reports: the directory of an aces.yml above PATH, else PATH itself."""
+    target = (path.parent if path.is_file() else path).resolve()
+    if project.config_dir is not None and target != project.config_dir and target.is_relative_to(project.config_dir):
+        return project.config_dir
+    return target
 
 
 def _write_reports(result: ScanResult, registry: RuleRegistry, args: argparse.Namespace) -> None:
@@ -147,18 +157,20 @@ def _write_reports(result: ScanResult, registry: RuleRegistry, args: argparse.Na
     if args.sarif is not None:
         write_sarif(result, registry, args.sarif)
     if args.junit is not None:
-        _write_text(args.junit, render_junit(result, registry), "JUnit")
+        write_output(args.junit, render_junit(result, registry), "JUnit report")
     if args.markdown is not None:
-        _write_text(args.markdown, render_markdown(result, registry), "Markdown")
+        write_output(args.markdown, render_markdown(result, registry), "Markdown report")
 
 
-def _result_cache(args: argparse.Namespace) -> ResultCache | None:
+def _result_cache(args: argparse.Namespace, scan_root: Path) -> ResultCache | None:
     if args.no_cache:
         return None
     if args.cache_dir is not None:
         return ResultCache(args.cache_dir)
-    scanned_dir = args.path.parent if args.path.is_file() else args.path
-    return ResultCache(scanned_dir / DEFAULT_CACHE_DIR)
+    if (scan_root / SKILL_FILE).exists() or (scan_root / LOWERCASE_SKILL_FILE).exists():
+        # A lone skill: a cache inside it would become one of its files (and be staged into rollouts).
+        return ResultCache(user_cache_dir())
+    return ResultCache(scan_root / DEFAULT_CACHE_DIR)
 
 
 def _cache_summary(cache: ResultCache) -> str:
@@ -175,26 +187,31 @@ def _cache_summary(cache: ResultCache) -> str:
     )
 
 
-def _judge_wanted(args: argparse.Namespace, config: AcesConfig) -> bool:
-    """The judge is optional: it runs when asked, or when aces.yml configures it and it can run here."""
+def _judge_settings(args: argparse.Namespace, config: AcesConfig) -> ModelSettings | None:
+    """The judge's model when it is to run: when asked, or when aces.yml configures it and it can run here."""
     if args.judge is not None:
-        return bool(args.judge)
+        return config.judge if args.judge else None
     if not config.judge.provider:
-        return False
+        return None
     reason = judge_unavailable(config.judge)
     if reason is not None:
         if not args.quiet:
             print(f"aces-ci: note: LLM judge skipped: {reason}", file=sys.stderr)
-        return False
-    return True
+        return None
+    return config.judge
 
 
 def run(args: argparse.Namespace) -> int:
-    config = _configure(args)
+    project = find_project(args.path, args.config)
+    config = _configure(args, project.config)
+    scan_root = _scan_root(args.path, project) if args.path.exists() else args.path
     registry = default_registry()
-    cache = _result_cache(args)
+    cache = _result_cache(args, scan_root)
     jobs = args.jobs if args.jobs is not None else available_cpus()
-    result = scan_repo(args.path, config, registry, judge=_judge_wanted(args, config), jobs=jobs, cache=cache)
+    within = None if scan_root == args.path else args.path
+    result = scan_repo(
+        scan_root, config.scan, registry, judge=_judge_settings(args, config), jobs=jobs, cache=cache, within=within
+    )
     if cache is not None and cache.stats.not_stored and not args.quiet:
         print(
             f"aces-ci: warning: {cache.stats.not_stored} result(s) could not be written to the cache "

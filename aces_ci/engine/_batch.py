@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from ..agents import Arm, RolloutRequest, RolloutResult, Usage
+from ..agents import Arm, RolloutRequest, RolloutResult
+from ..models import Usage
 from ._budget import StopReason
 
 RolloutSource = Literal["run", "cache", "journal"]

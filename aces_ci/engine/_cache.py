@@ -16,15 +16,13 @@ worker thread; distinct keys never share a file, so writers need no lock.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
-import os
 import re
-import tempfile
 from pathlib import Path
 
 from ..agents import RolloutResult
+from ..atomic import write_atomic
 from ._serialize import result_from_dict, result_to_dict
 
 _log = logging.getLogger(__name__)
@@ -32,20 +30,6 @@ _log = logging.getLogger(__name__)
 CACHE_FORMAT = "aces-ci-rollout"
 CACHE_VERSION = 1
 _KEY = re.compile(r"^[0-9a-f]{64}$")
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file and a rename: readers never see part of it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
 
 
 class RolloutCache:

@@ -39,14 +39,21 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 
-from ..agents import RenderedSkill, RolloutRequest, RolloutResult, Usage
-from ..agents._atif import TrajectoryBuilder
-from ..agents._harness import Harness, HarnessOutcome, Workspace
-from ..agents._secrets import environment_secrets
-from ..agents._workspace import plan_arm, stage_workspace
+from ..agents import (
+    Harness,
+    HarnessOutcome,
+    RenderedSkill,
+    RolloutRequest,
+    RolloutResult,
+    TrajectoryBuilder,
+    Workspace,
+    plan_arm,
+    stage_workspace,
+)
 from ..errors import AcesError, ConfigError, InfraError
 from ..grading import Scorer
-from ..redact import redact_text
+from ..models import Usage
+from ..redact import environment_secrets, redact_text
 from ._batch import NotRun, RolloutBatch, RolloutRecord, RolloutSource
 from ._budget import Budget, BudgetMeter, StopReason
 from ._cache import RolloutCache

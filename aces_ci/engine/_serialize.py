@@ -11,10 +11,11 @@ import math
 from dataclasses import fields
 from typing import Any, get_args
 
-from ..agents import RolloutResult, RolloutStatus, SkillEvent, Usage
+from ..agents import SKILL_EVENT_VIAS, RolloutResult, RolloutStatus, SkillEvent
+from ..models import Usage
 
 _STATUSES = frozenset(get_args(RolloutStatus))
-_VIAS = frozenset({"skill_tool", "file_read", "shell_read", "preloaded", "script_run"})
+_VIAS = frozenset(SKILL_EVENT_VIAS)
 
 
 def _flat(record: Usage | SkillEvent | RolloutResult) -> dict[str, Any]:

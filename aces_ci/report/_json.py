@@ -11,9 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..atomic import write_output
 from ..scan import Finding, JudgeResult, ScanResult, SkillReport, StructuralScore
 from ._common import SEVERITY_ORDER, all_findings, severity_counts, suppressed_count
-from ._write import json_bytes, write_atomic
+from ._write import json_bytes
 
 SCHEMA_VERSION = 1
 
@@ -121,4 +122,4 @@ def scan_result_to_dict(result: ScanResult) -> dict[str, Any]:
 
 def write_json(result: ScanResult, path: Path | str) -> None:
     """Write the ``--json`` report to ``path``."""
-    write_atomic(Path(path), json_bytes(scan_result_to_dict(result)))
+    write_output(Path(path), json_bytes(scan_result_to_dict(result)), "JSON report")

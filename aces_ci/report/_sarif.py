@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from ..atomic import write_output
 from ..scan import Finding, Rule, RuleRegistry, ScanResult
 from ._common import family_of, find_rule
-from ._write import json_bytes, write_atomic
+from ._write import json_bytes
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://github.com/aces-ci/aces-ci"
@@ -155,4 +156,4 @@ def write_sarif(
     result: ScanResult, registry: RuleRegistry, path: Path | str, *, category: str = DEFAULT_CATEGORY
 ) -> None:
     """Write the SARIF report to ``path`` (UTF-8 JSON, written atomically)."""
-    write_atomic(Path(path), json_bytes(render_sarif(result, registry, category=category)))
+    write_output(Path(path), json_bytes(render_sarif(result, registry, category=category)), "SARIF report")

@@ -1,19 +1,20 @@
-"""The static tier: rules over each skill, suppressions, the structural score, the optional judge.
-
-``scan_repo`` lives in :mod:`aces_ci.scan._runner` and is not exported here: the runner imports the
-gate (:mod:`aces_ci.gate`), which imports this package's result model.
-"""
+"""The static tier: rules over each skill, suppressions, the structural score and verdict, the optional judge."""
 
 from ._baseline import Baseline, accepted_by_new_baseline, load_baseline, write_baseline
-from ._config import IgnoreEntry, Profile, ScanConfig
+from ._config import DEFAULT_MIN_SCORE, IgnoreEntry, Profile, ScanConfig
 from ._context import ScanContext
 from ._finding import Finding, Hit, Location, Severity, Suppression
+from ._judge import judge_unavailable, run_judge
 from ._registry import Rule, RuleRegistry, UnknownRuleError, define
 from ._result import Deduction, JudgeCriterion, JudgeResult, ScanResult, SkillReport, StructuralScore, Verdict
-from ._result_cache import DEFAULT_CACHE_DIR, CacheStats, ResultCache
+from ._result_cache import DEFAULT_CACHE_DIR, CacheStats, ResultCache, user_cache_dir
+from ._runner import check_rule_ids, scan_repo
+from ._verdict import overall_verdict, skill_verdict
+from .rules import default_registry
 
 __all__ = [
     "DEFAULT_CACHE_DIR",
+    "DEFAULT_MIN_SCORE",
     "Baseline",
     "CacheStats",
     "Deduction",
@@ -37,7 +38,15 @@ __all__ = [
     "UnknownRuleError",
     "Verdict",
     "accepted_by_new_baseline",
+    "check_rule_ids",
+    "default_registry",
     "define",
+    "judge_unavailable",
     "load_baseline",
+    "overall_verdict",
+    "run_judge",
+    "scan_repo",
+    "skill_verdict",
+    "user_cache_dir",
     "write_baseline",
 ]

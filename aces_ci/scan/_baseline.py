@@ -15,13 +15,13 @@ File format (``schema_version`` 1)::
 from __future__ import annotations
 
 import json
-import os
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..atomic import write_atomic
 from ..errors import InputError
 from ._finding import Finding
 
@@ -114,11 +114,8 @@ def write_baseline(findings: Iterable[Finding], path: Path) -> int:
     # A file name that is not UTF-8 reaches us as lone surrogates; "backslashreplace" writes them as
     # the JSON escapes \udcXX, which read back to the same string and so to the same fingerprint.
     payload = (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode("utf-8", "backslashreplace")
-    temporary = path.with_name(path.name + ".tmp")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary.write_bytes(payload)
-        os.replace(temporary, path)
+        write_atomic(path, payload)
     except OSError as exc:
         raise InputError(f"cannot write baseline: {exc.strerror or exc}", path=str(path)) from None
     return len(entries)

@@ -6,9 +6,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from ..errors import ConfigSource
 from ._finding import Severity
 
 Profile = Literal["strict", "lenient"]
+
+DEFAULT_MIN_SCORE = 70
+"""ACES's quality check passes a skill at a structural score of 70."""
 
 
 @dataclass(frozen=True)
@@ -25,7 +29,7 @@ class IgnoreEntry:
 class ScanConfig:
     profile: Profile = "lenient"
     """``strict``: the agentskills.io spec text. ``lenient``: known harness extension keys accepted with a note."""
-    min_score: int = 70
+    min_score: int = DEFAULT_MIN_SCORE
     """The gate: a skill whose structural score is below this fails (ACES default 70)."""
     exclude: tuple[str, ...] = ()
     """Gitignore-style patterns of directories not to scan."""
@@ -38,3 +42,5 @@ class ScanConfig:
     max_body_tokens: int = 5000
     min_eval_cases: int = 3
     """Fewer cases than this in evals.json cannot support any lift claim."""
+    source: ConfigSource = field(default_factory=ConfigSource, compare=False)
+    """Where these settings were written: errors found later (an unknown rule id) name the file and line."""

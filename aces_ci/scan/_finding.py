@@ -1,8 +1,9 @@
-"""A finding: one problem one rule saw at one place."""
+"""A finding: one problem one rule saw at one place; and its one plain-value form (a row)."""
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
@@ -90,3 +91,69 @@ class Finding:
 
     def suppress(self, kind: str, reason: str) -> Finding:
         return replace(self, suppressed=Suppression(kind, reason))
+
+
+FindingRow = tuple[str, str, str, str, int | None, int | None, str | None, str | None, str | None, str | None, str]
+"""A finding as plain values: rule, severity, message, path, line, column, evidence, clause, fix,
+suppression kind (None when active) and reason. Its skill is not in it: the holder of the rows knows it."""
+_ROW_LENGTH = 11
+_SEVERITIES = {severity.value: severity for severity in Severity}
+_SUPPRESSION_KINDS = frozenset({"inline", "config", "baseline"})
+
+
+def finding_to_row(finding: Finding) -> FindingRow:
+    """The row of ``finding``: how findings travel from worker processes and live in the result cache.
+
+    Plain tuples, because unpickling thousands of frozen dataclasses (and their enum members) costs a
+    scanning process three times more than building them from rows.
+    """
+    loc, why = finding.location, finding.suppressed
+    kind, reason = (None, "") if why is None else (why.kind, why.reason)
+    return (
+        finding.rule_id,
+        finding.severity.value,
+        finding.message,
+        loc.path,
+        loc.line,
+        loc.column,
+        finding.evidence,
+        finding.clause,
+        finding.fix,
+        kind,
+        reason,
+    )
+
+
+def _optional_int(value: object) -> bool:
+    return value is None or (isinstance(value, int) and not isinstance(value, bool) and value > 0)
+
+
+def _optional_str(value: object) -> bool:
+    return value is None or isinstance(value, str)
+
+
+def finding_from_row(row: Sequence[object], skill: str) -> Finding | None:
+    """The finding :func:`finding_to_row` wrote, or None when ``row`` is not such a row (a damaged file)."""
+    if len(row) != _ROW_LENGTH:
+        return None
+    rule_id, severity, message, path, line, column, evidence, clause, fix, kind, reason = row
+    if not (isinstance(rule_id, str) and isinstance(message, str) and isinstance(path, str)):
+        return None
+    if not (isinstance(severity, str) and severity in _SEVERITIES and _optional_int(line) and _optional_int(column)):
+        return None
+    if not (_optional_str(evidence) and _optional_str(clause) and _optional_str(fix) and isinstance(reason, str)):
+        return None
+    if kind is not None and kind not in _SUPPRESSION_KINDS:
+        return None
+    suppressed = None if kind is None else Suppression(str(kind), reason)
+    return Finding(
+        rule_id,
+        _SEVERITIES[severity],
+        message,
+        Location(path, line, column),  # type: ignore[arg-type]
+        skill,
+        evidence,  # type: ignore[arg-type]
+        clause,  # type: ignore[arg-type]
+        fix,  # type: ignore[arg-type]
+        suppressed,
+    )

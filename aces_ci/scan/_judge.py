@@ -27,9 +27,7 @@ from ..errors import ConfigError, InfraError
 from ._result import JudgeCriterion, JudgeResult
 
 if TYPE_CHECKING:
-    from ..agents import Provider
-    from ..agents.models import ManagedClient, Message, RetryPolicy
-    from ..config import ModelSettings
+    from ..models import ManagedClient, Message, ModelSettings, Provider, RetryPolicy
     from ..skill import Skill
 
 RUBRIC_VERSION = "1"
@@ -222,7 +220,7 @@ def judge_unavailable(settings: ModelSettings) -> str | None:
     """
     import os
 
-    from ..agents.models import API_KEY_ENV, missing_local_extra
+    from ..models import API_KEY_ENV, missing_local_extra
 
     if not settings.provider:
         return "no judge.provider is configured"
@@ -248,8 +246,7 @@ def run_judge(
     Raises :class:`ConfigError` when ``judge.provider``/``judge.model`` or the API key are missing, and
     :class:`InfraError` when the model API fails for good.
     """
-    from ..agents import ModelSpec
-    from ..agents.models import LOCAL_MODEL_ID, ConcurrencyLimiter, create_client
+    from ..models import LOCAL_MODEL_ID, ConcurrencyLimiter, ModelSpec, create_client
 
     if not settings.provider:
         raise ConfigError("the LLM judge needs a provider (anthropic, openai or local)", field="judge.provider")
@@ -280,7 +277,7 @@ async def _judge_all(client: ManagedClient, skills: Sequence[Skill]) -> dict[str
 
 
 async def _judge_one(client: ManagedClient, skill: Skill) -> JudgeResult:
-    from ..agents.models import Message
+    from ..models import Message
 
     text = skill.skill_md.text
     if text is None:
@@ -306,7 +303,7 @@ async def _judge_one(client: ManagedClient, skill: Skill) -> JudgeResult:
 
 
 async def _ask(client: ManagedClient, skill: Skill, conversation: list[Message]) -> str:
-    from ..agents.models import ModelAPIError, ModelRequest
+    from ..models import ModelAPIError, ModelRequest
 
     request = ModelRequest(rubric_prompt(), tuple(conversation), max_tokens=JUDGE_MAX_TOKENS, temperature=0.0, seed=0)
     try:

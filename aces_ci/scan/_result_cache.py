@@ -22,17 +22,25 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
-from ._finding import Finding, Location, Severity
+from ..atomic import write_atomic
+from ._finding import Finding, finding_from_row, finding_to_row
 from ._fingerprint import CACHE_FOLDER_NAME, CACHE_FORMAT
 
 DEFAULT_CACHE_DIR = Path(CACHE_FOLDER_NAME) / "scan"
 """Relative to the scanned directory; ``.aces-cache`` is never listed as a file of a skill."""
+
+
+def user_cache_dir() -> Path:
+    """Where the cache of a scan of one lone skill goes (``$XDG_CACHE_HOME/aces-ci/scan``): never inside
+    the skill, whose files it would join and whose rollouts it would then be staged into."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "aces-ci" / "scan"
+
+
 MAX_ENTRY_BYTES = 16 * 1024 * 1024
 """An entry larger than this is not one we wrote: ignored."""
 
@@ -41,9 +49,6 @@ _CACHEDIR_TAG = (
     "Signature: 8a477f597d28d172789f06886806bc55\n"
     "# This file marks a cache directory written by aces-ci (https://bford.info/cachedir/).\n"
 )
-_ROW_LENGTH = 9
-"""A finding is stored as [rule_id, severity, message, path, line, column, evidence, clause, fix]."""
-_SEVERITIES = {severity.value: severity for severity in Severity}
 
 
 CacheUse = Literal["off", "hit", "stored", "not-stored", "not-cacheable"]
@@ -85,43 +90,6 @@ class CachedSkill:
     """The rules' findings before any suppression."""
 
 
-def _finding_row(finding: Finding) -> list[Any]:
-    loc = finding.location
-    return [
-        finding.rule_id,
-        finding.severity.value,
-        finding.message,
-        loc.path,
-        loc.line,
-        loc.column,
-        finding.evidence,
-        finding.clause,
-        finding.fix,
-    ]
-
-
-def _optional_int(value: object) -> bool:
-    return value is None or (isinstance(value, int) and not isinstance(value, bool) and value > 0)
-
-
-def _optional_str(value: object) -> bool:
-    return value is None or isinstance(value, str)
-
-
-def _finding_from_row(row: object, rel_dir: str) -> Finding | None:
-    if not isinstance(row, list) or len(row) != _ROW_LENGTH:
-        return None
-    rule_id, severity, message, path, line, column, evidence, clause, fix = row
-    if not (isinstance(rule_id, str) and isinstance(message, str) and isinstance(path, str)):
-        return None
-    if severity not in _SEVERITIES or not (_optional_int(line) and _optional_int(column)):
-        return None
-    if not (_optional_str(evidence) and _optional_str(clause) and _optional_str(fix)):
-        return None
-    location = Location(path, line, column)
-    return Finding(rule_id, _SEVERITIES[severity], message, location, rel_dir, evidence, clause, fix)
-
-
 def _entry_from_json(data: object, rel_dir: str, key: str) -> CachedSkill | None:
     """The entry if ``data`` is exactly what :meth:`ResultCache.store` writes for this skill and key."""
     if not isinstance(data, dict) or data.get("format") != CACHE_FORMAT:
@@ -131,9 +99,9 @@ def _entry_from_json(data: object, rel_dir: str, key: str) -> CachedSkill | None
     name, skill_md, rows = data.get("name"), data.get("skill_md"), data.get("findings")
     if not (isinstance(name, str) and isinstance(skill_md, str) and isinstance(rows, list)):
         return None
-    findings = [_finding_from_row(row, rel_dir) for row in rows]
-    if any(finding is None for finding in findings):
-        return None
+    findings = [finding_from_row(row, rel_dir) if isinstance(row, list) else None for row in rows]
+    if any(finding is None or finding.suppressed is not None for finding in findings):
+        return None  # damaged, or not written by store(): the cache holds raw findings, before suppressions
     return CachedSkill(name, skill_md, tuple(f for f in findings if f is not None))
 
 
@@ -179,20 +147,13 @@ class ResultCache:
             "rel_dir": rel_dir,
             "name": entry.name,
             "skill_md": entry.skill_md,
-            "findings": [_finding_row(finding) for finding in entry.findings],
+            "findings": [finding_to_row(finding) for finding in entry.findings],
         }
         # ensure_ascii: file names that are not UTF-8 reach us as lone surrogates; \\udcXX escapes keep them.
         payload = json.dumps(document, ensure_ascii=True, separators=(",", ":")).encode("ascii")
         try:
             self._prepare_directory()
-            descriptor, temporary = tempfile.mkstemp(dir=self.directory, prefix=".entry-", suffix=".tmp")
-            try:
-                with os.fdopen(descriptor, "wb") as handle:
-                    handle.write(payload)
-                os.replace(temporary, self._entry_path(rel_dir))
-            except BaseException:
-                Path(temporary).unlink(missing_ok=True)
-                raise
+            write_atomic(Path(self._entry_path(rel_dir)), payload)
         except OSError:
             return False
         return True

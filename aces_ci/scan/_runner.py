@@ -26,18 +26,16 @@ from collections.abc import Generator, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from .. import __version__
-from ..config import AcesConfig
 from ..errors import ConfigError, InputError
-from ..gate import overall_verdict, skill_verdict
 from ..redact import redact_text
 from ..skill import LOWERCASE_SKILL_FILE, SKILL_FILE, Skill, iter_skill_dirs, load_skill
 from ._baseline import apply_baseline, count_stale, load_baseline
 from ._config import ScanConfig
 from ._context import ScanContext
-from ._finding import Finding, Hit, Location, Severity, Suppression
+from ._finding import Finding, FindingRow, Hit, Location, Severity, finding_from_row, finding_to_row
 from ._fingerprint import SkillFingerprint, scan_digest, skill_fingerprint
 from ._inputs import ScanMemo, SkillInputs
 from ._internal_rules import (
@@ -53,7 +51,11 @@ from ._result import JudgeResult, ScanResult, SkillReport
 from ._result_cache import CachedSkill, CacheUse, ResultCache
 from ._score import structural_score
 from ._suppress import DirectiveProblem, apply_directives, apply_ignore_list, read_directives
+from ._verdict import overall_verdict, skill_verdict
 from .rules import default_registry
+
+if TYPE_CHECKING:
+    from ..models import ModelSettings
 
 
 def _with_internal_rules(registry: RuleRegistry) -> RuleRegistry:
@@ -62,25 +64,20 @@ def _with_internal_rules(registry: RuleRegistry) -> RuleRegistry:
     return RuleRegistry([*registry, *(rule for rule in INTERNAL_RULES if rule.id not in registry)])
 
 
-def _unknown_rule_error(rule_id: str, field: str, config: AcesConfig, registry: RuleRegistry) -> ConfigError:
+def _unknown_rule_error(rule_id: str, field: str, settings: ScanConfig, registry: RuleRegistry) -> ConfigError:
     close = difflib.get_close_matches(rule_id.upper(), [rule.id for rule in registry], n=3, cutoff=0.6)
     hint = f"; did you mean {', '.join(close)}?" if close else "; `aces-ci rules` lists every rule id"
-    return ConfigError(
-        f"unknown rule id '{rule_id}'{hint}",
-        path=str(config.path) if config.path else None,
-        line=config.field_lines.get(field),
-        field=field,
-    )
+    return settings.source.error(f"unknown rule id '{rule_id}'{hint}", field)
 
 
-def check_rule_ids(config: AcesConfig, registry: RuleRegistry) -> None:
+def check_rule_ids(settings: ScanConfig, registry: RuleRegistry) -> None:
     """Every rule id aces.yml names must exist: a typo would silently keep a rule on."""
-    for rule_id in config.scan.severity:
+    for rule_id in settings.severity:
         if rule_id not in registry:
-            raise _unknown_rule_error(rule_id, f"scan.rules.{rule_id}", config, registry)
-    for index, entry in enumerate(config.scan.ignore):
+            raise _unknown_rule_error(rule_id, f"scan.rules.{rule_id}", settings, registry)
+    for index, entry in enumerate(settings.ignore):
         if entry.rule not in registry:
-            raise _unknown_rule_error(entry.rule, f"scan.ignore[{index}].rule", config, registry)
+            raise _unknown_rule_error(entry.rule, f"scan.ignore[{index}].rule", settings, registry)
 
 
 def _resolve_root(root: Path) -> Path:
@@ -124,6 +121,8 @@ class _ScanJob:
     cache: ResultCache | None
     scan_key: str | None
     """The scan-wide part of every cache key; None when the cache is off for this scan."""
+    within: Path | None = None
+    """Only skills under this directory of ``root`` are scanned (paths stay relative to ``root``)."""
 
 
 @dataclass(frozen=True)
@@ -138,51 +137,17 @@ class _SkillScan:
     cache_use: CacheUse
 
     def __reduce__(self) -> tuple[Any, ...]:
-        """Travel from a worker process as plain tuples: unpickling ten thousand frozen dataclasses
-        (and their enum members) takes the scanning process three times longer than building them."""
-        rows = tuple(_finding_row(finding) for finding in self.findings)
+        """Travel from a worker process as plain rows (:func:`finding_to_row`)."""
+        rows = tuple(finding_to_row(finding) for finding in self.findings)
         return (_unpacked_scan, (self.rel_dir, self.name, self.skill_md, rows, self.cache_use))
 
 
-_FindingRow = tuple[str, str, str, str, int | None, int | None, str | None, str | None, str | None, str | None, str]
-_SEVERITIES = {severity.value: severity for severity in Severity}
-
-
-def _finding_row(finding: Finding) -> _FindingRow:
-    loc, why = finding.location, finding.suppressed
-    kind, reason = (None, "") if why is None else (why.kind, why.reason)
-    return (
-        finding.rule_id,
-        finding.severity.value,
-        finding.message,
-        loc.path,
-        loc.line,
-        loc.column,
-        finding.evidence,
-        finding.clause,
-        finding.fix,
-        kind,
-        reason,
-    )
-
-
 def _unpacked_scan(
-    rel_dir: str, name: str, skill_md: str, rows: tuple[_FindingRow, ...], cache_use: CacheUse
+    rel_dir: str, name: str, skill_md: str, rows: tuple[FindingRow, ...], cache_use: CacheUse
 ) -> _SkillScan:
-    findings = tuple(
-        Finding(
-            rule_id,
-            _SEVERITIES[severity],
-            message,
-            Location(path, line, column),
-            rel_dir,
-            evidence,
-            clause,
-            fix,
-            None if kind is None else Suppression(kind, reason),
-        )
-        for rule_id, severity, message, path, line, column, evidence, clause, fix, kind, reason in rows
-    )
+    findings = tuple(finding for row in rows if (finding := finding_from_row(row, rel_dir)) is not None)
+    if len(findings) != len(rows):
+        raise RuntimeError("a worker process sent a finding that does not decode")
     return _SkillScan(rel_dir, name, skill_md, findings, cache_use)
 
 
@@ -328,7 +293,7 @@ def _worker_batch(skill_dirs: list[Path]) -> list[_SkillScan]:
 
 def _process_all(job: _ScanJob, jobs: int) -> Generator[_SkillScan, None, None]:
     """Every skill under the root, in discovery order, in this process or in up to ``jobs`` worker processes."""
-    workers, skill_dirs = plan_workers(iter_skill_dirs(job.root, job.config.exclude), jobs)
+    workers, skill_dirs = plan_workers(iter_skill_dirs(job.root, job.config.exclude, within=job.within), jobs)
     if workers == 1:
         memo = ScanMemo()
         return (_process_skill(job, skill_dir, memo) for skill_dir in skill_dirs)
@@ -340,7 +305,7 @@ def _no_skills(job: _ScanJob) -> InputError:
     excluded = f" (excluding {', '.join(exclude)})" if exclude else ""
     return InputError(
         f"no skills found{excluded}: a skill is a directory holding SKILL.md, e.g. skills/<name>/SKILL.md",
-        path=str(job.root),
+        path=str(job.within or job.root),
     )
 
 
@@ -363,7 +328,7 @@ def _skill_report(
     )
 
 
-def _judge_all(job: _ScanJob, scans: Sequence[_SkillScan], config: AcesConfig) -> dict[str, JudgeResult]:
+def _judge_all(job: _ScanJob, scans: Sequence[_SkillScan], judge: ModelSettings) -> dict[str, JudgeResult]:
     """The LLM-judge rubric of every skill that loaded; the skills are read again (the rules may have run elsewhere)."""
     skills = []
     for scanned in scans:
@@ -376,45 +341,52 @@ def _judge_all(job: _ScanJob, scans: Sequence[_SkillScan], config: AcesConfig) -
     # Imported only when asked for: a plain scan never loads the model SDKs.
     from ._judge import run_judge
 
-    return run_judge(skills, config.judge)
+    return run_judge(skills, judge)
 
 
 def scan_repo(
     root: Path,
-    config: AcesConfig,
+    settings: ScanConfig | None = None,
     registry: RuleRegistry | None = None,
     *,
-    judge: bool = False,
+    judge: ModelSettings | None = None,
     jobs: int = 1,
     cache: ResultCache | None = None,
+    within: Path | None = None,
 ) -> ScanResult:
     """Scan every skill under ``root`` and gate the result.
 
     ``registry`` defaults to every built-in rule; the runner's own ``ACES`` rules are always
-    added. ``judge`` also runs the LLM-judge rubric (reported beside the score, never in it).
+    added. ``judge`` names the model of the LLM-judge rubric, which then runs (reported beside the
+    score, never in it); ``aces-ci scan`` decides whether it can run here (:func:`judge_unavailable`).
     ``jobs`` above 1 scans in up to that many worker processes (results are identical to a scan in
     this process); where workers must be spawned rather than forked (see :mod:`aces_ci.scan._pool`),
     a script calling this needs the usual ``if __name__ == "__main__":`` guard. With ``cache``, a
     skill whose files, rules and settings are unchanged since a previous scan is not scanned
     again; its stored findings are replayed, and suppressions, the baseline and the gate are
-    applied to them afresh.
+    applied to them afresh. ``within`` (a directory, or a SKILL.md, inside ``root``) scans only the
+    skills there, reported with paths relative to ``root``: the repository whose aces.yml applies.
     """
     if jobs < 1:
         raise ConfigError(f"jobs must be at least 1, got {jobs}", field="jobs")
     registry = _with_internal_rules(default_registry() if registry is None else registry)
-    check_rule_ids(config, registry)
+    scan_config = settings if settings is not None else ScanConfig()
+    check_rule_ids(scan_config, registry)
     root = _resolve_root(root)
-    scan_config = config.scan
+    if within is not None:
+        within = _resolve_root(within)
+        if not within.is_relative_to(root):
+            raise InputError(f"not inside the scanned repository {root}", path=str(within))
     baseline = load_baseline(scan_config.baseline) if scan_config.baseline is not None else None
     enabled = _enabled_rules(registry, _severity_overrides(scan_config))
     scan_key = scan_digest(enabled, scan_config) if cache is not None else None
-    job = _ScanJob(root, registry, enabled, scan_config, cache, scan_key)
+    job = _ScanJob(root, registry, enabled, scan_config, cache, scan_key, within)
     scans: list[_SkillScan] = []
     findings_by_skill: dict[str, list[Finding]] = {}
     reports: dict[str, SkillReport] = {}
     # Without a baseline or a judge, a skill's report is final as soon as its findings arrive: it is
     # built while the workers still scan later skills.
-    final_early = baseline is None and not judge
+    final_early = baseline is None and judge is None
     with contextlib.closing(_process_all(job, jobs)) as arriving:
         for scanned in arriving:
             scans.append(scanned)
@@ -431,7 +403,7 @@ def scan_repo(
             # In discovery order: with more findings of one fingerprint than entries, the first are accepted.
             findings_by_skill = {rel: apply_baseline(found, baseline) for rel, found in findings_by_skill.items()}
             stale = count_stale(baseline, (f for found in findings_by_skill.values() for f in found))
-        judged = _judge_all(job, scans, config) if judge else {}
+        judged = _judge_all(job, scans, judge) if judge is not None else {}
         for scanned in scans:
             found = findings_by_skill[scanned.rel_dir]
             judge_result = judged.get(scanned.rel_dir)

@@ -77,17 +77,20 @@ def _listing(directory: str) -> tuple[list[str], set[str]]:
     return walkable, others
 
 
-def iter_skill_dirs(root: Path, exclude: Iterable[str] = ()) -> Iterator[Path]:
+def iter_skill_dirs(root: Path, exclude: Iterable[str] = (), *, within: Path | None = None) -> Iterator[Path]:
     """Yield every directory under ``root`` that holds a SKILL.md (or skill.md), sorted, no duplicates.
 
-    A directory is yielded before the directories under it, and siblings in name order.
+    A directory is yielded before the directories under it, and siblings in name order. With
+    ``within`` (a directory inside ``root``), only that part of the tree is walked, while
+    ``exclude`` patterns and the hidden-folder rule still read paths relative to ``root``.
     """
     patterns = list(exclude)
     spec = pathspec.PathSpec.from_lines("gitignore", patterns) if patterns else None
     root = root.resolve()
+    start = root if within is None else within.resolve()
     # (absolute path, path relative to root): relative paths are built by string joins, because this
     # walk visits every directory of the repository.
-    pending: list[tuple[str, str]] = [(os.fspath(root), ".")]
+    pending: list[tuple[str, str]] = [(os.fspath(start), _rel(start, root))]
     while pending:
         directory, rel_here = pending.pop()
         subdirectories, names = _listing(directory)

@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from aces_ci.agents import HarnessSpec, ModelSpec, create_harness
+from aces_ci.agents import HarnessSpec, create_harness
 from aces_ci.engine import run_rollouts
 from aces_ci.grading import ExpectedOutputScorer
+from aces_ci.models import ModelSpec
 from tests.engine.helpers import anthropic_model, fast_clients, openai_model, planted_skill, rendered, request
 from tests.servers import ScriptedRequest, ScriptedServer, ToolUse
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from aces_ci.agents.models import missing_local_extra
 from aces_ci.cli import main
+from aces_ci.models import missing_local_extra
 from aces_ci.schemas import validator
 
 ACME = Path(__file__).resolve().parents[2] / "examples" / "skill-repo" / "skills" / "acme-support"

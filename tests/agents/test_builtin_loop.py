@@ -9,7 +9,7 @@ import pytest
 
 from aces_ci.agents import HarnessOutcome, HarnessSpec, RolloutRequest, stage_workspace
 from aces_ci.agents.builtin import NUDGE, BuiltinHarness, model_seed
-from aces_ci.agents.models import ModelAPIError, RetriesExhausted
+from aces_ci.models import ModelAPIError, RetriesExhausted
 from aces_ci.schemas import validator
 from tests.engine.helpers import MARKER_BODY, ScriptedClient, calls, rendered, request, text
 

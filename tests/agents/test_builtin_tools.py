@@ -9,7 +9,7 @@ import pytest
 from aces_ci.agents import Workspace
 from aces_ci.agents.builtin import SandboxLimits, WorkspaceTools
 from aces_ci.agents.builtin._tools import MAX_LISTED
-from aces_ci.agents.models import INVALID_ARGUMENTS_KEY
+from aces_ci.models import INVALID_ARGUMENTS_KEY
 
 
 @pytest.fixture

@@ -17,10 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from aces_ci.agents import HarnessSpec, ModelSpec, RolloutRequest, RolloutResult, Usage, create_harness
+from aces_ci.agents import HarnessSpec, RolloutRequest, RolloutResult, create_harness
 from aces_ci.engine import Budget, Journal, JournalAppender, RolloutBatch, RolloutCache, _journal, run_rollouts
 from aces_ci.engine._trailing import TrailingWork
 from aces_ci.grading import ExpectedOutputScorer
+from aces_ci.models import ModelSpec, Usage
 from tests.engine.helpers import case, fast_clients, openai_model, planted_skill, rendered, request
 from tests.servers import Hang, ScriptedServer, Text
 

@@ -9,20 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from aces_ci.agents import (
-    HarnessOutcome,
-    HarnessSpec,
-    ModelSpec,
-    RolloutRequest,
-    Workspace,
-    create_harness,
-)
+from aces_ci.agents import HarnessOutcome, HarnessSpec, RolloutRequest, Workspace, create_harness
 from aces_ci.agents.builtin import BuiltinHarness
-from aces_ci.agents.models import PriceTable
 from aces_ci.config import Price
 from aces_ci.engine import TIMEOUT_GRACE_S, Budget, RolloutBatch, RolloutCache, run_rollouts, schedule
 from aces_ci.errors import ConfigError, InfraError
 from aces_ci.grading import ExpectedOutputScorer
+from aces_ci.models import ModelSpec, PriceTable
 from aces_ci.schemas import validator
 from tests.engine.helpers import (
     ScriptedClient,

@@ -10,9 +10,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from aces_ci.agents import RolloutResult, SkillEvent, Usage
+from aces_ci.agents import RolloutResult, SkillEvent
 from aces_ci.engine import Journal, RolloutCache, result_from_dict, result_to_dict
 from aces_ci.errors import InputError
+from aces_ci.models import Usage
 
 KEY = "ab" + "0" * 62
 OTHER_KEY = "cd" + "1" * 62

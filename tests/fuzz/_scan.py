@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from aces_ci.config import AcesConfig
-from aces_ci.scan import Finding, ScanResult
-from aces_ci.scan._runner import scan_repo
+from aces_ci.scan import Finding, ScanConfig, ScanResult, scan_repo
 from aces_ci.scan.rules import default_registry
 
 REGISTRY = default_registry()
@@ -21,7 +19,7 @@ def skill_dir(root: Path, name: str = "demo") -> Path:
 
 
 def scan(root: Path) -> ScanResult:
-    return scan_repo(root, AcesConfig(), REGISTRY)
+    return scan_repo(root, ScanConfig(), REGISTRY)
 
 
 def findings_of(root: Path) -> list[Finding]:

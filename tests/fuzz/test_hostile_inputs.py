@@ -8,10 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from aces_ci.config import AcesConfig
-from aces_ci.scan import ResultCache
-from aces_ci.scan._baseline import load_baseline, write_baseline
-from aces_ci.scan._runner import scan_repo
+from aces_ci.scan import ResultCache, ScanConfig, load_baseline, scan_repo, write_baseline
 
 from ._scan import BODY, FRONT, REGISTRY, findings_of, rule_ids, scan, skill_dir
 
@@ -175,15 +172,15 @@ def test_file_names_that_are_not_utf8_survive_reports_and_baselines(tmp_path: Pa
 def test_a_fifo_or_directory_in_place_of_a_cache_entry_is_a_miss(tmp_path: Path) -> None:
     write_skill_md(tmp_path, (FRONT + BODY).encode())
     cache_dir = tmp_path / "cache"
-    first = scan_repo(tmp_path, AcesConfig(), REGISTRY, cache=ResultCache(cache_dir))
+    first = scan_repo(tmp_path, ScanConfig(), REGISTRY, cache=ResultCache(cache_dir))
     (entry,) = cache_dir.glob("*.json")
     entry.unlink()
     os.mkfifo(entry)
     cache = ResultCache(cache_dir)
-    again = scan_repo(tmp_path, AcesConfig(), REGISTRY, cache=cache)
+    again = scan_repo(tmp_path, ScanConfig(), REGISTRY, cache=cache)
     assert (cache.stats.hits, again.skills) == (0, first.skills)
     entry.unlink()
     entry.mkdir()
     cache = ResultCache(cache_dir)
-    assert scan_repo(tmp_path, AcesConfig(), REGISTRY, cache=cache).skills == first.skills
+    assert scan_repo(tmp_path, ScanConfig(), REGISTRY, cache=cache).skills == first.skills
     assert (cache.stats.hits, cache.stats.not_stored) == (0, 1), "a directory cannot be replaced by an entry"

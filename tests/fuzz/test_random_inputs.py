@@ -14,7 +14,8 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from aces_ci.scan._result_cache import CachedSkill, ResultCache
+from aces_ci.scan import ResultCache
+from aces_ci.scan._result_cache import CachedSkill
 
 from ._scan import BODY, FRONT, findings_of, skill_dir
 

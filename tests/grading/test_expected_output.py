@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from aces_ci.agents import RolloutResult, Usage
+from aces_ci.agents import RolloutResult
 from aces_ci.grading import ExpectedOutputScorer, Scorer, normalise
+from aces_ci.models import Usage
 from tests.engine.helpers import case
 
 

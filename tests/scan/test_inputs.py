@@ -7,10 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from aces_ci.config import AcesConfig
-from aces_ci.scan import ScanConfig, ScanContext
+from aces_ci.scan import ScanConfig, ScanContext, scan_repo
 from aces_ci.scan._inputs import SkillInputs
-from aces_ci.scan._runner import scan_repo
 from aces_ci.scan.rules import default_registry, evalset, script
 
 from .helpers import front, make_skill
@@ -59,7 +57,7 @@ def test_a_script_copied_into_several_skills_is_parsed_by_bash_once(
     for name in ("one", "two", "three"):
         make_skill(tmp_path, HEADER + "Run `bash scripts/check.sh`.\n", {"scripts/check.sh": broken}, name=name)
     make_skill(tmp_path, HEADER + "Run `bash scripts/check.sh`.\n", {"scripts/check.sh": "echo ok\n"}, name="four")
-    result = scan_repo(tmp_path, AcesConfig(), default_registry())
+    result = scan_repo(tmp_path, ScanConfig(), default_registry())
     assert sorted(runs) == sorted([broken.encode(), b"echo ok\n"])
     flagged = sorted(r.skill for r in result.skills if any(f.rule_id == "SCRIPT002" for f in r.findings))
     assert flagged == ["skills/one", "skills/three", "skills/two"], "every copy is still reported"

@@ -6,10 +6,11 @@ import json
 
 import pytest
 
-from aces_ci.agents.models import RetryPolicy
 from aces_ci.config import ModelSettings
 from aces_ci.errors import ConfigError, InfraError
-from aces_ci.scan._judge import RUBRIC, RUBRIC_VERSION, MalformedReply, parse_verdict, run_judge
+from aces_ci.models import RetryPolicy
+from aces_ci.scan import run_judge
+from aces_ci.scan._judge import RUBRIC, RUBRIC_VERSION, MalformedReply, parse_verdict
 from tests.scan.helpers import front, make_skill
 from tests.servers import Fault, Text
 

@@ -10,12 +10,21 @@ from pathlib import Path
 
 import pytest
 
-from aces_ci.config import AcesConfig
 from aces_ci.errors import InfraError
-from aces_ci.scan import Hit, Rule, RuleRegistry, ScanConfig, ScanContext, ScanResult, Severity, define
+from aces_ci.scan import (
+    DEFAULT_CACHE_DIR,
+    Hit,
+    ResultCache,
+    Rule,
+    RuleRegistry,
+    ScanConfig,
+    ScanContext,
+    ScanResult,
+    Severity,
+    define,
+    scan_repo,
+)
 from aces_ci.scan._pool import BATCH, _start_method
-from aces_ci.scan._result_cache import DEFAULT_CACHE_DIR, ResultCache
-from aces_ci.scan._runner import scan_repo
 from aces_ci.scan.rules import default_registry
 
 SKILLS = 3 * BATCH
@@ -49,8 +58,7 @@ def corpus(root: Path, count: int = SKILLS, seed: int = 7) -> None:
 
 
 def scan(root: Path, jobs: int, cache: ResultCache | None = None, registry: RuleRegistry | None = None) -> ScanResult:
-    config = AcesConfig(scan=ScanConfig())
-    result = scan_repo(root, config, registry or default_registry(), jobs=jobs, cache=cache)
+    result = scan_repo(root, ScanConfig(), registry or default_registry(), jobs=jobs, cache=cache)
     return dataclasses.replace(result, generated_at="")
 
 

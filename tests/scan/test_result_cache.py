@@ -11,10 +11,20 @@ from pathlib import Path
 
 import pytest
 
-from aces_ci.config import AcesConfig
-from aces_ci.scan import Hit, IgnoreEntry, Rule, RuleRegistry, ScanConfig, ScanContext, ScanResult, Severity, define
-from aces_ci.scan._result_cache import DEFAULT_CACHE_DIR, ResultCache
-from aces_ci.scan._runner import scan_repo
+from aces_ci.scan import (
+    DEFAULT_CACHE_DIR,
+    Hit,
+    IgnoreEntry,
+    ResultCache,
+    Rule,
+    RuleRegistry,
+    ScanConfig,
+    ScanContext,
+    ScanResult,
+    Severity,
+    define,
+    scan_repo,
+)
 from aces_ci.scan.rules import default_registry, script
 
 REGISTRY = default_registry()
@@ -39,8 +49,7 @@ def three_skills(root: Path) -> None:
 
 
 def scan(root: Path, cache: ResultCache | None, **settings: object) -> ScanResult:
-    config = AcesConfig(scan=ScanConfig(**settings))  # type: ignore[arg-type]
-    return scan_repo(root, config, REGISTRY, cache=cache)
+    return scan_repo(root, ScanConfig(**settings), REGISTRY, cache=cache)  # type: ignore[arg-type]
 
 
 def cached_scan(root: Path, **settings: object) -> tuple[ScanResult, ResultCache]:
@@ -233,7 +242,7 @@ def test_crashes_and_files_changed_during_the_scan_are_not_cached(tmp_path: Path
     three_skills(tmp_path)
     for rule in TEST_RULES:
         cache = ResultCache(tmp_path / DEFAULT_CACHE_DIR)
-        scan_repo(tmp_path, AcesConfig(), RuleRegistry([rule]), cache=cache)
+        scan_repo(tmp_path, ScanConfig(), RuleRegistry([rule]), cache=cache)
         assert (cache.stats.stored, cache.stats.not_cacheable) == (0, 3), rule.id
     assert not list((tmp_path / DEFAULT_CACHE_DIR).glob("*.json"))
 
@@ -253,7 +262,7 @@ def _closure_rule(word: str) -> Rule:
 def test_a_rule_whose_code_no_file_pins_down_turns_the_cache_off(tmp_path: Path) -> None:
     three_skills(tmp_path)
     cache = ResultCache(tmp_path / DEFAULT_CACHE_DIR)
-    scan_repo(tmp_path, AcesConfig(), RuleRegistry([_closure_rule("formatter")]), cache=cache)
+    scan_repo(tmp_path, ScanConfig(), RuleRegistry([_closure_rule("formatter")]), cache=cache)
     assert dataclasses.astuple(cache.stats) == (0, 0, 0, 0)
     assert not (tmp_path / DEFAULT_CACHE_DIR).exists()
 

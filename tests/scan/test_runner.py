@@ -7,10 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from aces_ci.config import AcesConfig
-from aces_ci.errors import EXIT_INPUT_ERROR, ConfigError, InputError
-from aces_ci.scan import Hit, IgnoreEntry, Rule, RuleRegistry, ScanConfig, ScanContext, Severity, define
-from aces_ci.scan._runner import scan_repo
+from aces_ci.errors import EXIT_INPUT_ERROR, ConfigError, ConfigSource, InputError
+from aces_ci.scan import Hit, IgnoreEntry, Rule, RuleRegistry, ScanConfig, ScanContext, Severity, define, scan_repo
 
 from .helpers import make_skill
 
@@ -44,8 +42,8 @@ def registry() -> RuleRegistry:
     return RuleRegistry(RULES)
 
 
-def config(**scan: object) -> AcesConfig:
-    return AcesConfig(scan=ScanConfig(**scan))  # type: ignore[arg-type]
+def config(**scan: object) -> ScanConfig:
+    return ScanConfig(**scan)  # type: ignore[arg-type]
 
 
 SKILL = "---\nname: {name}\ndescription: Does a thing.\n---\n# Title\n\n{body}\n"
@@ -179,17 +177,16 @@ def test_the_result_lists_every_rule_that_ran_including_the_runners_own(tmp_path
 
 def test_unknown_rule_ids_in_the_config_are_config_errors_with_a_suggestion(tmp_path: Path) -> None:
     write(tmp_path, "alpha", "fine")
-    typo = AcesConfig(
-        path=tmp_path / "aces.yml",
-        scan=ScanConfig(severity={"TEST01": "off"}),
-        field_lines={"scan.rules.TEST01": 4},
+    typo = ScanConfig(
+        severity={"TEST01": "off"},
+        source=ConfigSource(tmp_path / "aces.yml", {"scan.rules.TEST01": 4}),
     )
     with pytest.raises(ConfigError) as error:
         scan_repo(tmp_path, typo, registry())
     assert str(error.value).startswith(
         f"{tmp_path / 'aces.yml'}:4 (scan.rules.TEST01): unknown rule id 'TEST01'; did you mean TEST001, "
     )
-    ignored = AcesConfig(scan=ScanConfig(ignore=(IgnoreEntry("NOPE123", (), "why"),)))
+    ignored = ScanConfig(ignore=(IgnoreEntry("NOPE123", (), "why"),))
     with pytest.raises(ConfigError, match=r"scan.ignore\[0\].rule.*unknown rule id 'NOPE123'"):
         scan_repo(tmp_path, ignored, registry())
 
@@ -203,7 +200,7 @@ def test_a_credential_in_the_name_field_is_masked_in_messages_and_the_reported_n
         f"---\nname: {token}\ndescription: Fills PDF forms. Use when the user asks to fill one.\n---\n# Demo\n\nRun.\n",
     )
 
-    result = scan_repo(tmp_path, AcesConfig(), default_registry(), jobs=1)
+    result = scan_repo(tmp_path, ScanConfig(), default_registry(), jobs=1)
 
     [report] = result.skills
     assert token not in report.name

@@ -7,17 +7,23 @@ from pathlib import Path
 
 import pytest
 
-from aces_ci.config import AcesConfig
 from aces_ci.errors import InputError
-from aces_ci.scan import Finding, Hit, IgnoreEntry, Rule, RuleRegistry, ScanConfig, ScanContext, Severity, define
-from aces_ci.scan._baseline import (
+from aces_ci.scan import (
+    Finding,
+    Hit,
+    IgnoreEntry,
+    Rule,
+    RuleRegistry,
+    ScanConfig,
+    ScanContext,
+    Severity,
     accepted_by_new_baseline,
-    apply_baseline,
-    count_stale,
+    define,
     load_baseline,
+    scan_repo,
     write_baseline,
 )
-from aces_ci.scan._runner import scan_repo
+from aces_ci.scan._baseline import apply_baseline, count_stale
 
 from .helpers import make_skill
 
@@ -49,7 +55,7 @@ REGISTRY = RuleRegistry(RULES)
 
 
 def scan(root: Path, **scan_settings: object):
-    return scan_repo(root, AcesConfig(scan=ScanConfig(**scan_settings)), REGISTRY)  # type: ignore[arg-type]
+    return scan_repo(root, ScanConfig(**scan_settings), REGISTRY)  # type: ignore[arg-type]
 
 
 def skill(root: Path, body: str, front_extra: str = "", files: dict[str, str] | None = None) -> None:

@@ -6,9 +6,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ... import __version__
+from ...models import ModelSpec
+from ...redact import environment_secrets
 from .._harness import HarnessOutcome, Workspace
-from .._secrets import environment_secrets
-from .._types import HarnessName, ModelSpec, RolloutRequest
+from .._types import HarnessName, RolloutRequest
 from ._loop import AgentLoop, ModelCaller
 from ._sandbox import SandboxLimits
 

@@ -14,14 +14,13 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from ...models import Message, ModelAPIError, ModelRequest, ModelResponse, RetriesExhausted, Usage
 from ...skill import SKILL_FILE
 from .._atif import StepMetrics, ToolCallRecord, TrajectoryBuilder
 from .._harness import HarnessOutcome, Workspace
 from .._render import skill_card
 from .._skill_events import detect_skill_events
-from .._types import RolloutRequest, SkillEvent, Usage
-from ..models import RetriesExhausted
-from ..models._base import Message, ModelAPIError, ModelRequest, ModelResponse
+from .._types import RolloutRequest, SkillEvent
 from ._prompts import NUDGE, StagedSkill, system_prompt
 from ._sandbox import SandboxLimits
 from ._tools import FINAL_ANSWER, TOOL_SPECS, PathFence, WorkspaceTools

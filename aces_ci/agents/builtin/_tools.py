@@ -16,10 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from ...models import INVALID_ARGUMENTS_KEY, ToolSpec
 from ...skill import looks_binary
 from .._harness import Workspace
-from ..models import INVALID_ARGUMENTS_KEY
-from ..models._base import ToolSpec
 from ._sandbox import SandboxLimits, describe, run_command, sandbox_env
 
 FINAL_ANSWER = "final_answer"

@@ -25,13 +25,12 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import InfraError
-from ...redact import redact_text
+from ...models import PLACEHOLDER_KEY, Provider
+from ...redact import environment_secrets, redact_text
 from .._atif import TrajectoryBuilder
 from .._harness import HarnessOutcome, Workspace
-from .._secrets import environment_secrets
 from .._skill_events import detect_skill_events
-from .._types import HarnessName, Provider, RolloutRequest, SkillEvent
-from ..models._factory import PLACEHOLDER_KEY
+from .._types import HarnessName, RolloutRequest, SkillEvent
 from ._env import api_key
 from ._install import cli_version
 from ._process import ProcessResult, run_process

@@ -21,9 +21,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ...models import Provider
 from .._atif import TrajectoryBuilder
 from .._harness import Workspace
-from .._types import HarnessName, Provider, RolloutRequest
+from .._types import HarnessName, RolloutRequest
 from ._base import CliHarness, Invocation
 from ._codex_events import CodexEvents
 from ._env import base_environment

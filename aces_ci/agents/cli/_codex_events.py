@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...models import Usage
 from .._atif import ToolCallRecord, TrajectoryBuilder
-from .._types import Usage
 from ._stream import EventStream, StepDraft, StreamEnd, get_dict, get_int, get_list, get_str, text_of
 
 SHELL_TOOL = "shell"

@@ -13,9 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ...errors import ConfigError
-from .._types import ModelSpec, Provider
-from ..models import API_KEY_ENV
-from ..models._factory import PLACEHOLDER_KEY
+from ...models import API_KEY_ENV, PLACEHOLDER_KEY, ModelSpec, Provider
 
 PASSED_THROUGH = (
     "PATH",

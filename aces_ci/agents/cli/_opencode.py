@@ -34,9 +34,10 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from ...models import ModelSpec, Provider
 from .._atif import TrajectoryBuilder
 from .._harness import Workspace
-from .._types import HarnessName, ModelSpec, Provider, RolloutRequest
+from .._types import HarnessName, RolloutRequest
 from ._base import CliHarness, Invocation
 from ._env import base_environment
 from ._opencode_events import OpenCodeEvents

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...models import Usage
 from .._atif import StepMetrics, ToolCallRecord, TrajectoryBuilder
-from .._types import Usage
 from ._stream import (
     EventStream,
     StreamEnd,

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from ...models import Usage
 from .._atif import StepMetrics, ToolCallRecord, TrajectoryBuilder
-from .._types import Usage
 
 RAW_TAIL_LINES = 50
 """How many of the last stdout lines ride along in the trajectory's ``extra.raw_events_tail``."""

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from aces_ci.agents import HarnessSpec, ModelSpec, RolloutRequest, Workspace, stage_workspace
+from aces_ci.agents import HarnessSpec, RolloutRequest, Workspace, stage_workspace
 from aces_ci.agents.cli import CLI_HARNESSES, CliHarness, create_cli_harness, find_cli
+from aces_ci.models import ModelSpec
 from aces_ci.schemas import validator
 from tests.engine.helpers import rendered, request
 

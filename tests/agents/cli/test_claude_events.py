@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from aces_ci.agents import Usage
-from aces_ci.agents._atif import TrajectoryBuilder
+from aces_ci.agents import TrajectoryBuilder
 from aces_ci.agents.cli._base import skill_events
 from aces_ci.agents.cli._claude_events import ClaudeEvents
+from aces_ci.models import Usage
 from tests.agents.cli.helpers import FIXTURE_TOP, assert_valid_atif, fixture_lines, fixture_workspace
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from aces_ci.agents._atif import TrajectoryBuilder
+from aces_ci.agents import TrajectoryBuilder
 from aces_ci.agents.cli._base import skill_events
 from aces_ci.agents.cli._codex_events import SHELL_TOOL, UNFINISHED, CodexEvents
 from tests.agents.cli.helpers import FIXTURE_TOP, assert_valid_atif, fixture_lines, fixture_workspace

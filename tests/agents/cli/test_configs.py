@@ -7,9 +7,9 @@ import os
 import tomllib
 from pathlib import Path
 
-from aces_ci.agents import ModelSpec
 from aces_ci.agents.cli._codex import codex_config
 from aces_ci.agents.cli._opencode import opencode_config, provider_base_url, ripgrep_dir
+from aces_ci.models import ModelSpec
 
 
 def test_codex_config_is_toml_with_a_responses_provider_even_for_odd_names() -> None:

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from aces_ci.agents import ModelSpec
 from aces_ci.agents.cli._env import api_key, base_environment
 from aces_ci.errors import ConfigError
+from aces_ci.models import ModelSpec
 
 HOST = {
     "PATH": "/usr/local/bin:/usr/bin",

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from aces_ci.agents import HarnessSpec, ModelSpec
+from aces_ci.agents import HarnessSpec
 from aces_ci.agents.cli import ClaudeCodeHarness, create_cli_harness
 from aces_ci.errors import ConfigError
+from aces_ci.models import ModelSpec
 from tests.agents.cli.helpers import assert_valid_atif, cli_request, fake_cli, live_processes_in, staged
 
 API_KEY = "sk-ant-api03-" + "Zq8" * 30

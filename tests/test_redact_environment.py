@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from aces_ci.agents._secrets import is_secret_name
+from aces_ci.redact import is_secret_name
 
 
 def test_secret_names_are_recognised_beyond_api_keys():

@@ -12,8 +12,8 @@ import abc
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ...errors import InfraError
-from .._types import Usage
+from ..errors import InfraError
+from ._types import Usage
 
 Role = Literal["user", "assistant", "tool"]
 StopReason = Literal["end_turn", "tool_use", "max_tokens", "other"]

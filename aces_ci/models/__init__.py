@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._base import Message, ModelAPIError, ModelClient, ModelRequest, ModelResponse, StopReason, ToolCall, ToolSpec
 from ._errors import RetriesExhausted, is_retryable, retry_after_s
-from ._factory import API_KEY_ENV, create_client
+from ._factory import API_KEY_ENV, PLACEHOLDER_KEY, create_client
 from ._limits import ConcurrencyLimiter, endpoint_key
 from ._local import (
     DEFAULT_LOCAL_MODELS,
@@ -27,6 +27,7 @@ from ._managed import ManagedClient
 from ._prices import BUILTIN_PRICES, BUILTIN_PRICES_AS_OF, FREE, PriceTable, cost_usd
 from ._retry import RetryPolicy
 from ._tool_args import INVALID_ARGUMENTS_KEY, tool_arguments
+from ._types import PROVIDERS, ModelSettings, ModelSpec, Price, Provider, Usage
 
 if TYPE_CHECKING:
     from ._anthropic import AnthropicClient
@@ -51,6 +52,8 @@ __all__ = [
     "INSTALL_HINT",
     "INVALID_ARGUMENTS_KEY",
     "LOCAL_MODEL_ID",
+    "PLACEHOLDER_KEY",
+    "PROVIDERS",
     "AnthropicClient",
     "ConcurrencyLimiter",
     "LocalModelClient",
@@ -62,13 +65,18 @@ __all__ = [
     "ModelClient",
     "ModelRequest",
     "ModelResponse",
+    "ModelSettings",
+    "ModelSpec",
     "OpenAIChatClient",
+    "Price",
     "PriceTable",
+    "Provider",
     "RetriesExhausted",
     "RetryPolicy",
     "StopReason",
     "ToolCall",
     "ToolSpec",
+    "Usage",
     "cost_usd",
     "create_client",
     "endpoint_key",

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from aces_ci.agents.models import (
+from aces_ci.models import (
     INVALID_ARGUMENTS_KEY,
     AnthropicClient,
     Message,

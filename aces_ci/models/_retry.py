@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from ...errors import ConfigError
+from ..errors import ConfigError
 from ._base import ModelAPIError
 
 

@@ -9,7 +9,9 @@ import threading
 
 import pytest
 
-from aces_ci.agents.models import (
+from aces_ci.config import Price
+from aces_ci.errors import ConfigError
+from aces_ci.models import (
     AnthropicClient,
     ConcurrencyLimiter,
     ManagedClient,
@@ -23,8 +25,6 @@ from aces_ci.agents.models import (
     endpoint_key,
     retry_after_s,
 )
-from aces_ci.config import Price
-from aces_ci.errors import ConfigError
 from tests.servers import Fault, StreamFault, Text, Tokens
 
 REQUEST = ModelRequest("sys", (Message("user", "hello"),))
@@ -176,7 +176,7 @@ async def test_seeded_fault_injection_is_ridden_out(scripted_server):
 
 async def test_retry_log_lines_never_show_the_key(scripted_server, caplog):
     server = scripted_server([Fault(500), Text("ok")])
-    with caplog.at_level(logging.WARNING, logger="aces_ci.agents.models"):
+    with caplog.at_level(logging.WARNING, logger="aces_ci.models"):
         await run(managed(server))
     assert "retrying" in caplog.text
     assert "sk-test" not in caplog.text

@@ -7,19 +7,19 @@ import sys
 
 import pytest
 
-from aces_ci.agents import ModelSpec
-from aces_ci.agents.models import (
+from aces_ci.config import Price
+from aces_ci.errors import ConfigError
+from aces_ci.models import (
     LOCAL_MODEL_ID,
     ConcurrencyLimiter,
     Message,
     ModelAPIError,
     ModelRequest,
+    ModelSpec,
     PriceTable,
     RetryPolicy,
     create_client,
 )
-from aces_ci.config import Price
-from aces_ci.errors import ConfigError
 from tests.servers import Fault, Text, Tokens
 
 REQUEST = ModelRequest("sys", (Message("user", "hi"),))
@@ -110,8 +110,8 @@ async def test_a_401_is_reported_without_the_key(scripted_server):
 
 def test_the_scan_path_never_imports_the_provider_sdks():
     code = (
-        "import sys, aces_ci.agents.models, aces_ci.scan._judge\n"
-        "from aces_ci.agents.models import create_client, ManagedClient\n"
+        "import sys, aces_ci.models, aces_ci.scan._judge\n"
+        "from aces_ci.models import create_client, ManagedClient\n"
         "loaded = sorted(m for m in ('anthropic', 'openai') if m in sys.modules)\n"
         "print(','.join(loaded))\n"
     )

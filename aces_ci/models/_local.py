@@ -30,8 +30,8 @@ from types import FrameType, TracebackType
 
 import httpx
 
-from ...errors import ConfigError, InfraError
-from .._secrets import is_secret_name
+from ..errors import ConfigError, InfraError
+from ..redact import is_secret_name
 from ._base import ModelClient, ModelRequest, ModelResponse
 
 LOCAL_MODEL_ID = "smollm2-135m-instruct"

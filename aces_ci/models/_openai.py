@@ -15,10 +15,10 @@ from typing import Any
 
 import openai
 
-from .._types import Usage
 from ._base import Message, ModelAPIError, ModelClient, ModelRequest, ModelResponse, StopReason, ToolCall
 from ._errors import api_error, transport_error
 from ._tool_args import arguments_text, tool_arguments
+from ._types import Usage
 
 STOP_REASONS: dict[str, StopReason] = {
     "stop": "end_turn",

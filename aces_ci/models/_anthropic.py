@@ -19,10 +19,10 @@ from typing import Any
 
 import anthropic
 
-from .._types import Usage
 from ._base import Message, ModelAPIError, ModelClient, ModelRequest, ModelResponse, StopReason, ToolCall
 from ._errors import api_error, transport_error
 from ._tool_args import tool_arguments
+from ._types import Usage
 
 STOP_REASONS: dict[str, StopReason] = {
     "end_turn": "end_turn",

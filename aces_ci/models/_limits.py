@@ -12,7 +12,7 @@ import contextlib
 from collections.abc import AsyncIterator, Mapping
 from urllib.parse import urlsplit, urlunsplit
 
-from ...errors import ConfigError
+from ..errors import ConfigError
 
 
 def endpoint_key(provider: str, base_url: str | None) -> str:

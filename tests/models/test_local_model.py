@@ -11,16 +11,16 @@ import textwrap
 import httpx
 import pytest
 
-from aces_ci.agents import ModelSpec
-from aces_ci.agents.models import (
+from aces_ci.errors import ConfigError, InfraError
+from aces_ci.models import (
     LOCAL_MODEL_ID,
     LocalModelManager,
     LocalModelServer,
     Message,
     ModelRequest,
+    ModelSpec,
     create_client,
 )
-from aces_ci.errors import ConfigError, InfraError
 
 QUESTION = ModelRequest(
     "Answer in one short sentence.", (Message("user", "What is the capital of France?"),), max_tokens=24, seed=0
@@ -88,7 +88,7 @@ def test_the_server_is_stopped_when_its_owner_is_interrupted(signum):
     script = textwrap.dedent(
         """
         import time
-        from aces_ci.agents.models import LocalModelServer
+        from aces_ci.models import LocalModelServer
 
         server = LocalModelServer()
         server.start()

@@ -15,8 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from ...config import Price
-from .._types import Usage
+from ._types import Price, Usage
 
 BUILTIN_PRICES_AS_OF = "2025-11"
 

@@ -15,12 +15,12 @@ import random
 import time
 from collections.abc import Awaitable, Callable
 
-from ...config import Price
 from ._base import ModelAPIError, ModelClient, ModelRequest, ModelResponse
 from ._errors import RetriesExhausted
 from ._limits import ConcurrencyLimiter, endpoint_key
 from ._prices import cost_usd
 from ._retry import RetryPolicy
+from ._types import Price
 
 logger = logging.getLogger(__name__)
 

@@ -14,14 +14,14 @@ from __future__ import annotations
 import os
 import random
 
-from ...errors import ConfigError
-from .._types import ModelSpec
+from ..errors import ConfigError
 from ._base import ModelClient
 from ._limits import ConcurrencyLimiter
 from ._local import DEFAULT_LOCAL_MODELS, LOCAL_MODEL_ID, LocalModelClient, LocalModelManager, missing_local_extra
 from ._managed import ManagedClient
 from ._prices import FREE, PriceTable
 from ._retry import RetryPolicy
+from ._types import ModelSpec
 
 API_KEY_ENV = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
 PLACEHOLDER_KEY = "not-needed"
