@@ -46,20 +46,13 @@ from pathlib import Path
 # The scripted server lives with the tests; this script runs from a checkout, so put its root on the path.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from aces_ci.agents import (
-    HarnessSpec,
-    ModelClients,
-    RolloutRequest,
-    SkillSet,
-    create_harness,
-    skill_card,
-    stage_workspace,
-)
+from aces_ci.agents import HarnessSpec, ModelClients, RolloutRequest, SkillSet, create_harness, stage_workspace
 from aces_ci.agents.builtin import TOOL_SPECS, StagedSkill, system_prompt
 from aces_ci.engine import Journal, RolloutCache, run_rollouts
 from aces_ci.grading import ExpectedOutputScorer
 from aces_ci.models import ConcurrencyLimiter, Message, ModelRequest, ModelSpec, RetryPolicy
 from aces_ci.redact import redact_obj
+from aces_ci.skill import skill_card
 from tests.engine.helpers import case, rendered
 from tests.servers import ScriptedServer, SlowStream, Text
 

@@ -3,7 +3,7 @@
 from ._atif import TrajectoryBuilder
 from ._factory import ModelClients, create_harness
 from ._harness import Harness, HarnessOutcome, Workspace
-from ._render import MAX_SKILL_BYTES, MAX_SKILL_FILES, SkillCard, render_skill_dir, skill_card
+from ._render import render_skill_dir
 from ._skill_events import detect_skill_events
 from ._types import (
     DISCLOSURES,
@@ -13,22 +13,18 @@ from ._types import (
     Disclosure,
     HarnessName,
     HarnessSpec,
-    RenderedSkill,
     RolloutRequest,
     RolloutResult,
     RolloutStatus,
     SkillEvent,
     SkillEventVia,
     SkillSet,
-    files_digest,
 )
 from ._workspace import MIN_GUARDED_BODY_CHARS, check_baseline, plan_arm, plan_workspace, stage_workspace
 
 __all__ = [
     "DISCLOSURES",
     "HARNESSES",
-    "MAX_SKILL_BYTES",
-    "MAX_SKILL_FILES",
     "MIN_GUARDED_BODY_CHARS",
     "SKILL_EVENT_VIAS",
     "Arm",
@@ -38,11 +34,9 @@ __all__ = [
     "HarnessOutcome",
     "HarnessSpec",
     "ModelClients",
-    "RenderedSkill",
     "RolloutRequest",
     "RolloutResult",
     "RolloutStatus",
-    "SkillCard",
     "SkillEvent",
     "SkillEventVia",
     "SkillSet",
@@ -51,10 +45,8 @@ __all__ = [
     "check_baseline",
     "create_harness",
     "detect_skill_events",
-    "files_digest",
     "plan_arm",
     "plan_workspace",
     "render_skill_dir",
-    "skill_card",
     "stage_workspace",
 ]

@@ -15,6 +15,7 @@ from typing import Any, Literal, get_args
 
 from ..evals import EvalCase
 from ..models import ModelSpec, Usage
+from ..skill import RenderedSkill, files_digest
 
 HarnessName = Literal["builtin", "claude-code", "codex", "opencode"]
 HARNESSES: tuple[str, ...] = get_args(HarnessName)
@@ -31,27 +32,6 @@ RolloutStatus = Literal["completed", "infra_error"]
 def _digest(payload: Any) -> str:
     canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
-
-
-def files_digest(files: Mapping[str, bytes]) -> str:
-    """sha256 over sorted (path, sha256(content)) pairs: identical trees hash identically."""
-    return _digest(sorted((path, hashlib.sha256(data).hexdigest()) for path, data in files.items()))
-
-
-@dataclass(frozen=True)
-class RenderedSkill:
-    """A skill as it will be staged: a name and a virtual file tree (SKILL.md plus resources).
-
-    "Rendered" because SkillSV stages edited variants of a skill; trials stage it as it is.
-    """
-
-    name: str
-    files: Mapping[str, bytes]
-    """Path relative to the skill directory (POSIX) → content. Must contain ``SKILL.md``."""
-
-    @property
-    def digest(self) -> str:
-        return files_digest(self.files)
 
 
 @dataclass(frozen=True)

@@ -23,10 +23,9 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path, PurePosixPath
 
 from ..errors import InfraError, InputError
-from ..skill import SKILL_FILE
+from ..skill import SKILL_FILE, RenderedSkill, files_digest, is_safe_name, safe_relative_path, skill_card
 from ._harness import Harness, Workspace
-from ._render import is_safe_name, safe_relative_path, skill_card
-from ._types import RenderedSkill, RolloutRequest, files_digest
+from ._types import RolloutRequest
 
 _log = logging.getLogger(__name__)
 

@@ -21,15 +21,7 @@ from typing import Any, TextIO
 
 from tabulate import tabulate
 
-from ..agents import (
-    Arm,
-    ModelClients,
-    RenderedSkill,
-    RolloutRequest,
-    SkillSet,
-    create_harness,
-    render_skill_dir,
-)
+from ..agents import Arm, ModelClients, RolloutRequest, SkillSet, create_harness, render_skill_dir
 from ..atomic import write_output
 from ..config import find_project
 from ..engine import RolloutBatch, RolloutCache, RolloutRecord, auto_progress, run_rollouts
@@ -37,6 +29,7 @@ from ..errors import EXIT_PASS, EXIT_RUNTIME_ERROR, InputError
 from ..evals import EvalCase, load_evals, load_fixtures
 from ..grading import ExpectedOutputScorer
 from ..models import ConcurrencyLimiter
+from ..skill import RenderedSkill
 from ._run_options import RunOptions, add_run_options, resolve_run_options
 
 SUCCESS_SCORE = 0.5

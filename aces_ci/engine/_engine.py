@@ -42,7 +42,6 @@ from pathlib import Path
 from ..agents import (
     Harness,
     HarnessOutcome,
-    RenderedSkill,
     RolloutRequest,
     RolloutResult,
     TrajectoryBuilder,
@@ -54,6 +53,7 @@ from ..errors import AcesError, ConfigError, InfraError
 from ..grading import Scorer
 from ..models import Usage
 from ..redact import environment_secrets, redact_text
+from ..skill import RenderedSkill
 from ._batch import NotRun, RolloutBatch, RolloutRecord, RolloutSource
 from ._budget import Budget, BudgetMeter, StopReason
 from ._cache import RolloutCache

@@ -8,7 +8,6 @@ and honours gitignore-style ``exclude`` patterns from aces.yml.
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -19,18 +18,12 @@ from ._files import is_within, read_text
 from ._frontmatter import split_frontmatter
 from ._markdown import parse_markdown
 from ._model import Frontmatter, ParseProblem, Resource, ResourceKind, Skill, TextFile
+from ._tree import MAX_SKILL_FILES, is_skipped_dir, staging_problems, walk_skill
 
 SKILL_FILE = "SKILL.md"
 LOWERCASE_SKILL_FILE = "skill.md"
 CONVENTIONAL_ROOTS = ("skills", ".claude/skills", ".agents/skills", ".opencode/skills")
 """Where harnesses look for skills; scanned even though some are hidden directories."""
-
-_SKIP_DIRS = frozenset(
-    {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".mypy_cache", ".aces-cache"}
-)
-"""Never skills, never files of a skill: version control, dependencies, tool caches (aces-ci's own included)."""
-MAX_RESOURCES = 2000
-"""A skill with more files than this is reported, and the rest are not listed."""
 
 _KIND_BY_TOP = {
     "scripts": "script",
@@ -99,7 +92,7 @@ def iter_skill_dirs(root: Path, exclude: Iterable[str] = (), *, within: Path | N
         kept = []
         for name in sorted(subdirectories):
             rel_child = name if rel_here == "." else f"{rel_here}/{name}"
-            if name in _SKIP_DIRS:
+            if is_skipped_dir(name, Path(directory, name)):
                 continue
             if name.startswith(".") and not _is_hidden_but_conventional(rel_child):
                 continue
@@ -119,43 +112,38 @@ def _resource_kind(rel: str) -> ResourceKind:
 
 
 def _list_resources(skill_dir: Path, repo_root: Path, skill_md_name: str) -> tuple[list[Resource], list[ParseProblem]]:
+    """The files of the skill as the renderer will see them (:func:`walk_skill`), and what stops staging."""
+    tree = walk_skill(skill_dir)
     resources: list[Resource] = []
-    problems: list[ParseProblem] = []
-    for dirpath, dirnames, filenames in os.walk(skill_dir, followlinks=False):
-        here = Path(dirpath)
-        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
-        # Symlinked directories are not descended into, but they are resources: a link may escape.
-        entries = sorted(filenames) + [d for d in dirnames if (here / d).is_symlink()]
-        for name in entries:
-            path = here / name
-            rel = path.relative_to(skill_dir).as_posix()
-            if rel == skill_md_name:
-                continue
-            if len(resources) >= MAX_RESOURCES:
-                problems.append(ParseProblem("too-many-files", f"more than {MAX_RESOURCES} files; the rest not listed"))
-                return resources, problems
+    problems: list[ParseProblem] = [
+        ParseProblem("unreadable", f"{rel}: {reason}", path=_rel(skill_dir / rel, repo_root))
+        for rel, reason in tree.unreadable
+    ]
+    for entry in tree.entries:
+        if entry.rel == skill_md_name:
+            continue
+        target = None
+        size, executable = entry.size, bool(entry.mode & 0o111)
+        if entry.is_symlink:
             try:
-                lst = path.lstat()
-            except OSError as exc:
-                problems.append(ParseProblem("unreadable", f"{rel}: {exc.strerror}", path=_rel(path, repo_root)))
-                continue
-            is_link = stat.S_ISLNK(lst.st_mode)
-            target = None
-            size = lst.st_size
-            executable = bool(lst.st_mode & 0o111)
-            if is_link:
-                try:
-                    target = str(path.resolve(strict=False))
-                except (OSError, RuntimeError):
-                    target = "<unresolvable link loop>"
-                try:
-                    real = path.stat()
-                    size, executable = real.st_size, bool(real.st_mode & 0o111)
-                except OSError:
-                    size = 0
-            resources.append(Resource(rel, path, _resource_kind(rel), size, is_link, target, executable))
-        if len(resources) >= MAX_RESOURCES:
-            break
+                target = str(entry.path.resolve(strict=False))
+            except (OSError, RuntimeError):
+                target = "<unresolvable link loop>"
+            try:
+                real = entry.path.stat()
+                size, executable = real.st_size, bool(real.st_mode & 0o111)
+            except OSError:
+                size = 0
+        resources.append(
+            Resource(entry.rel, entry.path, _resource_kind(entry.rel), size, entry.is_symlink, target, executable)
+        )
+    if tree.truncated:
+        problems.append(ParseProblem("too-many-files", f"more than {MAX_SKILL_FILES} files; the rest not listed"))
+    for problem in staging_problems(skill_dir, tree):
+        if problem.path == skill_md_name and problem.code in ("dangling-symlink", "special-file"):
+            continue  # an unreadable SKILL.md is reported as such; there is no skill to stage
+        where = _rel(skill_dir / problem.path, repo_root) if problem.path else None
+        problems.append(replace(problem, path=where))
     return resources, problems
 
 
@@ -173,6 +161,7 @@ def load_skill(skill_dir: Path, repo_root: Path) -> Skill:
                 "skill file is named 'skill.md'; the spec and most harnesses want 'SKILL.md'",
             )
         )
+
     rel_dir = _rel(skill_dir, repo_root)
     md_rel = md_name if rel_dir == "." else f"{rel_dir}/{md_name}"
     md_path = skill_dir / md_name

@@ -7,18 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from aces_ci.agents import (
-    MAX_SKILL_FILES,
-    HarnessName,
-    RenderedSkill,
-    RolloutRequest,
-    SkillSet,
-    plan_arm,
-    render_skill_dir,
-    stage_workspace,
-)
+from aces_ci.agents import HarnessName, RolloutRequest, SkillSet, plan_arm, render_skill_dir, stage_workspace
 from aces_ci.agents.builtin import BuiltinHarness
 from aces_ci.errors import InputError
+from aces_ci.skill import MAX_SKILL_FILES, RenderedSkill
 from tests.engine.helpers import MARKER_BODY, ScriptedClient, rendered, request, write_skill
 
 

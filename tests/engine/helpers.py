@@ -12,9 +12,10 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from aces_ci.agents import Arm, HarnessSpec, ModelClients, RenderedSkill, RolloutRequest, SkillSet
+from aces_ci.agents import Arm, HarnessSpec, ModelClients, RolloutRequest, SkillSet
 from aces_ci.evals import EvalCase
 from aces_ci.models import ModelClient, ModelRequest, ModelResponse, ModelSpec, RetryPolicy, ToolCall, Usage
+from aces_ci.skill import RenderedSkill
 from tests.servers import Reply, ScriptedRequest, Text, ToolUse
 
 FAST_RETRY = RetryPolicy(max_attempts=3, base_delay_s=0.01, max_delay_s=0.05, max_retry_after_s=0.05, deadline_s=10)

@@ -15,10 +15,9 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from ...models import Message, ModelAPIError, ModelRequest, ModelResponse, RetriesExhausted, Usage
-from ...skill import SKILL_FILE
+from ...skill import SKILL_FILE, skill_card
 from .._atif import StepMetrics, ToolCallRecord, TrajectoryBuilder
 from .._harness import HarnessOutcome, Workspace
-from .._render import skill_card
 from .._skill_events import detect_skill_events
 from .._types import RolloutRequest, SkillEvent
 from ._prompts import NUDGE, StagedSkill, system_prompt

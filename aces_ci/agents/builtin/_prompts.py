@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .._render import SkillCard
+from ...skill import SkillCard
 from .._types import Disclosure
 from ._tools import FINAL_ANSWER
 

@@ -42,6 +42,11 @@ ROUTES: dict[tuple[ProblemPlace, str], str] = {
     ("package", "lowercase-skill-md"): "PARSE013",
     ("package", "too-many-files"): "PARSE014",
     ("package", "unreadable"): "PARSE014",
+    ("package", "symlink-leaves-skill"): "PARSE016",
+    ("package", "dangling-symlink"): "PARSE016",
+    ("package", "symlinked-directory"): "PARSE016",
+    ("package", "special-file"): "PARSE016",
+    ("package", "too-large-to-stage"): "PARSE016",
 }
 """The one rule that reports each problem code in each place."""
 
@@ -327,13 +332,14 @@ def frontmatter_not_mapping(ctx: ScanContext) -> Iterator[Hit]:
     RULES,
     id="PARSE013",
     name="lowercase-skill-md",
-    severity=Severity.WARNING,
+    severity=Severity.ERROR,
     summary="The skill file is named 'skill.md' instead of 'SKILL.md'.",
     fix="Rename the file to SKILL.md (`git mv skill.md SKILL.md`).",
 )
 def lowercase_skill_md(ctx: ScanContext) -> Iterator[Hit]:
     """The spec names the file ``SKILL.md``. ``skills-ref`` falls back to ``skill.md``, but
-    skill-creator's validator and harnesses on case-sensitive file systems do not find it.
+    skill-creator's validator and harnesses on case-sensitive file systems do not find it, and
+    aces-ci's live tier stages only ``SKILL.md``: an error, so a skill the scan accepts always stages.
 
     PASS: ``skills/pdf-forms/SKILL.md``.
 
@@ -346,13 +352,14 @@ def lowercase_skill_md(ctx: ScanContext) -> Iterator[Hit]:
     RULES,
     id="PARSE014",
     name="file-listing-incomplete",
-    severity=Severity.WARNING,
+    severity=Severity.ERROR,
     summary="Some files of the skill could not be listed (too many files, or unreadable entries).",
     fix="Remove generated or vendored files from the skill directory, or fix the entries' permissions.",
 )
 def file_listing_incomplete(ctx: ScanContext) -> Iterator[Hit]:
     """Rules about scripts, references and secrets only see listed files; a skill with more than
-    2,000 files or with entries the scan cannot stat is checked incompletely.
+    2,000 files or with entries the scan cannot stat is checked incompletely, and the live tier,
+    which stages exactly the listed files, refuses it: an error, so a skill the scan accepts stages.
 
     PASS: a skill directory with SKILL.md, a few scripts and references.
 
@@ -383,3 +390,28 @@ def unclassified_parse_problem(ctx: ScanContext) -> Iterator[Hit]:
                 ctx.at(problem.line),
                 clause="aces-ci parser",
             )
+
+
+@define(
+    RULES,
+    id="PARSE016",
+    name="not-stageable",
+    severity=Severity.ERROR,
+    summary="The skill cannot be copied faithfully into a rollout workspace, so no live trial can run it.",
+    fix="Replace symlinks that leave the skill and symlinked folders with real files, remove special files, "
+    "and keep the skill under 32 MB.",
+)
+def not_stageable(ctx: ScanContext) -> Iterator[Hit]:
+    """Trials and SkillSV copy the skill into a fresh workspace per rollout, reading it exactly as this
+    scan lists it. Whatever would make that copy refuse or differ from the skill on disk is an error
+    here, so a skill the scan accepts always stages: a symlink leaving the skill (its target would not
+    travel with an installed skill), a dangling symlink, a symlinked folder, a FIFO or device, more than
+    32 MB in total. (More than 2,000 files is PARSE014; a lowercase ``skill.md``, which is not staged
+    either, is PARSE013.)
+    ``evals/`` is never staged, so nothing in it is checked here.
+
+    PASS: a skill of regular files and folders, symlinks only to files inside it.
+
+    FAIL: ``references/shared.md -> ../../common/shared.md``, or ``assets/`` as a symlinked folder.
+    """
+    yield from _routed_hits(ctx, "PARSE016", "aces-ci live tier: every rollout stages the skill as the scan reads it")
