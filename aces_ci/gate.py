@@ -8,10 +8,322 @@ the verdicts of the tiers meet the exit-code contract of DESIGN.md.
 
 from __future__ import annotations
 
-from .errors import EXIT_GATE_FAILED, EXIT_PASS
-from .scan import ScanResult
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+from .errors import EXIT_GATE_FAILED, EXIT_PASS, ConfigError
+from .report import MetricLift, SkillValue, TrialReport
+from .scan import ScanResult, Severity
 
 
 def exit_code(result: ScanResult) -> int:
     """0 when the gate passes, 1 when it fails (DESIGN.md's contract)."""
     return EXIT_PASS if result.verdict == "pass" else EXIT_GATE_FAILED
+
+
+# --- The cross-tier policy: one criterion per thing the gate checks, over scan, trials and SkillSV ---
+#
+# Every tier's result becomes a list of criteria (name, subject, status, message, figures); the
+# decision is the worst status. Reports render the criteria (a JUnit testcase each, a line in the PR
+# comment), so what failed the gate, and by how much, is visible where reviewers look.
+
+CriterionStatus = Literal["pass", "warn", "fail", "skipped"]
+LiftVerdict = Literal["pass", "neutral", "underpowered", "fail"]
+GateVerdict = Literal["pass", "warn", "fail"]
+
+DEFAULT_PASS_BAND = 0.05
+"""ACES's pass band: a lift whose interval lies at or above +0.05 helps."""
+DEFAULT_FAIL_BAND = -0.10
+"""ACES's fail band: a lift whose interval lies at or below −0.10 harms."""
+DEFAULT_LIFT_METRIC = "composite"
+DEFAULT_CLOSURE_TOLERANCE = 0.10
+"""SkillSV's values should add up to the content lift: closure ratio Σφ/Λ within 1 ± 0.10."""
+
+
+@dataclass(frozen=True)
+class GateCriterion:
+    """One thing the gate checked, with the figures behind its status (see :class:`aces_ci.report.Criterion`)."""
+
+    name: str
+    subject: str
+    """Skill directory relative to the scanned root, or ``repository``."""
+    status: CriterionStatus
+    message: str
+    properties: tuple[tuple[str, str], ...] = ()
+    file: str | None = None
+    line: int | None = None
+    failure_type: str = "GateFailed"
+
+
+@dataclass(frozen=True)
+class GateDecision:
+    criteria: tuple[GateCriterion, ...]
+
+    @property
+    def verdict(self) -> GateVerdict:
+        """``fail`` if any criterion fails, else ``warn`` if any warns, else ``pass``."""
+        statuses = {criterion.status for criterion in self.criteria}
+        if "fail" in statuses:
+            return "fail"
+        return "warn" if "warn" in statuses else "pass"
+
+    @property
+    def exit_code(self) -> int:
+        """A warning passes: only a failed criterion fails the job (DESIGN.md's contract)."""
+        return EXIT_GATE_FAILED if self.verdict == "fail" else EXIT_PASS
+
+    def with_status(self, status: CriterionStatus) -> tuple[GateCriterion, ...]:
+        return tuple(criterion for criterion in self.criteria if criterion.status == status)
+
+
+def decide(*groups: Iterable[GateCriterion]) -> GateDecision:
+    """The decision over every criterion of every tier that ran."""
+    return GateDecision(tuple(criterion for group in groups for criterion in group))
+
+
+_LISTED_ERRORS = 5
+"""How many error findings a criterion's message names before it says "and N more"."""
+
+
+def scan_criteria(result: ScanResult) -> list[GateCriterion]:
+    """Two criteria per skill: no active error finding (``scan.errors``), score at or above the minimum (``scan.score``).
+
+    The same policy as :func:`skill_verdict`, spelt out per criterion so each gets its own JUnit testcase.
+    """
+    criteria = []
+    for report in result.skills:
+        errors = [f for f in report.active_findings if f.severity == Severity.ERROR]
+        first = errors[0] if errors else None
+        named = ", ".join(f"{f.rule_id} at {f.location}" for f in errors[:_LISTED_ERRORS])
+        more = f" and {len(errors) - _LISTED_ERRORS} more" if len(errors) > _LISTED_ERRORS else ""
+        criteria.append(
+            GateCriterion(
+                "scan.errors",
+                report.skill,
+                "fail" if errors else "pass",
+                f"{len(errors)} error finding(s): {named}{more}" if errors else "no error findings",
+                (("errors", str(len(errors))),),
+                first.location.path if first else report.skill_md,
+                (first.location.line if first else None) or 1,
+                "ScanErrors",
+            )
+        )
+        below = report.score.value < result.min_score
+        criteria.append(
+            GateCriterion(
+                "scan.score",
+                report.skill,
+                "fail" if below else "pass",
+                f"structural score {report.score.value} is {'below' if below else 'at least'} the minimum "
+                f"{result.min_score}",
+                (("score", str(report.score.value)), ("min_score", str(result.min_score))),
+                report.skill_md,
+                1,
+                "ScoreBelowMinimum",
+            )
+        )
+    return criteria
+
+
+@dataclass(frozen=True)
+class LiftBands:
+    """Where a lift's interval must lie to pass or fail; configured in aces.yml (``gate:``) or by flags."""
+
+    pass_band: float = DEFAULT_PASS_BAND
+    fail_band: float = DEFAULT_FAIL_BAND
+    metric: str = DEFAULT_LIFT_METRIC
+    """The metric the gate reads (``composite``, ``outcome``, ``accuracy``…)."""
+
+    def __post_init__(self) -> None:
+        if not (math.isfinite(self.pass_band) and math.isfinite(self.fail_band)) or self.fail_band >= self.pass_band:
+            raise ConfigError(
+                f"the fail band ({self.fail_band}) must be below the pass band ({self.pass_band})", field="gate.lift"
+            )
+
+
+@dataclass(frozen=True)
+class LiftSummary:
+    """One metric's lift as the gate reads it: the estimate, its interval, and the design behind it."""
+
+    metric: str
+    delta: float
+    ci_low: float
+    ci_high: float
+    n_cases: int
+    runs_per_arm: int
+    mde: float | None = None
+    confidence: float = 0.95
+
+    @classmethod
+    def of(cls, metric: str, lift: MetricLift, confidence: float) -> LiftSummary:
+        """From a trial's per-metric lift (:class:`aces_ci.report.MetricLift`)."""
+        low, high = lift.ci
+        return cls(metric, lift.delta, low, high, lift.n_cases, lift.runs_per_arm, lift.mde, confidence)
+
+    def describe(self) -> str:
+        level = round(self.confidence * 100)
+        return (
+            f"{self.metric} lift {self.delta:+.3f}, {level}% interval [{self.ci_low:+.3f}, {self.ci_high:+.3f}], "
+            f"{self.n_cases} cases × {self.runs_per_arm} runs per arm"
+        )
+
+
+@dataclass(frozen=True)
+class LiftDecision:
+    verdict: LiftVerdict
+    reason: str
+    cases_needed: int | None = None
+    """For ``underpowered``: cases (at the same runs per arm) that would likely settle it; None if not estimable."""
+
+
+def cases_to_settle(summary: LiftSummary, bands: LiftBands) -> int | None:
+    """Cases an interval of this spread would need to clear the nearest band, if the estimate held.
+
+    An interval's half-width shrinks as 1/√n; it settles once it is narrower than the distance
+    from the estimate to the nearest band. A projection from this run's spread, not a promise:
+    the estimate itself moves with more cases. None when the estimate sits on a band.
+    """
+    half_width = (summary.ci_high - summary.ci_low) / 2
+    distance = min(abs(summary.delta - bands.pass_band), abs(summary.delta - bands.fail_band))
+    if distance <= 0 or half_width <= 0 or summary.n_cases < 1:
+        return None
+    needed = math.ceil(summary.n_cases * (half_width / distance) ** 2)
+    return max(needed, summary.n_cases + 1)
+
+
+def lift_verdict(summary: LiftSummary, bands: LiftBands) -> LiftDecision:
+    """ACES's bands applied to the interval, never to the point.
+
+    ``fail`` when the upper bound is at or below the fail band (the skill harms, and the data say
+    so); ``pass`` when the lower bound is at or above the pass band; ``neutral`` when the whole
+    interval lies between the bands; ``underpowered`` when it straddles a band: this design could
+    not tell, and the decision says how many cases might.
+    """
+    low, high = summary.ci_low, summary.ci_high
+    if not all(math.isfinite(v) for v in (summary.delta, low, high)) or low > high:
+        return LiftDecision("underpowered", f"{summary.metric}: the interval is not usable ({low}, {high})")
+    if high <= bands.fail_band:
+        return LiftDecision("fail", f"upper bound {high:+.3f} is at or below the fail band {bands.fail_band:+.3f}")
+    if low >= bands.pass_band:
+        return LiftDecision("pass", f"lower bound {low:+.3f} is at or above the pass band {bands.pass_band:+.3f}")
+    if low > bands.fail_band and high < bands.pass_band:
+        return LiftDecision(
+            "neutral",
+            f"the interval lies between the fail band {bands.fail_band:+.3f} and the pass band "
+            f"{bands.pass_band:+.3f}: no helpful or harmful effect of that size",
+        )
+    band = bands.fail_band if low <= bands.fail_band < high else bands.pass_band
+    needed = cases_to_settle(summary, bands)
+    more = (
+        f"; about {needed} cases at {summary.runs_per_arm} runs per arm (now {summary.n_cases}) would likely settle "
+        "it if the lift and its spread hold"
+        if needed is not None
+        else ""
+    )
+    return LiftDecision(
+        "underpowered", f"the interval straddles the band {band:+.3f}: not enough evidence{more}", needed
+    )
+
+
+_LIFT_STATUS: dict[LiftVerdict, CriterionStatus] = {
+    "pass": "pass",
+    "neutral": "pass",
+    "underpowered": "warn",
+    "fail": "fail",
+}
+
+
+def lift_criterion(skill: str, skill_md: str, summary: LiftSummary | None, bands: LiftBands) -> GateCriterion:
+    """The gate's criterion ``lift.<metric>`` for one skill; a missing metric warns (nothing to gate on)."""
+    name = f"lift.{bands.metric}"
+    band_props = (("pass_band", f"{bands.pass_band:g}"), ("fail_band", f"{bands.fail_band:g}"))
+    if summary is None:
+        return GateCriterion(
+            name,
+            skill,
+            "warn",
+            f"no {bands.metric} lift for this skill: the metric does not apply to its cases, "
+            "so the release is not gated on it",
+            band_props,
+            skill_md,
+            1,
+            "NoLift",
+        )
+    decision = lift_verdict(summary, bands)
+    properties = (
+        ("metric", summary.metric),
+        ("verdict", decision.verdict),
+        ("delta", f"{summary.delta:.6g}"),
+        ("ci_low", f"{summary.ci_low:.6g}"),
+        ("ci_high", f"{summary.ci_high:.6g}"),
+        ("confidence", f"{summary.confidence:g}"),
+        ("n_cases", str(summary.n_cases)),
+        ("runs_per_arm", str(summary.runs_per_arm)),
+        ("mde", "" if summary.mde is None else f"{summary.mde:.6g}"),
+        *band_props,
+        *((("cases_needed", str(decision.cases_needed)),) if decision.cases_needed is not None else ()),
+    )
+    failure_type = "NegativeSkillLift" if decision.verdict == "fail" else "SkillLift"
+    message = f"{decision.verdict}: {summary.describe()}: {decision.reason}"
+    return GateCriterion(name, skill, _LIFT_STATUS[decision.verdict], message, properties, skill_md, 1, failure_type)
+
+
+def lift_criteria(report: TrialReport, bands: LiftBands) -> list[GateCriterion]:
+    """One ``lift.<metric>`` criterion per skill of a trial."""
+    criteria = []
+    for trial in report.skills:
+        lift = trial.lift.get(bands.metric)
+        summary = None if lift is None else LiftSummary.of(bands.metric, lift, report.confidence)
+        criteria.append(lift_criterion(trial.skill, trial.skill_md, summary, bands))
+    return criteria
+
+
+def closure_criteria(values: Iterable[SkillValue], tolerance: float = DEFAULT_CLOSURE_TOLERANCE) -> list[GateCriterion]:
+    """SkillSV's closure check per skill, a warning (never a failure) when Σφ/Λ is clearly off 1.
+
+    The values are trusted to explain the content lift only when they add up to it; the check
+    fails when the ratio's interval lies entirely outside 1 ± ``tolerance`` (or the point does,
+    when there is no interval). A content lift too small to divide by is skipped, not guessed.
+    """
+    criteria = []
+    low_ok, high_ok = 1 - tolerance, 1 + tolerance
+    for value in values:
+        ratio, ci = value.closure_ratio, value.closure_ci
+        skill_md = f"{value.skill}/SKILL.md" if value.skill not in ("", ".") else "SKILL.md"
+        base = (("content_lift", f"{value.content_lift:.6g}"), ("tolerance", f"{tolerance:g}"))
+        if ratio is None:
+            criteria.append(
+                GateCriterion(
+                    "skillsv.closure",
+                    value.skill,
+                    "skipped",
+                    f"content lift {value.content_lift:+.3f} is too small to check that the unit values add up to it",
+                    base,
+                    skill_md,
+                    1,
+                    "ClosureFailed",
+                )
+            )
+            continue
+        low, high = ci if ci is not None else (ratio, ratio)
+        holds = high >= low_ok and low <= high_ok
+        interval = f" (interval [{low:.2f}, {high:.2f}])" if ci is not None else ""
+        message = f"closure ratio Σφ/Λ = {ratio:.2f}{interval}" + (
+            f" is consistent with 1 ± {tolerance:g}"
+            if holds
+            else f" is outside 1 ± {tolerance:g}: the unit "
+            "values do not add up to the content lift, so read them with care"
+        )
+        properties = (
+            *base,
+            ("closure_ratio", f"{ratio:.6g}"),
+            ("closure_ci_low", f"{low:.6g}"),
+            ("closure_ci_high", f"{high:.6g}"),
+        )
+        status: CriterionStatus = "pass" if holds else "warn"
+        criteria.append(
+            GateCriterion("skillsv.closure", value.skill, status, message, properties, skill_md, 1, "ClosureFailed")
+        )
+    return criteria

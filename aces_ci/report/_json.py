@@ -102,9 +102,9 @@ def scan_result_to_dict(result: ScanResult) -> dict[str, Any]:
     """The result as plain JSON data, in the shape the ``scan-result`` schema describes.
 
     Findings keep the order the scan produced them in; ``summary`` is derived and only saves
-    readers a pass over the findings.
+    readers a pass over the findings. ``shard`` is present only for a ``--shard i/n`` scan.
     """
-    return {
+    data = {
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "aces-ci", "version": result.tool_version},
         "generated_at": result.generated_at,
@@ -118,6 +118,9 @@ def scan_result_to_dict(result: ScanResult) -> dict[str, Any]:
         "baseline": result.baseline,
         "stale_baseline_entries": result.stale_baseline_entries,
     }
+    if result.shard is not None:
+        data["shard"] = {"index": result.shard.index, "count": result.shard.count}
+    return data
 
 
 def write_json(result: ScanResult, path: Path | str) -> None:

@@ -9,6 +9,7 @@ from ._registry import Rule, RuleRegistry, UnknownRuleError, define
 from ._result import Deduction, JudgeCriterion, JudgeResult, ScanResult, SkillReport, StructuralScore, Verdict
 from ._result_cache import DEFAULT_CACHE_DIR, CacheStats, ResultCache, user_cache_dir
 from ._runner import check_rule_ids, scan_repo
+from ._shard import Shard
 from ._verdict import overall_verdict, skill_verdict
 from .rules import default_registry
 
@@ -32,6 +33,7 @@ __all__ = [
     "ScanContext",
     "ScanResult",
     "Severity",
+    "Shard",
     "SkillReport",
     "StructuralScore",
     "Suppression",

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from ._finding import Finding
+from ._shard import Shard
 
 Verdict = Literal["pass", "fail"]
 
@@ -87,3 +88,5 @@ class ScanResult:
     """The baseline file applied (as configured), None when the scan used none."""
     stale_baseline_entries: int = 0
     """Baseline entries that matched no finding: problems fixed since it was written (refresh it)."""
+    shard: Shard | None = None
+    """The part of the repository this result covers (``--shard i/n``); None for all of it."""

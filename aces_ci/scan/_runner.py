@@ -50,6 +50,7 @@ from ._registry import Rule, RuleRegistry
 from ._result import JudgeResult, ScanResult, SkillReport
 from ._result_cache import CachedSkill, CacheUse, ResultCache
 from ._score import structural_score
+from ._shard import Shard, entries_in_shard
 from ._suppress import DirectiveProblem, apply_directives, apply_ignore_list, read_directives
 from ._verdict import overall_verdict, skill_verdict
 from .rules import default_registry
@@ -291,9 +292,10 @@ def _worker_batch(skill_dirs: list[Path]) -> list[_SkillScan]:
     return [_process_skill(job, skill_dir, memo) for skill_dir in skill_dirs]
 
 
-def _process_all(job: _ScanJob, jobs: int) -> Generator[_SkillScan, None, None]:
-    """Every skill under the root, in discovery order, in this process or in up to ``jobs`` worker processes."""
-    workers, skill_dirs = plan_workers(iter_skill_dirs(job.root, job.config.exclude, within=job.within), jobs)
+def _process_all(job: _ScanJob, jobs: int, chosen: Iterable[Path] | None = None) -> Generator[_SkillScan, None, None]:
+    """Every skill under the root (or the ``chosen`` ones), in discovery order, here or in up to ``jobs`` workers."""
+    found = iter_skill_dirs(job.root, job.config.exclude, within=job.within) if chosen is None else chosen
+    workers, skill_dirs = plan_workers(found, jobs)
     if workers == 1:
         memo = ScanMemo()
         return (_process_skill(job, skill_dir, memo) for skill_dir in skill_dirs)
@@ -353,6 +355,7 @@ def scan_repo(
     jobs: int = 1,
     cache: ResultCache | None = None,
     within: Path | None = None,
+    shard: Shard | None = None,
 ) -> ScanResult:
     """Scan every skill under ``root`` and gate the result.
 
@@ -366,6 +369,8 @@ def scan_repo(
     again; its stored findings are replayed, and suppressions, the baseline and the gate are
     applied to them afresh. ``within`` (a directory, or a SKILL.md, inside ``root``) scans only the
     skills there, reported with paths relative to ``root``: the repository whose aces.yml applies.
+    With ``shard``, only that shard's skills are scanned (:mod:`aces_ci.scan._shard`); a shard with
+    no skills is an empty, passing result.
     """
     if jobs < 1:
         raise ConfigError(f"jobs must be at least 1, got {jobs}", field="jobs")
@@ -387,7 +392,9 @@ def scan_repo(
     # Without a baseline or a judge, a skill's report is final as soon as its findings arrive: it is
     # built while the workers still scan later skills.
     final_early = baseline is None and judge is None
-    with contextlib.closing(_process_all(job, jobs)) as arriving:
+    all_dirs = list(iter_skill_dirs(root, scan_config.exclude, within=within)) if shard is not None else None
+    chosen = shard.select(all_dirs) if shard is not None and all_dirs is not None else None
+    with contextlib.closing(_process_all(job, jobs, chosen)) as arriving:
         for scanned in arriving:
             scans.append(scanned)
             found = sorted(apply_ignore_list(scanned.findings, scan_config.ignore), key=_sort_key)
@@ -395,7 +402,7 @@ def scan_repo(
                 reports[scanned.rel_dir] = _skill_report(scanned, found, registry, scan_config.min_score, None)
             else:
                 findings_by_skill[scanned.rel_dir] = found
-    if not scans:
+    if not scans and not (shard is not None and all_dirs):
         raise _no_skills(job)
     stale = 0
     if not final_early:
@@ -403,6 +410,12 @@ def scan_repo(
             # In discovery order: with more findings of one fingerprint than entries, the first are accepted.
             findings_by_skill = {rel: apply_baseline(found, baseline) for rel, found in findings_by_skill.items()}
             stale = count_stale(baseline, (f for found in findings_by_skill.values() for f in found))
+            if shard is not None and all_dirs is not None:
+                # Entries of other shards' skills are theirs to count, not stale here.
+                rel_all = [_rel_dir(d, root) for d in all_dirs]
+                paths = (e.path for e in baseline.entries)
+                mine = entries_in_shard(paths, rel_all, findings_by_skill, shard.index == 1)
+                stale -= len(baseline.entries) - mine
         judged = _judge_all(job, scans, judge) if judge is not None else {}
         for scanned in scans:
             found = findings_by_skill[scanned.rel_dir]
@@ -422,4 +435,5 @@ def scan_repo(
         generated_at=datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
         baseline=None if scan_config.baseline is None else str(scan_config.baseline),
         stale_baseline_entries=stale,
+        shard=shard,
     )

@@ -1,0 +1,294 @@
+"""Markdown sections of the CI comment, each rendered from a result model (Markdown tables via tabulate).
+
+* :func:`scan_table`/:func:`findings_table` — the static tier, every location a link to its line
+  at the commit;
+* :func:`lift_table`, :func:`cost_table`, :func:`estimand_section` — a skill's paired trial
+  (:class:`~aces_ci.report.SkillTrial`);
+* :func:`low_value_units` — SkillSV's units worth removing or compressing, linked to their lines;
+* :func:`score_vs_lift` — per skill, structural score beside measured lift, with their Spearman
+  rank correlation (ACES found ρ ≈ 0: a tidy document is not necessarily a useful one).
+
+Cells quoting skill text are escaped (:func:`aces_ci.report._markdown._cell`), so a ``|`` in a
+message cannot break a table and no HTML or mention gets through.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+from tabulate import tabulate
+
+from ..scan import Finding, RuleRegistry, ScanResult, Severity, SkillReport
+from ._common import by_severity_then_location, find_rule, fix_hint, plural, severity_counts
+from ._links import SourceLinks
+from ._live_model import TRIAL_METRICS, ArmCost, MetricLift, SkillTrial, SkillValue, UnitValue
+from ._markdown import _cell, _judge_cell
+
+MIN_SKILLS_FOR_CORRELATION = 3
+"""Below this a rank correlation is not defined in any useful sense."""
+FEW_SKILLS = 10
+"""Below this the correlation is shown but labelled as too few skills to support a claim."""
+LOW_VALUE_DECISIONS = ("delete", "compress")
+
+
+def _table(headers: Sequence[str], rows: Sequence[Sequence[str]], align: Sequence[str]) -> str:
+    return tabulate(rows, headers=headers, tablefmt="github", disable_numparse=True, colalign=align) + "\n"
+
+
+def _link(text: str, url: str | None) -> str:
+    return f"[{text}]({url})" if url else text
+
+
+def _verdict(verdict: str) -> str:
+    return "✅ pass" if verdict == "pass" else "❌ fail"
+
+
+def scan_table(result: ScanResult, links: SourceLinks | None, changed: Sequence[str] | None = None) -> str:
+    """One row per skill: verdict, structural score, judge score, findings by severity, a link to SKILL.md.
+
+    ``changed`` (skill directories relative to the scanned root) marks the skills this change touched.
+    """
+    marked = set(changed or ())
+    rows = []
+    for report in result.skills:
+        counts = severity_counts(report.findings)
+        name = _cell(report.skill, 120)
+        url = links.url(report.skill_md) if links else None
+        rows.append(
+            [
+                _link(name, url) + (" ✎" if report.skill in marked else ""),
+                _verdict(report.verdict),
+                str(report.score.value),
+                _judge_cell(report.judge),
+                str(counts[Severity.ERROR]),
+                str(counts[Severity.WARNING]),
+                str(counts[Severity.NOTE]),
+            ]
+        )
+    headers = ("Skill", "Verdict", "Structural score", "Judge score", "Errors", "Warnings", "Notes")
+    table = _table(headers, rows, ("left", "left", "right", "right", "right", "right", "right"))
+    if marked:
+        table += "\n✎ changed in this change.\n"
+    return table
+
+
+def _finding_row(finding: Finding, registry: RuleRegistry, links: SourceLinks | None) -> list[str]:
+    where = _cell(str(finding.location), 200)
+    url = links.url(finding.location.path, finding.location.line) if links else None
+    rule = find_rule(registry, finding.rule_id)
+    rule_cell = _link(_cell(finding.rule_id, 40), rule.help_uri() if rule is not None else None)
+    return [
+        _link(where, url),
+        rule_cell,
+        _cell(f"{finding.severity.value}: {finding.message}", 500),
+        _cell(fix_hint(finding, registry) or "", 300),
+    ]
+
+
+def findings_table(
+    report: SkillReport, registry: RuleRegistry, links: SourceLinks | None, max_chars: int
+) -> tuple[str, int]:
+    """A collapsed block of the skill's active findings, worst first, within ``max_chars``.
+
+    Returns the Markdown and how many findings did not fit.
+    """
+    findings = by_severity_then_location(report.active_findings)
+    title = html.escape(report.skill)
+    reasons = "".join(f"- {_cell(reason, 500)}\n" for reason in report.reasons)
+    head = f"<details>\n<summary><b>{title}</b>: {_verdict(report.verdict)}, {plural(len(findings), 'finding')}"
+    head += f"</summary>\n\n{reasons}\n" if reasons else "</summary>\n\n"
+    close = "\n</details>\n\n"
+    rows: list[list[str]] = []
+    size = len(head) + len(close) + 200
+    for finding in findings:
+        row = _finding_row(finding, registry, links)
+        cost = sum(len(cell) + 3 for cell in row) + 2
+        if size + cost > max_chars:
+            break
+        rows.append(row)
+        size += cost
+    left = len(findings) - len(rows)
+    body = _table(("Location", "Rule", "Message", "Fix"), rows, ("left",) * 4) if rows else ""
+    note = f"\n_{plural(left, 'more finding')} not shown here; the full report lists them._\n" if left else ""
+    return head + body + note + close, left
+
+
+def fmt_lift(value: float) -> str:
+    """A lift with its sign: ``+0.120``, ``-0.050``."""
+    return f"{value:+.3f}"
+
+
+def fmt_interval(ci: tuple[float, float]) -> str:
+    return f"[{ci[0]:+.3f}, {ci[1]:+.3f}]"
+
+
+def metric_lifts(trial: SkillTrial) -> list[tuple[str, MetricLift]]:
+    """The metrics that apply to this trial, in table order (known metrics first, then any others)."""
+    names = [m for m in TRIAL_METRICS if m in trial.lift] + sorted(m for m in trial.lift if m not in TRIAL_METRICS)
+    return [(name, lift) for name in names if (lift := trial.lift[name]) is not None]
+
+
+def lift_table(trial: SkillTrial, confidence: float) -> str:
+    """Per metric: lift, its interval, both arms' means, n cases, runs per arm, the smallest detectable lift."""
+    level = f"{round(confidence * 100)}% interval"
+    rows = [
+        [
+            name.replace("_", " "),
+            fmt_lift(lift.delta),
+            fmt_interval(lift.ci),
+            f"{lift.with_mean:.3f}",
+            f"{lift.without_mean:.3f}",
+            str(lift.n_cases),
+            str(lift.runs_per_arm),
+            "—" if lift.mde is None else f"{lift.mde:.3f}",
+        ]
+        for name, lift in metric_lifts(trial)
+    ]
+    missing = sorted(name.replace("_", " ") for name, lift in trial.lift.items() if lift is None)
+    headers = ("Metric", "Lift", level, "With", "Control", "Cases", "Runs/arm", "Detectable lift")
+    table = _table(headers, rows, ("left", "right", "right", "right", "right", "right", "right", "right"))
+    if missing:
+        table += f"\nNot applicable to this skill's cases: {', '.join(missing)}.\n"
+    if trial.discordance is not None:
+        d = trial.discordance
+        table += (
+            f"\nPaired discordance (per case, under this protocol; not a measure of harm): "
+            f"{d.gains} gains, {d.regressions} regressions, {d.ties} ties.\n"
+        )
+    return table
+
+
+def _per_rollout(total: float, rollouts: int) -> str:
+    return "—" if rollouts == 0 else f"{total / rollouts:.1f}"
+
+
+def cost_table(costs: Sequence[ArmCost]) -> str:
+    """Per arm: rollouts, tokens (in/out/cached), turns and wall time per rollout, dollars."""
+    rows = [
+        [
+            _cell(cost.arm, 60),
+            str(cost.rollouts),
+            f"{cost.input_tokens:,}",
+            f"{cost.output_tokens:,}",
+            f"{cost.cached_tokens:,}",
+            _per_rollout(cost.turns, cost.rollouts),
+            _per_rollout(cost.wall_s, cost.rollouts),
+            "unpriced" if cost.usd is None else f"${cost.usd:.4f}",
+        ]
+        for cost in costs
+    ]
+    headers = (
+        "Arm",
+        "Rollouts",
+        "Input tokens",
+        "Output tokens",
+        "Cached tokens",
+        "Turns/rollout",
+        "Wall s/rollout",
+        "Cost",
+    )
+    return _table(headers, rows, ("left",) + ("right",) * 7)
+
+
+def estimand_section(trials: Sequence[SkillTrial]) -> str:
+    """The estimand of each skill's trial, in a collapsed block: what exactly the numbers estimate."""
+    if not trials:
+        return ""
+    parts = [f"**{_cell(t.skill, 120)}** ({_cell(t.contrast, 200)}): {_cell(t.estimand, 4000)}\n" for t in trials]
+    return "<details>\n<summary>What these numbers estimate</summary>\n\n" + "\n".join(parts) + "\n</details>\n"
+
+
+def low_value_units(value: SkillValue, links: SourceLinks | None, limit: int = 20) -> str:
+    """SkillSV's units to delete or compress, lowest net effect first, each linked to its lines."""
+    candidates: list[UnitValue] = sorted(
+        (u for u in value.units if u.decision in LOW_VALUE_DECISIONS), key=lambda u: (u.net_effect, u.id)
+    )
+    if not candidates:
+        return f"No unit of {_cell(value.skill, 120)} is clearly low-value.\n"
+    rows = []
+    for unit in candidates[:limit]:
+        start, end = unit.lines
+        where = f"{unit.file}:{start}" + (f"-{end}" if end > start else "")
+        url = links.url(unit.file, start, end) if links else None
+        rows.append(
+            [
+                _link(_cell(where, 200), url),
+                unit.decision,
+                fmt_lift(unit.net_effect),
+                fmt_interval(unit.ci),
+                "—" if unit.context_cost is None else fmt_lift(unit.context_cost),
+                str(unit.tokens),
+                _cell(unit.preview, 80),
+            ]
+        )
+    headers = ("Unit", "Decision", "Net effect", "Interval", "Context cost", "Tokens", "Preview")
+    table = _table(headers, rows, ("left", "left", "right", "right", "right", "right", "left"))
+    if len(candidates) > limit:
+        table += f"\n_{len(candidates) - limit} more low-value units in the full report._\n"
+    return table
+
+
+def _ranks(values: Sequence[float]) -> np.ndarray:
+    """Ranks 1..n, ties sharing their average rank."""
+    data = np.asarray(values, dtype=float)
+    order = np.argsort(data, kind="mergesort")
+    ranks = np.empty(len(data), dtype=float)
+    ranks[order] = np.arange(1, len(data) + 1, dtype=float)
+    for value in np.unique(data):
+        tied = data == value
+        ranks[tied] = ranks[tied].mean()
+    return ranks
+
+
+def spearman(x: Sequence[float], y: Sequence[float]) -> float | None:
+    """Spearman's rank correlation (ties averaged); None when undefined (too few points, or a constant)."""
+    if len(x) != len(y) or len(x) < MIN_SKILLS_FOR_CORRELATION:
+        return None
+    rx, ry = _ranks(x), _ranks(y)
+    if float(np.std(rx)) == 0.0 or float(np.std(ry)) == 0.0:
+        return None
+    return float(np.corrcoef(rx, ry)[0, 1])
+
+
+def score_vs_lift(scan: ScanResult, trials: Sequence[SkillTrial], metric: str) -> str:
+    """Per skill with a trial: structural score beside its lift on ``metric``, and their rank correlation."""
+    reports: Mapping[str, SkillReport] = {report.skill: report for report in scan.skills}
+    rows, scores, lifts = [], [], []
+    for trial in trials:
+        report = reports.get(trial.skill)
+        lift = trial.lift.get(metric)
+        if report is None or lift is None:
+            continue
+        rows.append(
+            [
+                _cell(trial.skill, 120),
+                str(report.score.value),
+                _judge_cell(report.judge),
+                fmt_lift(lift.delta),
+                fmt_interval(lift.ci),
+            ]
+        )
+        scores.append(float(report.score.value))
+        lifts.append(lift.delta)
+    if not rows:
+        return ""
+    headers = ("Skill", "Structural score", "Judge score", f"Lift ({metric})", "Interval")
+    table = _table(headers, rows, ("left", "right", "right", "right", "right"))
+    rho = spearman(scores, lifts)
+    if rho is None:
+        note = (
+            f"Rank correlation of structural score and lift: not defined for these {plural(len(rows), 'skill')} "
+            f"(needs at least {MIN_SKILLS_FOR_CORRELATION} skills with different scores and lifts)."
+        )
+    else:
+        note = (
+            f"Spearman rank correlation of structural score and lift: ρ = {rho:+.2f} over {plural(len(rows), 'skill')}"
+        )
+        note += (
+            f"; with fewer than {FEW_SKILLS} skills this describes these skills only and supports no general claim."
+            if len(rows) < FEW_SKILLS
+            else "."
+        )
+    return table + "\n" + note + "\n"

@@ -1,0 +1,37 @@
+"""Links from a report to the lines it talks about: GitHub blob URLs pinned to the commit.
+
+A link names the commit (not the branch), so a comment written today still points at the line it
+meant after the branch moves on. Paths in results are relative to the scanned root; ``prefix`` is
+that root's place in the repository (``""`` when the repository itself was scanned).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from urllib.parse import quote
+
+
+@dataclass(frozen=True)
+class SourceLinks:
+    server_url: str
+    """``https://github.com`` (or an Enterprise server)."""
+    repository: str
+    """``owner/name``."""
+    sha: str
+    prefix: str = ""
+    """Repository-relative directory of the scanned root, POSIX, no trailing slash; ``""`` for the top."""
+
+    def path(self, path: str) -> str:
+        """``path`` (relative to the scanned root) relative to the repository."""
+        clean = path.lstrip("/")
+        prefix = self.prefix.strip("/")
+        return f"{prefix}/{clean}" if prefix and prefix != "." else clean
+
+    def url(self, path: str, line: int | None = None, end_line: int | None = None) -> str:
+        """The blob URL of ``path`` at the commit, anchored at ``line`` (or ``line``–``end_line``)."""
+        base = f"{self.server_url.rstrip('/')}/{self.repository}/blob/{self.sha}/{quote(self.path(path))}"
+        if line is None:
+            return base
+        if end_line is not None and end_line > line:
+            return f"{base}#L{line}-L{end_line}"
+        return f"{base}#L{line}"
