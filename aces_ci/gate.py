@@ -88,7 +88,7 @@ _LISTED_ERRORS = 5
 
 
 def scan_criteria(result: ScanResult) -> list[GateCriterion]:
-    """Two criteria per skill: no active error finding (``scan.errors``), score at or above the minimum (``scan.score``).
+    """Two criteria per skill: no active error finding (``scan.errors``), score >= the minimum (``scan.score``).
 
     The same policy as :func:`skill_verdict`, spelt out per criterion so each gets its own JUnit testcase.
     """
