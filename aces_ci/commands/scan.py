@@ -26,7 +26,7 @@ from pathlib import Path
 
 from ..atomic import write_output
 from ..config import AcesConfig, Project, find_project
-from ..errors import EXIT_PASS
+from ..errors import EXIT_PASS, ConfigError
 from ..gate import exit_code
 from ..models import ModelSettings
 from ..report import render_junit, render_markdown, render_text, write_json, write_sarif
@@ -35,6 +35,7 @@ from ..scan import (
     ResultCache,
     RuleRegistry,
     ScanResult,
+    Shard,
     accepted_by_new_baseline,
     default_registry,
     judge_unavailable,
@@ -113,6 +114,12 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         default=None,
         metavar="N",
         help="scan in up to N worker processes (default: the number of CPUs; 1 scans in this process)",
+    )
+    parser.add_argument(
+        "--shard",
+        type=Shard.parse,
+        metavar="I/N",
+        help="scan only shard I of N (skills split round-robin in directory order); `aces-ci merge` combines them",
     )
     caching = parser.add_mutually_exclusive_group()
     caching.add_argument(
@@ -202,6 +209,8 @@ def _judge_settings(args: argparse.Namespace, config: AcesConfig) -> ModelSettin
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.shard is not None and args.write_baseline is not None:
+        raise ConfigError("--write-baseline needs every skill's findings; run it without --shard", field="--shard")
     project = find_project(args.path, args.config)
     config = _configure(args, project.config)
     scan_root = _scan_root(args.path, project) if args.path.exists() else args.path
@@ -210,7 +219,14 @@ def run(args: argparse.Namespace) -> int:
     jobs = args.jobs if args.jobs is not None else available_cpus()
     within = None if scan_root == args.path else args.path
     result = scan_repo(
-        scan_root, config.scan, registry, judge=_judge_settings(args, config), jobs=jobs, cache=cache, within=within
+        scan_root,
+        config.scan,
+        registry,
+        judge=_judge_settings(args, config),
+        jobs=jobs,
+        cache=cache,
+        within=within,
+        shard=args.shard,
     )
     if cache is not None and cache.stats.not_stored and not args.quiet:
         print(

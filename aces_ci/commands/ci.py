@@ -1,0 +1,296 @@
+"""``aces-ci ci``: one command for a workflow step; it reads the GitHub event and does the right work.
+
+* push / pull_request → the static scan (+ the LLM judge when aces.yml configures it and its key
+  is set), the gate, annotations, the sticky PR comment (or the job summary on a fork), JUnit /
+  SARIF / JSON / Markdown reports and the step outputs;
+* a pull request labelled with the trial label, a release or tag push, a schedule or a
+  workflow_dispatch → paired trials / SkillSV / reruns: not in this build. The run says so and
+  exits 2 (configuration/input error), never 0: a release must not pass on a lift nobody measured;
+* a fork's pull request never gets paid work (its code runs without secrets): it is scanned, and
+  the comment says why the trials did not run;
+* workflow_run of a pull request run → the fork-safe commenter: re-renders the comment from the
+  scan JSON the pull request's run uploaded and posts it with this run's write token.
+
+Exit codes are the contract's: 0 pass (warnings included), 1 gate failed, 2 input or
+configuration error (and "this work is not in this build"), 3 GitHub or model API failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import sys
+from pathlib import Path
+
+from ..atomic import write_output
+from ..config import find_project, repository_root
+from ..errors import EXIT_INPUT_ERROR, EXIT_PASS, InputError
+from ..gate import GateDecision, LiftBands, decide, scan_criteria
+from ..github import (
+    DEFAULT_TRIAL_LABEL,
+    MODES,
+    ChangeSet,
+    CommentInputs,
+    GitHubClient,
+    GitHubContext,
+    Plan,
+    annotate,
+    change_set,
+    marker_for,
+    plan_run,
+    render_comment,
+)
+from ..report import SourceLinks, append_gate_suite, render_junit, write_json, write_sarif
+from ..scan import RuleRegistry, ScanResult, Shard, default_registry, scan_repo
+from ._publish import finding_annotations, outputs, publish_check_run, publish_comment, say, write_step_outputs
+from ._workflow_run import post_prepared_comment
+from .scan import _configure, _jobs, _judge_settings, _min_score, _result_cache, _scan_root, available_cpus
+
+DEFAULT_REPORTS = Path("aces-reports")
+NOT_IN_BUILD = {
+    "trial": "paired trials (`aces-ci trial`)",
+    "value": "SkillSV valuation (`aces-ci value`)",
+    "release": "release trials and SkillSV (`aces-ci trial` and `aces-ci value`)",
+    "rerun": "scheduled trial reruns against the release baseline (`aces-ci trial`)",
+}
+
+
+def _band(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not -1 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"a lift band lies in [-1, 1], got {value}")
+    return value
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "ci",
+        help="GitHub Actions entry point: pick the work from the event, gate, comment, annotate, write outputs",
+        description="Read the GitHub Actions environment (GITHUB_EVENT_NAME, GITHUB_EVENT_PATH, GITHUB_REPOSITORY, "
+        "GITHUB_SHA, GITHUB_API_URL, GITHUB_TOKEN, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY) and do the work its event "
+        "calls for.",
+    )
+    parser.add_argument("path", nargs="?", default=Path("."), type=Path, metavar="PATH", help="skills repository")
+    parser.add_argument("--mode", choices=MODES, default="auto", help="override the event's choice (default: auto)")
+    parser.add_argument(
+        "--trial-label", default=DEFAULT_TRIAL_LABEL, metavar="LABEL", help="PR label that asks for trials"
+    )
+    parser.add_argument("--config", type=Path, metavar="FILE", help="aces.yml to use (default: PATH/aces.yml)")
+    parser.add_argument("--profile", choices=("strict", "lenient"), help="frontmatter profile (overrides aces.yml)")
+    parser.add_argument("--min-score", type=_min_score, metavar="N", help="gate's minimum structural score, 0-100")
+    parser.add_argument("--baseline", type=Path, metavar="FILE", help="suppress the findings accepted in FILE")
+    parser.add_argument("--judge", action=argparse.BooleanOptionalAction, default=None, help="LLM judge (as in scan)")
+    parser.add_argument("--jobs", type=_jobs, default=None, metavar="N", help="scan worker processes")
+    parser.add_argument("--shard", type=Shard.parse, metavar="I/N", help="scan only shard I of N (a matrix job)")
+    parser.add_argument("--no-cache", action="store_true", help="read and write no scan result cache")
+    parser.add_argument("--cache-dir", type=Path, metavar="DIR", help="scan result cache directory")
+    reports = parser.add_argument_group("reports (an empty value turns one off)")
+    reports.add_argument("--reports", type=Path, default=DEFAULT_REPORTS, metavar="DIR", help="default report folder")
+    for name, default in (
+        ("json", "results.json"),
+        ("junit", "junit.xml"),
+        ("sarif", "results.sarif"),
+        ("markdown", "comment.md"),
+    ):
+        reports.add_argument(f"--{name}", metavar="FILE", help=f"default: DIR/{default}")
+    github = parser.add_argument_group("GitHub")
+    github.add_argument("--comment", action=argparse.BooleanOptionalAction, default=True, help="sticky PR comment")
+    github.add_argument("--comment-key", metavar="KEY", help="keep one comment per KEY (e.g. per matrix job)")
+    github.add_argument("--annotations", action=argparse.BooleanOptionalAction, default=True, help="::error lines")
+    github.add_argument("--check-run", action="store_true", help="also publish a check run (needs checks: write)")
+    github.add_argument("--report-url", metavar="URL", help="where the full report is (default: the run's page)")
+    github.add_argument("--results", type=Path, metavar="DIR", help="workflow_run: the PR run's downloaded reports")
+    gate = parser.add_argument_group("gate bands for trials (override aces.yml gate:)")
+    gate.add_argument("--lift-metric", metavar="METRIC", help="metric the lift gate reads (default: composite)")
+    gate.add_argument("--pass-band", type=_band, metavar="X", help="pass when the lift's lower bound >= X (+0.05)")
+    gate.add_argument("--fail-band", type=_band, metavar="X", help="fail when the lift's upper bound <= X (-0.10)")
+    run_settings = parser.add_argument_group("run settings for trials (used once `trial` is in the build)")
+    run_settings.add_argument("--provider", metavar="NAME")
+    run_settings.add_argument("--model", metavar="ID")
+    run_settings.add_argument("--harness", metavar="NAME")
+    run_settings.add_argument("--runs", metavar="N")
+    run_settings.add_argument("--budget-usd", metavar="USD")
+    parser.set_defaults(run=run, quiet=False, write_baseline=None)
+
+
+def _bands(args: argparse.Namespace) -> LiftBands:
+    default = LiftBands()
+    return LiftBands(
+        pass_band=default.pass_band if args.pass_band is None else args.pass_band,
+        fail_band=default.fail_band if args.fail_band is None else args.fail_band,
+        metric=args.lift_metric or default.metric,
+    )
+
+
+def _report_path(args: argparse.Namespace, name: str, default: str) -> Path | None:
+    value: str | None = getattr(args, name)
+    reports: Path = args.reports
+    if value is None:
+        return reports / default
+    return Path(value) if value else None
+
+
+def _links(context: GitHubContext, scan_root: Path) -> tuple[SourceLinks, Path | None]:
+    """Links at the commit under test, with the scanned root's place in the repository."""
+    top = repository_root(scan_root.resolve()) or context.workspace
+    prefix = ""
+    if top is not None:
+        try:
+            prefix = scan_root.resolve().relative_to(top.resolve()).as_posix()
+        except ValueError:
+            prefix = ""
+    return SourceLinks(context.server_url, context.repository, context.head_sha, "" if prefix == "." else prefix), top
+
+
+def _changes(plan: Plan, repo: Path | None, links: SourceLinks, result: ScanResult) -> ChangeSet:
+    skill_dirs = [links.path(report.skill) if report.skill != "." else links.path("") for report in result.skills]
+    return change_set(repo, plan.base, plan.head, [d.rstrip("/") or "." for d in skill_dirs])
+
+
+def _relative_skills(changes: ChangeSet, links: SourceLinks) -> tuple[str, ...]:
+    prefix = links.prefix.strip("/")
+    if not prefix:
+        return changes.skills
+    return tuple(s[len(prefix) + 1 :] if s.startswith(prefix + "/") else "." for s in changes.skills)
+
+
+def _skillsv_note() -> str:
+    if importlib.util.find_spec("aces_ci.skillsv") is None:
+        return "SkillSV compile summary of the changed skills: not available in this build (no aces_ci.skillsv)."
+    return "SkillSV compile summary of the changed skills: aces_ci.skillsv is installed but not wired into `ci` yet."
+
+
+def _not_in_build(context: GitHubContext, plan: Plan) -> int:
+    what = NOT_IN_BUILD.get(plan.work, plan.work)
+    message = (
+        f"{plan.reason}. This needs {what}, which is not in this build of aces-ci. Nothing was measured, so "
+        "there is no verdict: the step fails with exit 2 rather than pass without evidence. Use mode 'scan' "
+        "for the static gate on this event."
+    )
+    print(f"::error title=aces-ci: {plan.work} not in this build::{message}")
+    say(message)
+    write_step_outputs(context, outputs(None, work=plan.work))
+    return EXIT_INPUT_ERROR
+
+
+def _scan(args: argparse.Namespace, registry: RuleRegistry) -> tuple[ScanResult, Path]:
+    """The scan as ``aces-ci scan`` runs it (same aces.yml lookup, cache and judge rules); and its root."""
+    project = find_project(args.path, args.config)
+    config = _configure(args, project.config)
+    scan_root = _scan_root(args.path, project)
+    cache = _result_cache(args, scan_root)
+    jobs = args.jobs if args.jobs is not None else available_cpus()
+    within = None if scan_root == args.path else args.path
+    result = scan_repo(
+        scan_root,
+        config.scan,
+        registry,
+        judge=_judge_settings(args, config),
+        jobs=jobs,
+        cache=cache,
+        within=within,
+        shard=args.shard,
+    )
+    return result, scan_root
+
+
+def _write_reports(
+    args: argparse.Namespace, result: ScanResult, registry: RuleRegistry, decision: GateDecision, body: str
+) -> dict[str, Path | None]:
+    paths = {
+        "json": _report_path(args, "json", "results.json"),
+        "junit": _report_path(args, "junit", "junit.xml"),
+        "sarif": _report_path(args, "sarif", "results.sarif"),
+        "markdown": _report_path(args, "markdown", "comment.md"),
+    }
+    if paths["json"] is not None:
+        write_json(result, paths["json"])
+    if paths["sarif"] is not None:
+        write_sarif(result, registry, paths["sarif"])
+    if paths["junit"] is not None:
+        xml = append_gate_suite(render_junit(result, registry), decision.criteria, generated_at=result.generated_at)
+        write_output(paths["junit"], xml, "JUnit report")
+    if paths["markdown"] is not None:
+        write_output(paths["markdown"], body, "Markdown report")
+    return paths
+
+
+def _client(context: GitHubContext) -> GitHubClient | None:
+    return GitHubClient(context.api_url, context.token) if context.token else None
+
+
+def run(args: argparse.Namespace) -> int:
+    context = GitHubContext.from_env(os.environ)
+    plan = plan_run(context, mode=args.mode, trial_label=args.trial_label)
+    say(f"{context.event_name}: {plan.reason}")
+    for note in plan.notes:
+        say(note)
+    if plan.work == "nothing":
+        write_step_outputs(context, outputs(None, work="nothing") | {"verdict": "skipped"})
+        return EXIT_PASS
+    if plan.work == "comment":
+        return post_prepared_comment(context, args)
+    if plan.paid:
+        return _not_in_build(context, plan)
+    if not args.path.exists():
+        raise InputError("path does not exist", path=str(args.path))
+    registry = default_registry()
+    result, scan_root = _scan(args, registry)
+    decision = decide(scan_criteria(result))
+    links, repo = _links(context, scan_root)
+    changes = _changes(plan, repo, links, result)
+    say(f"changed skills: {', '.join(changes.skills) or 'none'} ({changes.reason})")
+    notes = (*plan.notes, _skillsv_note())
+    marker = marker_for(args.comment_key or (str(args.shard) if args.shard else None))
+    full_report = args.report_url or context.run_url
+    body = render_comment(
+        CommentInputs(
+            decision=decision,
+            registry=registry,
+            scan=result,
+            links=links,
+            reason=plan.reason,
+            notes=notes,
+            changed=_relative_skills(changes, links) if changes.known else None,
+            bands=_bands(args),
+            full_report_url=full_report,
+            marker=marker,
+            commit=context.head_sha,
+        )
+    )
+    paths = _write_reports(args, result, registry, decision, body)
+    annotations = finding_annotations(result, links)
+    if args.annotations:
+        annotate(annotations, sys.stdout.write)
+    client = _client(context)
+    try:
+        pr = plan.pull_request
+        published = publish_comment(
+            context, client, pr.number if pr else None, body, marker, full_report=full_report, want_comment=args.comment
+        )
+        if args.check_run:
+            publish_check_run(context, client, decision, body, annotations)
+    finally:
+        if client is not None:
+            client.close()
+    scores = [report.score.value for report in result.skills]
+    write_step_outputs(
+        context,
+        outputs(
+            decision,
+            work="scan",
+            score=min(scores) if scores else None,
+            reports=paths,
+            comment_url=published.comment_url,
+            changed=changes.skills,
+        ),
+    )
+    say(
+        f"gate: {decision.verdict} ({len(decision.with_status('fail'))} failed, "
+        f"{len(decision.with_status('warn'))} warnings)"
+    )
+    return decision.exit_code

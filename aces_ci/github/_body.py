@@ -1,0 +1,211 @@
+"""The body of the sticky comment (and of the job summary): the gate's decision first, then the evidence.
+
+Order, most important first, so that a cut (GitHub takes 65,536 characters) only ever drops the
+tail: marker, verdict line, why this work ran (and what did not, e.g. trials on a fork), the
+failed and warned criteria, per skill the lift table with its chart, power and cost, scan score
+vs lift, SkillSV's closure and low-value units with the pruning curve, the scan table, the
+failing skills' findings, the estimand statements, and a footer. Each section is added only if
+it fits; what was left out is named, with a link to the run whose artifacts hold the full report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from .. import __version__
+from ..gate import GateCriterion, GateDecision, LiftBands, LiftSummary, lift_verdict
+from ..report import (
+    SkillValue,
+    SourceLinks,
+    TrialReport,
+    cost_table,
+    estimand_section,
+    findings_table,
+    lift_chart,
+    lift_table,
+    low_value_units,
+    metric_lifts,
+    pruning_chart,
+    scan_table,
+    score_vs_lift,
+)
+from ..report._markdown import _cell
+from ..scan import RuleRegistry, ScanResult
+from ._sticky import COMMENT_LIMIT
+
+COMMENT_MARKER = "<!-- aces-ci:ci -->"
+_RESERVE = 600
+"""Characters kept for the omission note and the footer."""
+_LISTED_CRITERIA = 20
+
+
+def marker_for(key: str | None) -> str:
+    """The hidden marker of our comment; a ``key`` keeps several aces-ci comments apart (one per matrix job)."""
+    if not key:
+        return COMMENT_MARKER
+    safe = "".join(ch for ch in key if ch.isalnum() or ch in "-_.")[:60]
+    return f"<!-- aces-ci:ci:{safe} -->"
+
+
+@dataclass(frozen=True)
+class CommentInputs:
+    """Everything a comment shows; the result models come from their tiers, the decision from the gate."""
+
+    decision: GateDecision
+    registry: RuleRegistry
+    scan: ScanResult | None = None
+    links: SourceLinks | None = None
+    reason: str = ""
+    """Why this work ran for this event (the plan's reason)."""
+    notes: tuple[str, ...] = ()
+    """What did not run and why; always shown."""
+    changed: tuple[str, ...] | None = None
+    """Skill directories relative to the scanned root that this change touched; None when unknown."""
+    trials: TrialReport | None = None
+    values: Sequence[SkillValue] = field(default_factory=tuple)
+    bands: LiftBands = field(default_factory=LiftBands)
+    full_report_url: str | None = None
+    marker: str = COMMENT_MARKER
+    commit: str | None = None
+
+
+def _headline(decision: GateDecision) -> str:
+    failed, warned = len(decision.with_status("fail")), len(decision.with_status("warn"))
+    if decision.verdict == "fail":
+        extra = f", {warned} warning{'s' if warned != 1 else ''}" if warned else ""
+        return f"### ❌ aces-ci: gate failed ({failed} criteri{'on' if failed == 1 else 'a'} failed{extra})"
+    if decision.verdict == "warn":
+        return f"### ⚠️ aces-ci: gate passed with {warned} warning{'s' if warned != 1 else ''}"
+    return f"### ✅ aces-ci: gate passed ({len(decision.criteria)} criteria checked)"
+
+
+def _criterion_line(criterion: GateCriterion, links: SourceLinks | None) -> str:
+    icon = "❌" if criterion.status == "fail" else "⚠️"
+    subject = _cell(criterion.subject, 120)
+    if links is not None and criterion.file:
+        subject = f"[{subject}]({links.url(criterion.file, criterion.line)})"
+    return f"- {icon} `{_cell(criterion.name, 60)}` {subject}: {_cell(criterion.message, 600)}\n"
+
+
+def _criteria(decision: GateDecision, links: SourceLinks | None) -> str:
+    listed = [*decision.with_status("fail"), *decision.with_status("warn")]
+    if not listed:
+        return ""
+    lines = "".join(_criterion_line(c, links) for c in listed[:_LISTED_CRITERIA])
+    if len(listed) > _LISTED_CRITERIA:
+        lines += f"- … and {len(listed) - _LISTED_CRITERIA} more in the JUnit report\n"
+    return lines + "\n"
+
+
+def _trial_sections(inputs: CommentInputs) -> list[str]:
+    trials = inputs.trials
+    if trials is None:
+        return []
+    bands = inputs.bands
+    sections = [f"#### Paired trials: {_cell(trials.model, 80)} on {_cell(trials.harness, 40)}\n\n"]
+    for trial in trials.skills:
+        lifts = metric_lifts(trial)
+        gated = trial.lift.get(bands.metric)
+        verdict = ""
+        if gated is not None:
+            decision = lift_verdict(LiftSummary.of(bands.metric, gated, trials.confidence), bands)
+            power = "" if gated.mde is None else f" Smallest lift this design detects: {gated.mde:.3f}."
+            verdict = f"**{decision.verdict}** on {bands.metric}: {_cell(decision.reason, 600)}.{power}\n\n"
+        chart = lift_chart(
+            lifts,
+            title=f"{trial.skill}: lift per metric",
+            confidence=trials.confidence,
+            pass_band=bands.pass_band,
+            fail_band=bands.fail_band,
+        )
+        sections.append(
+            f"**{_cell(trial.skill, 120)}** — {_cell(trial.contrast, 200)}\n\n{verdict}"
+            f"{lift_table(trial, trials.confidence)}\n{chart}\n{cost_table(trial.cost)}\n"
+        )
+    if inputs.scan is not None and len(trials.skills) > 1:
+        sections.append(
+            "#### Structural score vs measured lift\n\n"
+            + score_vs_lift(inputs.scan, trials.skills, bands.metric)
+            + "\n"
+        )
+    return sections
+
+
+def _value_sections(inputs: CommentInputs) -> list[str]:
+    sections = []
+    for value in inputs.values:
+        closure = (
+            f"closure ratio Σφ/Λ {value.closure_ratio:.2f}"
+            if value.closure_ratio is not None
+            else "closure not checkable"
+        )
+        chart, notes = pruning_chart(value.pruning, title=f"{value.skill}: pruning curve (held-out)")
+        extra = "".join(f"_{_cell(note, 300)}._\n" for note in notes)
+        sections.append(
+            f"#### SkillSV: {_cell(value.skill, 120)}\n\nContent lift {value.content_lift:+.3f}, {closure}, "
+            f"orders μ = {_cell(value.order_distribution, 20)}.\n\n{low_value_units(value, inputs.links)}\n"
+            f"{chart}{extra}\n"
+        )
+    return sections
+
+
+def _footer(inputs: CommentInputs) -> str:
+    commit = f" at {inputs.commit[:12]}" if inputs.commit else ""
+    report = f" · [full report]({inputs.full_report_url})" if inputs.full_report_url else ""
+    return f"<sub>aces-ci {__version__}{commit}{report}</sub>\n"
+
+
+def render_comment(inputs: CommentInputs, *, limit: int = COMMENT_LIMIT) -> str:
+    """The comment body, at most ``limit`` characters, starting with the marker."""
+    budget = limit - _RESERVE
+    head = f"{inputs.marker}\n{_headline(inputs.decision)}\n\n"
+    if inputs.reason:
+        head += f"{_cell(inputs.reason, 400)}\n\n"
+    head += "".join(f"> {_cell(note, 1000)}\n>\n" for note in inputs.notes)
+    head += "\n" if inputs.notes else ""
+    pieces = [head, _criteria(inputs.decision, inputs.links)]
+    optional = [*_trial_sections(inputs), *_value_sections(inputs)]
+    scan = inputs.scan
+    if scan is not None:
+        optional.append("#### Static scan\n\n" + scan_table(scan, inputs.links, inputs.changed) + "\n")
+    left_out = 0
+    used = sum(len(p) for p in pieces)
+    for section in optional:
+        if used + len(section) <= budget:
+            pieces.append(section)
+            used += len(section)
+        else:
+            left_out += 1
+    findings_left = 0
+    if scan is not None:
+        for report in scan.skills:
+            if report.verdict != "fail":
+                continue
+            room = budget - used
+            if room < 800:
+                findings_left += len(report.active_findings)
+                continue
+            block, missing = findings_table(report, inputs.registry, inputs.links, room)
+            pieces.append(block)
+            used += len(block)
+            findings_left += missing
+    if scan is not None or inputs.trials is not None:
+        estimand = estimand_section(inputs.trials.skills if inputs.trials is not None else ())
+        if estimand and used + len(estimand) <= budget:
+            pieces.append(estimand + "\n")
+        elif estimand:
+            left_out += 1
+    if left_out or findings_left:
+        where = (
+            f" [the full report]({inputs.full_report_url})" if inputs.full_report_url else " the JSON and SARIF reports"
+        )
+        parts = ([f"{left_out} section(s)"] if left_out else []) + (
+            [f"{findings_left} finding(s)"] if findings_left else []
+        )
+        pieces.append(
+            f"_Cut to stay within GitHub's {limit:,}-character comment limit: {' and '.join(parts)} "
+            f"not shown; see{where}._\n\n"
+        )
+    pieces.append(_footer(inputs))
+    return "".join(pieces)
