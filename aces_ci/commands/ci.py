@@ -29,6 +29,7 @@ from ..errors import EXIT_INPUT_ERROR, EXIT_PASS, InputError
 from ..gate import GateDecision, LiftBands, decide, scan_criteria
 from ..github import (
     DEFAULT_TRIAL_LABEL,
+    Annotation,
     MODES,
     ChangeSet,
     CommentInputs,
@@ -171,7 +172,7 @@ def _not_in_build(context: GitHubContext, plan: Plan) -> int:
         "there is no verdict: the step fails with exit 2 rather than pass without evidence. Use mode 'scan' "
         "for the static gate on this event."
     )
-    print(f"::error title=aces-ci: {plan.work} not in this build::{message}")
+    print(Annotation("error", message, title=f"aces-ci: {plan.work} not in this build").command())
     say(message)
     write_step_outputs(context, outputs(None, work=plan.work))
     return EXIT_INPUT_ERROR

@@ -1,0 +1,276 @@
+"""``aces-ci ci`` end to end: recorded event payloads, a local GitHub REST server, the runner's files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import xmlschema
+
+from aces_ci.cli import main
+from aces_ci.github import COMMENT_MARKER
+from aces_ci.schemas import validator
+
+from .helpers import REPOSITORY, actions_env, event, make_repo, read_outputs
+from .server import BOT, FORK_TOKEN, WRITE_TOKEN, GitHubServer, secondary_rate_limit, server_error
+
+JUNIT_XSD = xmlschema.XMLSchema(Path(__file__).parents[1] / "report" / "junit.xsd")
+
+
+def _ci(repo: Path, *extra: str) -> int:
+    return main(["ci", str(repo), "--reports", str(repo.parent / "reports"), "--no-cache", "--jobs", "1", *extra])
+
+
+def test_push_scans_gates_and_writes_every_report_and_output(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = make_repo(tmp_path, broken=True)
+    output, summary = actions_env(monkeypatch, tmp_path, "push", event(tmp_path, "push.json", repo), sha=repo.head)
+
+    assert _ci(repo.root) == 1
+
+    out = capsys.readouterr()
+    values = read_outputs(output)
+    reports = tmp_path / "reports"
+    assert values["verdict"] == "fail"
+    assert values["work"] == "scan"
+    assert values["score"].isdigit() and int(values["score"]) < 70
+    assert (values["lift"], values["lift-ci-low"], values["lift-ci-high"]) == ("", "", "")
+    assert values["junit-report"] == str(reports / "junit.xml")
+    assert values["changed-skills"].split("\n") == ["skills/broken-skill", "skills/csv-summary"]
+    assert "::error file=skills/broken-skill/SKILL.md,line=2,title=SPEC" in out.out
+    JUNIT_XSD.validate(str(reports / "junit.xml"))
+    junit = (reports / "junit.xml").read_text()
+    assert 'name="aces-ci gate"' in junit and 'name="scan.errors"' in junit
+    data = json.loads((reports / "results.json").read_text())
+    assert list(validator("scan-result").iter_errors(data)) == []
+    text = summary.read_text()
+    assert text.startswith(COMMENT_MARKER)
+    assert f"https://github.com/{REPOSITORY}/blob/{repo.head}/skills/broken-skill/SKILL.md#L2" in text
+    assert "SkillSV compile summary of the changed skills: not available in this build" in text
+
+
+def test_first_pr_run_creates_one_comment_and_later_runs_update_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, github: GitHubServer
+) -> None:
+    repo = make_repo(tmp_path, broken=True)
+    path = event(tmp_path, "pull_request.json", repo)
+    github.state.add_comment(7, f"{COMMENT_MARKER}\nquoted by a human")  # marker, but not our author
+    output, _ = actions_env(monkeypatch, tmp_path, "pull_request", path, api_url=github.url, token=WRITE_TOKEN)
+
+    assert _ci(repo.root) == 1
+    ours = github.state.ours(7, COMMENT_MARKER)
+    assert len(ours) == 1
+    assert "❌ aces-ci: gate failed" in ours[0]["body"]
+    assert read_outputs(output)["comment-url"] == ours[0]["html_url"]
+
+    (repo.root / "skills" / "broken-skill" / "SKILL.md").unlink()
+    (repo.root / "skills" / "broken-skill").rmdir()
+    assert _ci(repo.root) == 0
+    ours = github.state.ours(7, COMMENT_MARKER)
+    assert len(ours) == 1
+    assert "✅ aces-ci: gate passed" in ours[0]["body"]
+    posts = [r for r in github.state.writes() if r.method == "POST"]
+    patches = [r for r in github.state.writes() if r.method == "PATCH"]
+    assert (len(posts), len(patches)) == (1, 1)
+    assert all(r.authorization == f"Bearer {WRITE_TOKEN}" for r in github.state.requests)
+
+
+def test_comment_is_found_across_more_than_100_comments(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, github: GitHubServer
+) -> None:
+    repo = make_repo(tmp_path, broken=False)
+    for index in range(130):
+        github.state.add_comment(7, f"review comment {index}")
+    github.state.add_comment(7, f"{COMMENT_MARKER}\nold result", dict(BOT))
+    for index in range(120):
+        github.state.add_comment(7, f"later comment {index}")
+    actions_env(
+        monkeypatch,
+        tmp_path,
+        "pull_request",
+        event(tmp_path, "pull_request.json", repo),
+        api_url=github.url,
+        token=WRITE_TOKEN,
+    )
+
+    assert _ci(repo.root) == 0
+
+    pages = [r for r in github.state.requests if r.method == "GET" and r.path.endswith("/issues/7/comments")]
+    assert len(pages) >= 2  # 251 comments at 100 per page: the marker is on page 2
+    assert [r.method for r in github.state.writes()] == ["PATCH"]
+    assert len(github.state.ours(7, COMMENT_MARKER)) == 1
+    assert "old result" not in github.state.ours(7, COMMENT_MARKER)[0]["body"]
+
+
+def test_fork_pr_without_write_permission_falls_back_to_the_step_summary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, github: GitHubServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = make_repo(tmp_path, broken=True)
+    _, summary = actions_env(
+        monkeypatch,
+        tmp_path,
+        "pull_request",
+        event(tmp_path, "pull_request_fork.json", repo),
+        api_url=github.url,
+        token=FORK_TOKEN,
+    )
+
+    assert _ci(repo.root) == 1  # the gate's verdict, not an infrastructure error
+
+    assert github.state.comments.get(8, []) == []
+    text = summary.read_text()
+    assert text.startswith("> The PR comment could not be posted")
+    assert COMMENT_MARKER in text
+    err = capsys.readouterr().err
+    assert "Resource not accessible by integration" in err
+    assert FORK_TOKEN not in err and FORK_TOKEN not in text
+
+
+def test_5xx_and_secondary_rate_limits_are_retried(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, github: GitHubServer
+) -> None:
+    repo = make_repo(tmp_path, broken=False)
+    actions_env(
+        monkeypatch,
+        tmp_path,
+        "pull_request",
+        event(tmp_path, "pull_request.json", repo),
+        api_url=github.url,
+        token=WRITE_TOKEN,
+    )
+    # The first request (GET /user) meets a 502, then a secondary rate limit, then its real answer.
+    github.state.faults = [server_error(502), secondary_rate_limit("1")]
+
+    assert _ci(repo.root) == 0
+
+    assert len(github.state.ours(7, COMMENT_MARKER)) == 1
+    assert [r.path for r in github.state.requests[:4]] == [
+        "/user",
+        "/user",
+        "/user",
+        f"/repos/{REPOSITORY}/issues/7/comments",
+    ]
+
+
+def test_labelled_pr_asks_for_trials_which_this_build_refuses_with_exit_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = make_repo(tmp_path, broken=False)
+    output, _ = actions_env(monkeypatch, tmp_path, "pull_request", event(tmp_path, "pull_request_labeled.json", repo))
+
+    assert _ci(repo.root) == 2
+
+    out = capsys.readouterr()
+    assert "::error title=aces-ci%3A trial not in this build::" in out.out
+    assert "label 'aces:trial' added" in out.err
+    values = read_outputs(output)
+    assert values["verdict"] == "error" and values["lift"] == ""
+
+
+def test_labelled_fork_pr_runs_no_paid_work_and_says_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = make_repo(tmp_path, broken=False)
+    _, summary = actions_env(
+        monkeypatch, tmp_path, "pull_request", event(tmp_path, "pull_request_fork_labeled.json", repo)
+    )
+
+    assert _ci(repo.root) == 0  # scanned instead, and the scan passes
+
+    assert "fork code never gets this repository's secrets" in summary.read_text()
+    assert "mallory/skills" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("event_name", "payload_name", "ref", "work"),
+    [
+        ("push", "push_tag.json", "refs/tags/v1.2.0", "release"),
+        ("release", "release.json", "refs/tags/v1.2.0", "release"),
+        ("schedule", "schedule.json", "refs/heads/main", "rerun"),
+        ("workflow_dispatch", "workflow_dispatch.json", "refs/heads/main", "rerun"),
+    ],
+)
+def test_release_and_rerun_events_exit_2_not_a_pass(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    event_name: str,
+    payload_name: str,
+    ref: str,
+    work: str,
+) -> None:
+    repo = make_repo(tmp_path, broken=False)
+    output, _ = actions_env(monkeypatch, tmp_path, event_name, event(tmp_path, payload_name, repo), ref=ref)
+
+    assert _ci(repo.root) == 2
+
+    assert "not in this build of aces-ci" in capsys.readouterr().err
+    assert read_outputs(output)["work"] == work
+
+
+def test_mode_scan_runs_the_static_gate_on_a_release(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = make_repo(tmp_path, broken=False)
+    output, _ = actions_env(monkeypatch, tmp_path, "release", event(tmp_path, "release.json", repo))
+
+    assert _ci(repo.root, "--mode", "scan") == 0
+    assert read_outputs(output)["verdict"] == "pass"
+
+
+def test_workflow_run_commenter_posts_the_fork_runs_result(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, github: GitHubServer
+) -> None:
+    repo = make_repo(tmp_path, broken=True)
+    actions_env(
+        monkeypatch,
+        tmp_path,
+        "pull_request",
+        event(tmp_path, "pull_request_fork.json", repo),
+        api_url=github.url,
+        token=FORK_TOKEN,
+    )
+    assert _ci(repo.root) == 1
+    artifact = tmp_path / "reports"
+    github.state.pulls.append(
+        {"number": 8, "head": {"sha": repo.head, "ref": "feature", "repo": {"owner": {"login": "mallory"}}}}
+    )
+    run_event = event(tmp_path, "workflow_run.json", repo)
+    actions_env(monkeypatch, tmp_path, "workflow_run", run_event, api_url=github.url, token=WRITE_TOKEN)
+
+    assert main(["ci", ".", "--results", str(artifact)]) == 0
+
+    ours = github.state.ours(8, COMMENT_MARKER)
+    assert len(ours) == 1
+    assert "skills/broken-skill" in ours[0]["body"]
+    assert f"/blob/{repo.head}/" in ours[0]["body"]
+
+
+def test_workflow_run_refuses_a_tampered_result(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, github: GitHubServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    artifact = tmp_path / "artifact"
+    artifact.mkdir()
+    (artifact / "results.json").write_text(json.dumps({"schema_version": 1, "body": "<img src=x onerror=alert(1)>"}))
+    actions_env(
+        monkeypatch,
+        tmp_path,
+        "workflow_run",
+        event(tmp_path, "workflow_run.json"),
+        api_url=github.url,
+        token=WRITE_TOKEN,
+    )
+
+    assert main(["ci", ".", "--results", str(artifact)]) == 2
+
+    assert "not an aces-ci scan result" in capsys.readouterr().err
+    assert github.state.writes() == []
+
+
+def test_missing_event_payload_is_an_input_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    actions_env(monkeypatch, tmp_path, "push", tmp_path / "missing.json")
+
+    assert main(["ci", str(tmp_path)]) == 2
+    assert "event payload not found" in capsys.readouterr().err
