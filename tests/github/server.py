@@ -158,20 +158,19 @@ class _Handler(BaseHTTPRequestHandler):
                     created = state.add_comment(number, body["body"], dict(user))
                 self._send(201, created)
                 return
-        if match := re.fullmatch(rf"/repos/{repo}/issues/comments/(\d+)", path):
-            if self.command == "PATCH":
-                if token == FORK_TOKEN:
-                    self._forbidden()
-                    return
-                comment_id = int(match.group(1))
-                for comments in state.comments.values():
-                    for comment in comments:
-                        if comment["id"] == comment_id:
-                            comment["body"] = body["body"]
-                            self._send(200, comment)
-                            return
-                self._send(404, {"message": "Not Found"})
+        if (match := re.fullmatch(rf"/repos/{repo}/issues/comments/(\d+)", path)) and self.command == "PATCH":
+            if token == FORK_TOKEN:
+                self._forbidden()
                 return
+            comment_id = int(match.group(1))
+            for comments in state.comments.values():
+                for comment in comments:
+                    if comment["id"] == comment_id:
+                        comment["body"] = body["body"]
+                        self._send(200, comment)
+                        return
+            self._send(404, {"message": "Not Found"})
+            return
         if path == f"/repos/{state.repository}/check-runs" and self.command == "POST":
             if token == FORK_TOKEN:
                 self._forbidden()

@@ -196,6 +196,7 @@ def test_release_and_rerun_events_exit_2_not_a_pass(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
+    *,
     event_name: str,
     payload_name: str,
     ref: str,
