@@ -1,0 +1,135 @@
+"""Hand-made trial and SkillSV results shaped as the report Protocols describe (what `trial`/`value` will produce)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Lift:
+    delta: float
+    ci: tuple[float, float]
+    n_cases: int = 30
+    runs_per_arm: int = 3
+    with_mean: float = 0.6
+    without_mean: float = 0.4
+    mde: float | None = 0.08
+
+
+@dataclass(frozen=True)
+class Discord:
+    gains: int
+    regressions: int
+    ties: int
+
+
+@dataclass(frozen=True)
+class Cost:
+    arm: str
+    rollouts: int = 90
+    input_tokens: int = 120_000
+    output_tokens: int = 30_000
+    cached_tokens: int = 50_000
+    turns: int = 270
+    wall_s: float = 450.0
+    usd: float | None = 0.42
+
+
+@dataclass(frozen=True)
+class Trial:
+    skill: str
+    lift: Mapping[str, Lift | None]
+    skill_md: str = ""
+    contrast: str = "with vs without the skill"
+    discordance: Discord | None = Discord(12, 3, 15)
+    cost: Sequence[Cost] = (Cost("with"), Cost("without", usd=0.30))
+    estimand: str = "Mean paired lift over the population of cases the evals stand for; case-clustered interval."
+
+
+@dataclass(frozen=True)
+class Trials:
+    skills: Sequence[Trial]
+    confidence: float = 0.95
+    model: str = "claude-haiku-4-5"
+    harness: str = "builtin"
+
+
+@dataclass(frozen=True)
+class Unit:
+    id: str
+    file: str
+    lines: tuple[int, int]
+    net_effect: float
+    ci: tuple[float, float]
+    decision: str
+    kind: str = "body"
+    tokens: int = 40
+    preview: str = "- Always | quote <paths>"
+    content_value: float | None = 0.01
+    context_cost: float | None = -0.02
+
+
+@dataclass(frozen=True)
+class Curve:
+    method: str
+    removed: Sequence[int]
+    score: Sequence[float]
+    auc: float
+
+
+@dataclass(frozen=True)
+class Value:
+    skill: str
+    units: Sequence[Unit]
+    content_lift: float = 0.2
+    closure_ratio: float | None = 0.97
+    closure_ci: tuple[float, float] | None = (0.85, 1.08)
+    pruning: Sequence[Curve] = field(default_factory=tuple)
+    order_distribution: str = "layer"
+
+
+def helpful_trial(skill: str = "skills/pdf-tools") -> Trial:
+    return Trial(
+        skill,
+        {
+            "composite": Lift(0.21, (0.12, 0.30)),
+            "outcome": Lift(0.18, (0.05, 0.31)),
+            "accuracy": Lift(0.25, (0.10, 0.40)),
+            "goal_accuracy": Lift(0.11, (-0.02, 0.24)),
+            "skill_execution": Lift(0.6, (0.45, 0.75)),
+            "behavior_check": None,
+            "skill_efficiency": Lift(-0.04, (-0.12, 0.04)),
+            "security": Lift(0.0, (0.0, 0.0)),
+        },
+        skill_md=f"{skill}/SKILL.md",
+    )
+
+
+def harmful_trial(skill: str = "skills/harmful") -> Trial:
+    return Trial(
+        skill,
+        {"composite": Lift(-0.30, (-0.42, -0.18)), "outcome": Lift(-0.25, (-0.4, -0.1))},
+        skill_md=f"{skill}/SKILL.md",
+    )
+
+
+def straddling_trial(skill: str = "skills/clean") -> Trial:
+    return Trial(
+        skill, {"composite": Lift(0.04, (-0.06, 0.14), n_cases=10, runs_per_arm=3)}, skill_md=f"{skill}/SKILL.md"
+    )
+
+
+def valuation(skill: str = "skills/pdf-tools") -> Value:
+    units = (
+        Unit("u3", f"{skill}/SKILL.md", (14, 18), -0.05, (-0.09, -0.01), "delete"),
+        Unit("u5", f"{skill}/SKILL.md", (30, 30), 0.01, (-0.02, 0.04), "compress", context_cost=-0.04),
+        Unit("u1", f"{skill}/SKILL.md", (6, 9), 0.12, (0.07, 0.17), "keep"),
+        Unit("r1", f"{skill}/scripts/run.sh", (1, 40), 0.0, (-0.03, 0.03), "unresolved", kind="resource"),
+    )
+    curves = (
+        Curve("skillsv", [0, 1, 2, 3, 4], [0.62, 0.64, 0.63, 0.58, 0.41], 0.611),
+        Curve("closure-loo", [0, 1, 2, 3, 4], [0.62, 0.55, 0.52, 0.47, 0.41], 0.531),
+        Curve("random", [0, 1, 2, 3, 4], [0.62, 0.57, 0.50, 0.46, 0.41], 0.522),
+    )
+    return Value(skill, units, pruning=curves)
