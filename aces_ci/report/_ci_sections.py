@@ -100,18 +100,18 @@ def findings_table(
     head = f"<details>\n<summary><b>{title}</b>: {_verdict(report.verdict)}, {plural(len(findings), 'finding')}"
     head += f"</summary>\n\n{reasons}\n" if reasons else "</summary>\n\n"
     close = "\n</details>\n\n"
-    rows: list[list[str]] = []
-    size = len(head) + len(close) + 200
-    for finding in findings:
-        row = _finding_row(finding, registry, links)
-        cost = sum(len(cell) + 3 for cell in row) + 2
-        if size + cost > max_chars:
+    rows = [_finding_row(finding, registry, links) for finding in findings]
+    # tabulate pads every cell to its column's width, so the size is known only once rendered:
+    # drop rows from the end (worst findings come first) until the block fits.
+    while True:
+        left = len(findings) - len(rows)
+        body = _table(("Location", "Rule", "Message", "Fix"), rows, ("left",) * 4) if rows else ""
+        note = f"\n_{plural(left, 'more finding')} not shown here; the full report lists them._\n" if left else ""
+        if len(head) + len(body) + len(note) + len(close) <= max_chars or not rows:
             break
-        rows.append(row)
-        size += cost
-    left = len(findings) - len(rows)
-    body = _table(("Location", "Rule", "Message", "Fix"), rows, ("left",) * 4) if rows else ""
-    note = f"\n_{plural(left, 'more finding')} not shown here; the full report lists them._\n" if left else ""
+        excess = len(head) + len(body) + len(note) + len(close) - max_chars
+        average = max(len(body) // max(len(rows), 1), 1)
+        rows = rows[: max(len(rows) - max(excess // average, 1), 0)]
     return head + body + note + close, left
 
 

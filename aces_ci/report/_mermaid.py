@@ -98,7 +98,7 @@ def lift_chart(
     tick_bottom = [max(d - tick, lo) for d, lo in zip(deltas, lows, strict=True)]
     palette = (INTERVAL, ESTIMATE, INTERVAL, BACKGROUND, ZERO, PASS_BAND, FAIL_BAND)
     flat = len(lifts)
-    categories = ", ".join(f'"{label(name, 24)}"' for name, _ in lifts)
+    categories = ", ".join(f'"{label(name.replace("_", " "), 24)}"' for name, _ in lifts)
     lines = [
         _init(palette),
         "xychart-beta",
