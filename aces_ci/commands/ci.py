@@ -29,8 +29,8 @@ from ..errors import EXIT_INPUT_ERROR, EXIT_PASS, InputError
 from ..gate import GateDecision, LiftBands, decide, scan_criteria
 from ..github import (
     DEFAULT_TRIAL_LABEL,
-    Annotation,
     MODES,
+    Annotation,
     ChangeSet,
     CommentInputs,
     GitHubClient,
