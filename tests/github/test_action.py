@@ -182,6 +182,7 @@ def _runner(
     monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
     venv: Path,
+    *,
     event_name: str,
     payload: str,
     api_url: str,
@@ -205,7 +206,15 @@ def _runner(
 def test_composite_steps_on_a_push_produce_the_outputs(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, action_venv: Path
 ) -> None:
-    runner, summary = _runner(monkeypatch, tmp_path, action_venv, "push", "push.json", "http://127.0.0.1:9", None)
+    runner, summary = _runner(
+        monkeypatch,
+        tmp_path,
+        action_venv,
+        event_name="push",
+        payload="push.json",
+        api_url="http://127.0.0.1:9",
+        token=None,
+    )
 
     code, outputs, log = runner.run({"mode": "auto", "fail-on-score": "60"})
 
@@ -224,7 +233,13 @@ def test_composite_steps_on_a_fork_pr_fall_back_to_the_summary(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, action_venv: Path, github: GitHubServer
 ) -> None:
     runner, summary = _runner(
-        monkeypatch, tmp_path, action_venv, "pull_request", "pull_request_fork.json", github.url, FORK_TOKEN
+        monkeypatch,
+        tmp_path,
+        action_venv,
+        event_name="pull_request",
+        payload="pull_request_fork.json",
+        api_url=github.url,
+        token=FORK_TOKEN,
     )
 
     code, outputs, log = runner.run({"junit": "", "check-run": "false"})
@@ -240,7 +255,15 @@ def test_composite_steps_on_a_fork_pr_fall_back_to_the_summary(
 def test_bad_boolean_input_is_an_input_error(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, action_venv: Path
 ) -> None:
-    runner, _ = _runner(monkeypatch, tmp_path, action_venv, "push", "push.json", "http://127.0.0.1:9", None)
+    runner, _ = _runner(
+        monkeypatch,
+        tmp_path,
+        action_venv,
+        event_name="push",
+        payload="push.json",
+        api_url="http://127.0.0.1:9",
+        token=None,
+    )
 
     code, _, log = runner.run({"comment": "yes"})
 
@@ -249,7 +272,15 @@ def test_bad_boolean_input_is_an_input_error(
 
 
 def test_hostile_input_values_stay_data(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, action_venv: Path) -> None:
-    runner, _ = _runner(monkeypatch, tmp_path, action_venv, "push", "push.json", "http://127.0.0.1:9", None)
+    runner, _ = _runner(
+        monkeypatch,
+        tmp_path,
+        action_venv,
+        event_name="push",
+        payload="push.json",
+        api_url="http://127.0.0.1:9",
+        token=None,
+    )
     marker = tmp_path / "pwned"
 
     code, _, log = runner.run({"comment-key": f"$(touch {marker})", "path": "."})
