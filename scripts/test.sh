@@ -7,6 +7,9 @@ ACES_EXTRAS="dev,local" bash scripts/setup.sh
 # The real Claude Code, Codex and OpenCode CLIs, for the harness adapters' end-to-end tests.
 ACES_CLI_BIN="$(bash scripts/install-harness-clis.sh)"
 export ACES_CLI_BIN
+# mermaid and the SARIF 2.1.0 schema from npm, Chromium from Debian: the report rendering/validation tests.
+ACES_REPORT_TOOLS="$(bash scripts/install-report-tools.sh)"
+export ACES_REPORT_TOOLS
 
 .venv/bin/ruff check aces_ci tests benchmarks
 .venv/bin/mypy

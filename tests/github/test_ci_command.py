@@ -275,3 +275,21 @@ def test_missing_event_payload_is_an_input_error(
 
     assert main(["ci", str(tmp_path)]) == 2
     assert "event payload not found" in capsys.readouterr().err
+
+
+def test_ci_sarif_validates_against_the_full_sarif_2_1_0_schema(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import jsonschema
+
+    from ..report_tools import SARIF_SCHEMA, require
+
+    schema = json.loads(require(SARIF_SCHEMA, "SARIF 2.1.0 schema (npm)").read_text())
+    repo = make_repo(tmp_path, broken=True)
+    actions_env(monkeypatch, tmp_path, "push", event(tmp_path, "push.json", repo), sha=repo.head)
+
+    assert _ci(repo.root) == 1
+
+    sarif = json.loads((tmp_path / "reports" / "results.sarif").read_text())
+    assert list(jsonschema.Draft4Validator(schema).iter_errors(sarif)) == []
+    assert sarif["runs"][0]["results"]
