@@ -23,8 +23,7 @@ from ..github import (
     upsert_comment,
     write_outputs,
 )
-from ..report import SourceLinks
-from ..report._common import by_severity_then_location
+from ..report import SourceLinks, by_severity_then_location
 from ..scan import ScanResult, Severity
 
 _LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "notice"}

@@ -12,7 +12,7 @@
 """
 
 from ._body import COMMENT_MARKER, CommentInputs, marker_for, render_comment
-from ._changes import ChangeSet, change_set, release_change_set, repository_root, skills_touched
+from ._changes import ChangeSet, change_set, release_change_set, skills_touched
 from ._checks import CheckRunResult, create_check_run
 from ._commands import PER_JOB_CAP, PER_STEP_CAP, Annotation, AnnotationOutcome, annotate, escape_data, escape_property
 from ._context import GitHubContext, PullRequest, read_payload
@@ -60,7 +60,6 @@ __all__ = [
     "read_payload",
     "release_change_set",
     "render_comment",
-    "repository_root",
     "skills_touched",
     "upsert_comment",
     "write_outputs",

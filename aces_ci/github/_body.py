@@ -25,12 +25,12 @@ from ..report import (
     lift_chart,
     lift_table,
     low_value_units,
+    markdown_cell,
     metric_lifts,
     pruning_chart,
     scan_table,
     score_vs_lift,
 )
-from ..report._markdown import _cell
 from ..scan import RuleRegistry, ScanResult
 from ._sticky import COMMENT_LIMIT
 
@@ -82,10 +82,10 @@ def _headline(decision: GateDecision) -> str:
 
 def _criterion_line(criterion: GateCriterion, links: SourceLinks | None) -> str:
     icon = "❌" if criterion.status == "fail" else "⚠️"
-    subject = _cell(criterion.subject, 120)
+    subject = markdown_cell(criterion.subject, 120)
     if links is not None and criterion.file:
         subject = f"[{subject}]({links.url(criterion.file, criterion.line)})"
-    return f"- {icon} `{_cell(criterion.name, 60)}` {subject}: {_cell(criterion.message, 600)}\n"
+    return f"- {icon} `{markdown_cell(criterion.name, 60)}` {subject}: {markdown_cell(criterion.message, 600)}\n"
 
 
 def _criteria(decision: GateDecision, links: SourceLinks | None) -> str:
@@ -103,7 +103,7 @@ def _trial_sections(inputs: CommentInputs) -> list[str]:
     if trials is None:
         return []
     bands = inputs.bands
-    sections = [f"#### Paired trials: {_cell(trials.model, 80)} on {_cell(trials.harness, 40)}\n\n"]
+    sections = [f"#### Paired trials: {markdown_cell(trials.model, 80)} on {markdown_cell(trials.harness, 40)}\n\n"]
     for trial in trials.skills:
         lifts = metric_lifts(trial)
         gated = trial.lift.get(bands.metric)
@@ -111,7 +111,7 @@ def _trial_sections(inputs: CommentInputs) -> list[str]:
         if gated is not None:
             decision = lift_verdict(LiftSummary.of(bands.metric, gated, trials.confidence), bands)
             power = "" if gated.mde is None else f" Smallest lift this design detects: {gated.mde:.3f}."
-            verdict = f"**{decision.verdict}** on {bands.metric}: {_cell(decision.reason, 600)}.{power}\n\n"
+            verdict = f"**{decision.verdict}** on {bands.metric}: {markdown_cell(decision.reason, 600)}.{power}\n\n"
         chart = lift_chart(
             lifts,
             title=f"{trial.skill}: lift per metric",
@@ -120,7 +120,7 @@ def _trial_sections(inputs: CommentInputs) -> list[str]:
             fail_band=bands.fail_band,
         )
         sections.append(
-            f"**{_cell(trial.skill, 120)}** — {_cell(trial.contrast, 200)}\n\n{verdict}"
+            f"**{markdown_cell(trial.skill, 120)}** — {markdown_cell(trial.contrast, 200)}\n\n{verdict}"
             f"{lift_table(trial, trials.confidence)}\n{chart}\n{cost_table(trial.cost)}\n"
         )
     if inputs.scan is not None and len(trials.skills) > 1:
@@ -141,10 +141,10 @@ def _value_sections(inputs: CommentInputs) -> list[str]:
             else "closure not checkable"
         )
         chart, notes = pruning_chart(value.pruning, title=f"{value.skill}: pruning curve (held-out)")
-        extra = "".join(f"_{_cell(note, 300)}._\n" for note in notes)
+        extra = "".join(f"_{markdown_cell(note, 300)}._\n" for note in notes)
         sections.append(
-            f"#### SkillSV: {_cell(value.skill, 120)}\n\nContent lift {value.content_lift:+.3f}, {closure}, "
-            f"orders μ = {_cell(value.order_distribution, 20)}.\n\n{low_value_units(value, inputs.links)}\n"
+            f"#### SkillSV: {markdown_cell(value.skill, 120)}\n\nContent lift {value.content_lift:+.3f}, {closure}, "
+            f"orders μ = {markdown_cell(value.order_distribution, 20)}.\n\n{low_value_units(value, inputs.links)}\n"
             f"{chart}{extra}\n"
         )
     return sections
@@ -161,8 +161,8 @@ def render_comment(inputs: CommentInputs, *, limit: int = COMMENT_LIMIT) -> str:
     budget = limit - _RESERVE
     head = f"{inputs.marker}\n{_headline(inputs.decision)}\n\n"
     if inputs.reason:
-        head += f"{_cell(inputs.reason, 400)}\n\n"
-    head += "".join(f"> {_cell(note, 1000)}\n>\n" for note in inputs.notes)
+        head += f"{markdown_cell(inputs.reason, 400)}\n\n"
+    head += "".join(f"> {markdown_cell(note, 1000)}\n>\n" for note in inputs.notes)
     head += "\n" if inputs.notes else ""
     pieces = [head, _criteria(inputs.decision, inputs.links)]
     optional = [*_trial_sections(inputs), *_value_sections(inputs)]

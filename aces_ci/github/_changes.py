@@ -50,13 +50,6 @@ def _git(repo: Path, *args: str) -> tuple[int, str]:
     return done.returncode, done.stdout if done.returncode == 0 else done.stderr.strip()
 
 
-def repository_root(path: Path) -> Path | None:
-    """The top of the git work tree holding ``path``, None outside one."""
-    start = path if path.is_dir() else path.parent
-    code, out = _git(start, "rev-parse", "--show-toplevel")
-    return Path(out.strip()) if code == 0 and out.strip() else None
-
-
 def changed_files(repo: Path, base: str, head: str) -> tuple[tuple[str, ...] | None, str]:
     """Paths changed from ``base`` to ``head`` (three-dot: since they diverged), or None and why not."""
     for ref in (base, head):

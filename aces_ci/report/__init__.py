@@ -25,6 +25,7 @@ from ._ci_sections import (
     score_vs_lift,
     spearman,
 )
+from ._common import by_severity_then_location
 from ._gate_junit import GATE_SUITE, Criterion, append_gate_suite, gate_suite
 from ._json import SCHEMA_VERSION, scan_result_to_dict, write_json
 from ._junit import render_junit
@@ -42,6 +43,7 @@ from ._live_model import (
 )
 from ._load import read_scan_result, scan_result_from_dict
 from ._markdown import MARKER, render_markdown
+from ._markdown import _cell as markdown_cell
 from ._mermaid import lift_chart, pruning_chart
 from ._sarif import render_sarif, write_sarif
 from ._text import render_text
@@ -62,6 +64,7 @@ __all__ = [
     "TrialReport",
     "UnitValue",
     "append_gate_suite",
+    "by_severity_then_location",
     "cost_table",
     "estimand_section",
     "findings_table",
@@ -71,6 +74,7 @@ __all__ = [
     "lift_chart",
     "lift_table",
     "low_value_units",
+    "markdown_cell",
     "metric_lifts",
     "pruning_chart",
     "read_scan_result",

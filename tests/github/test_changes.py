@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from aces_ci.github import change_set, release_change_set, repository_root, skills_touched
+from aces_ci.config import repository_root
+from aces_ci.github import change_set, release_change_set, skills_touched
 
 from .helpers import git, make_repo
 
