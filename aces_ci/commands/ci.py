@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 
 from ..atomic import write_output
-from ..config import find_project, repository_root
+from ..config import repository_root
 from ..errors import EXIT_INPUT_ERROR, EXIT_PASS, InputError
 from ..gate import GateDecision, LiftBands, decide, scan_criteria
 from ..github import (
@@ -43,10 +43,10 @@ from ..github import (
     render_comment,
 )
 from ..report import SourceLinks, append_gate_suite, render_junit, write_json, write_sarif
-from ..scan import RuleRegistry, ScanResult, Shard, default_registry, scan_repo
+from ..scan import RuleRegistry, ScanResult, Shard, default_registry
 from ._publish import finding_annotations, outputs, publish_check_run, publish_comment, say, write_step_outputs
 from ._workflow_run import post_prepared_comment
-from .scan import _configure, _jobs, _judge_settings, _min_score, _result_cache, _scan_root, available_cpus
+from .scan import _jobs, _min_score, scan_for
 
 DEFAULT_REPORTS = Path("aces-reports")
 NOT_IN_BUILD = {
@@ -178,27 +178,6 @@ def _not_in_build(context: GitHubContext, plan: Plan) -> int:
     return EXIT_INPUT_ERROR
 
 
-def _scan(args: argparse.Namespace, registry: RuleRegistry) -> tuple[ScanResult, Path]:
-    """The scan as ``aces-ci scan`` runs it (same aces.yml lookup, cache and judge rules); and its root."""
-    project = find_project(args.path, args.config)
-    config = _configure(args, project.config)
-    scan_root = _scan_root(args.path, project)
-    cache = _result_cache(args, scan_root)
-    jobs = args.jobs if args.jobs is not None else available_cpus()
-    within = None if scan_root == args.path else args.path
-    result = scan_repo(
-        scan_root,
-        config.scan,
-        registry,
-        judge=_judge_settings(args, config),
-        jobs=jobs,
-        cache=cache,
-        within=within,
-        shard=args.shard,
-    )
-    return result, scan_root
-
-
 def _write_reports(
     args: argparse.Namespace, result: ScanResult, registry: RuleRegistry, decision: GateDecision, body: str
 ) -> dict[str, Path | None]:
@@ -240,7 +219,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.path.exists():
         raise InputError("path does not exist", path=str(args.path))
     registry = default_registry()
-    result, scan_root = _scan(args, registry)
+    result, scan_root, _ = scan_for(args, registry)
     decision = decide(scan_criteria(result))
     links, repo = _links(context, scan_root)
     changes = _changes(plan, repo, links, result)

@@ -208,13 +208,11 @@ def _judge_settings(args: argparse.Namespace, config: AcesConfig) -> ModelSettin
     return config.judge
 
 
-def run(args: argparse.Namespace) -> int:
-    if args.shard is not None and args.write_baseline is not None:
-        raise ConfigError("--write-baseline needs every skill's findings; run it without --shard", field="--shard")
+def scan_for(args: argparse.Namespace, registry: RuleRegistry) -> tuple[ScanResult, Path, ResultCache | None]:
+    """The scan the flags ask for (shared with ``aces-ci ci``): the result, its root and the cache used."""
     project = find_project(args.path, args.config)
     config = _configure(args, project.config)
     scan_root = _scan_root(args.path, project) if args.path.exists() else args.path
-    registry = default_registry()
     cache = _result_cache(args, scan_root)
     jobs = args.jobs if args.jobs is not None else available_cpus()
     within = None if scan_root == args.path else args.path
@@ -228,6 +226,14 @@ def run(args: argparse.Namespace) -> int:
         within=within,
         shard=args.shard,
     )
+    return result, scan_root, cache
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.shard is not None and args.write_baseline is not None:
+        raise ConfigError("--write-baseline needs every skill's findings; run it without --shard", field="--shard")
+    registry = default_registry()
+    result, _, cache = scan_for(args, registry)
     if cache is not None and cache.stats.not_stored and not args.quiet:
         print(
             f"aces-ci: warning: {cache.stats.not_stored} result(s) could not be written to the cache "

@@ -13,13 +13,13 @@ the redactor so it is masked wherever it might be echoed.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, InputError
+from ..report import read_json_file
 
 MAX_EVENT_BYTES = 32 * 1024 * 1024
 """A webhook payload is at most 25 MB; anything larger is not one."""
@@ -202,21 +202,7 @@ class GitHubContext:
 
 def read_payload(path: Path) -> dict[str, Any]:
     """The event payload file as a JSON object; anything else is an input error naming the file."""
-    try:
-        size = path.stat().st_size
-        if size > MAX_EVENT_BYTES:
-            raise InputError(f"event payload is {size:,} bytes, more than any webhook payload", path=str(path))
-        text = path.read_bytes().decode("utf-8")
-    except FileNotFoundError:
-        raise InputError("event payload not found (GITHUB_EVENT_PATH)", path=str(path)) from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"event payload is not UTF-8 (byte {exc.start})", path=str(path)) from None
-    except OSError as exc:
-        raise InputError(f"cannot read the event payload: {exc.strerror or exc}", path=str(path)) from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"event payload is not valid JSON: {exc.msg}", path=str(path), line=exc.lineno) from None
+    data = read_json_file(path, "event payload (GITHUB_EVENT_PATH)", MAX_EVENT_BYTES)
     if not isinstance(data, dict):
         raise InputError("event payload must be a JSON object", path=str(path))
     return data

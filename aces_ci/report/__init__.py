@@ -41,7 +41,7 @@ from ._live_model import (
     TrialReport,
     UnitValue,
 )
-from ._load import read_scan_result, scan_result_from_dict
+from ._load import read_json_file, read_scan_result, scan_result_from_dict
 from ._markdown import MARKER, render_markdown
 from ._markdown import _cell as markdown_cell
 from ._mermaid import lift_chart, pruning_chart
@@ -77,6 +77,7 @@ __all__ = [
     "markdown_cell",
     "metric_lifts",
     "pruning_chart",
+    "read_json_file",
     "read_scan_result",
     "render_junit",
     "render_markdown",

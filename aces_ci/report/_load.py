@@ -104,21 +104,25 @@ def scan_result_from_dict(data: Any, source: str = "scan result") -> ScanResult:
     )
 
 
-def read_scan_result(path: Path) -> ScanResult:
-    """Load and validate a ``--json`` scan result file."""
+def read_json_file(path: Path, what: str, max_bytes: int) -> Any:
+    """The JSON document in ``path``; any problem is an :class:`InputError` naming the file (and line)."""
     try:
         size = path.stat().st_size
-        if size > MAX_RESULT_BYTES:
-            raise InputError(f"file is {size:,} bytes, larger than any scan result aces-ci writes", path=str(path))
+        if size > max_bytes:
+            raise InputError(f"{what} is {size:,} bytes, over the {max_bytes:,}-byte limit", path=str(path))
         text = path.read_bytes().decode("utf-8")
     except FileNotFoundError:
-        raise InputError("scan result not found", path=str(path)) from None
+        raise InputError(f"{what} not found", path=str(path)) from None
     except UnicodeDecodeError as exc:
-        raise InputError(f"scan result is not UTF-8 (byte {exc.start})", path=str(path)) from None
+        raise InputError(f"{what} is not UTF-8 (byte {exc.start})", path=str(path)) from None
     except OSError as exc:
-        raise InputError(f"cannot read the scan result: {exc.strerror or exc}", path=str(path)) from None
+        raise InputError(f"cannot read the {what}: {exc.strerror or exc}", path=str(path)) from None
     try:
-        data = json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InputError(f"scan result is not valid JSON: {exc.msg}", path=str(path), line=exc.lineno) from None
-    return scan_result_from_dict(data, str(path))
+        raise InputError(f"{what} is not valid JSON: {exc.msg}", path=str(path), line=exc.lineno) from None
+
+
+def read_scan_result(path: Path) -> ScanResult:
+    """Load and validate a ``--json`` scan result file."""
+    return scan_result_from_dict(read_json_file(path, "scan result", MAX_RESULT_BYTES), str(path))

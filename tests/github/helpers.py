@@ -10,39 +10,14 @@ from typing import Any
 
 import pytest
 
+from tests.test_cli_scan import BROKEN_SKILL, CLEAN_EVALS, CLEAN_SKILL
+
 EVENTS = Path(__file__).with_name("events")
 REPOSITORY = "acme/skills"
 RECORDED_BASE = "1111111111111111111111111111111111111111"
 RECORDED_HEAD = "2222222222222222222222222222222222222222"
 
-CLEAN = """\
----
-name: csv-summary
-description: Summarises a CSV file's columns and row count. Use when the user asks what is in a CSV file.
----
-
-# CSV summary
-
-Read the file the user names and report its columns and row count.
-
-## Steps
-
-1. Open the file and read the header row.
-2. Count the data rows.
-3. Reply with one line per column and the total row count.
-"""
-EVALS = {
-    "skill_name": "csv-summary",
-    "evals": [
-        {"id": 1, "prompt": "What columns does orders.csv have?", "expected_output": "id, total"},
-        {"id": 2, "prompt": "How many rows are in orders.csv?", "expected_output": "3"},
-        {"id": 3, "prompt": "Summarise orders.csv for me.", "expected_output": "id, total; 3 rows"},
-        {"id": 4, "prompt": "What is the capital of France?", "expected_output": "Paris", "should_trigger": False},
-    ],
-}
-BROKEN = (
-    "---\nname: Broken_Skill\ndescription: Does things.\n---\n\n# Broken\n\nSee [the guide](references/guide.md).\n"
-)
+CLEAN, EVALS, BROKEN = CLEAN_SKILL, CLEAN_EVALS, BROKEN_SKILL
 
 
 def git(repo: Path, *args: str) -> str:

@@ -274,7 +274,7 @@ def test_missing_event_payload_is_an_input_error(
     actions_env(monkeypatch, tmp_path, "push", tmp_path / "missing.json")
 
     assert main(["ci", str(tmp_path)]) == 2
-    assert "event payload not found" in capsys.readouterr().err
+    assert "event payload (GITHUB_EVENT_PATH) not found" in capsys.readouterr().err
 
 
 def test_ci_sarif_validates_against_the_full_sarif_2_1_0_schema(
