@@ -12,11 +12,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..atomic import write_output
 from ..errors import InputError
 from ..gate import exit_code
-from ..report import read_scan_result, render_junit, render_markdown, write_json, write_sarif
+from ..report import read_scan_result
 from ..scan import ScanResult, default_registry, overall_verdict
+from .scan import _write_reports
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -103,14 +103,7 @@ def run(args: argparse.Namespace) -> int:
     parts = [(path, read_scan_result(path)) for path in args.results]
     merged = merge_results(parts)
     registry = default_registry()
-    if args.json is not None:
-        write_json(merged, args.json)
-    if args.sarif is not None:
-        write_sarif(merged, registry, args.sarif)
-    if args.junit is not None:
-        write_output(args.junit, render_junit(merged, registry), "JUnit report")
-    if args.markdown is not None:
-        write_output(args.markdown, render_markdown(merged, registry), "Markdown report")
+    _write_reports(merged, registry, args)  # the same four reports, written the same way as scan's
     failed = sum(1 for report in merged.skills if report.verdict == "fail")
     summary = f"{len(merged.skills)} skills, {failed} failed"
     print(f"Merged {len(parts)} result(s): {summary}. Verdict: {merged.verdict.upper()}")
