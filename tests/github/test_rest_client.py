@@ -146,3 +146,40 @@ def test_upsert_refuses_bodies_github_would_refuse(github: GitHubServer) -> None
         upsert_comment(client, "acme/skills", 5, MARKER + "x" * 70000, MARKER)
     with pytest.raises(ValueError, match="marker"):
         upsert_comment(client, "acme/skills", 5, "no marker", MARKER)
+
+
+def test_check_run_carries_every_annotation_in_batches_of_50(github: GitHubServer) -> None:
+    from aces_ci.github import Annotation, create_check_run
+
+    client, _ = _client(github)
+    annotations = [Annotation("error", f"problem {i}", "skills/a/SKILL.md", i + 1, "SPEC001") for i in range(120)]
+    annotations.append(Annotation("warning", "no file: not a line annotation"))
+
+    result = create_check_run(
+        client,
+        "acme/skills",
+        "a" * 40,
+        name="aces-ci",
+        conclusion="failure",
+        title="t",
+        summary="s",
+        annotations=annotations,
+    )
+
+    assert result.created and result.annotations == 120
+    run = github.state.check_runs[0]
+    assert run["conclusion"] == "failure" and run["head_sha"] == "a" * 40
+    assert len(run["output"]["annotations"]) == 50 and len(run["more_annotations"]) == 70
+    assert run["output"]["annotations"][0]["annotation_level"] == "failure"
+
+
+def test_check_run_without_checks_write_is_reported_not_raised(github: GitHubServer) -> None:
+    from aces_ci.github import create_check_run
+
+    from .server import FORK_TOKEN
+
+    client, _ = _client(github, token=FORK_TOKEN)
+    result = create_check_run(
+        client, "acme/skills", "a" * 40, name="aces-ci", conclusion="success", title="t", summary="s", annotations=[]
+    )
+    assert not result.created and "Resource not accessible by integration" in result.reason
