@@ -12,8 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aces_ci import redact
-from aces_ci.redact import excerpt, find_secrets, redact_obj, redact_text, redacted_lines
+from aces_ci.redact import _detectors, _find, _special, excerpt, find_secrets, redact_obj, redact_text, redacted_lines
 
 RANDOM_36 = "Zq7Lm2Xv9Tb4Nw8Rc1Yk6Hd3Fs5Gj0Pa1QeW"
 GITHUB = "gh" + "p_" + RANDOM_36
@@ -37,8 +36,8 @@ DETECTED = [
         "url?key=AI" + "za" + "SyD3kF9qL2xV8mN4bT7wR1yC6uJ0pE5hG2s",
         "SyD3kF9qL2xV8mN4bT7wR1yC6uJ0pE5hG2s",
     ),
-    ("slack-token", "SLACK=xo" + "xb-" + "2741928374-9182736450-aZ3kP9qL2xV8mN4bT7wR1yC6", "9182736450"),
-    ("stripe-key", "stripe.api_key = 'sk_" + "live_" + "4eC39HqLyjWDarjtT1zdp7dc'", "4eC39HqLyjWDarjtT1zdp7dc"),
+    ("slack-bot-token", "SLACK=xo" + "xb-" + "2741928374-9182736450-aZ3kP9qL2xV8mN4bT7wR1yC6", "9182736450"),
+    ("stripe-key", "stripe.api_key = 'sk_" + "live_" + "7hQ29LmPzXcWbRt4Ks8dNv2e'", "7hQ29LmPzXcWbRt4Ks8dNv2e"),
     (
         "jwt",
         "auth: ey" + "JhbGciOiJIUzI1NiJ9.ey" + "JzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
@@ -203,8 +202,8 @@ BARE_SECRETS = [
     ANTHROPIC,
     AWS_ID,
     "AI" + "za" + "SyD3kF9qL2xV8mN4bT7wR1yC6uJ0pE5hG2s",
-    "xo" + "xb-" + "2741928374-9182736450",
-    "sk_" + "live_" + "4eC39HqLyjWDarjtT1zdp7dc",
+    "xo" + "xb-" + "2741928374-9182736450-aZ3kP9qL2xV8mN4bT7wR1yC6",
+    "sk_" + "live_" + "7hQ29LmPzXcWbRt4Ks8dNv2e",
     "wh" + "sec_" + RANDOM_36,
     "ey" + "JhbGciOiJIUzI1NiJ9.ey" + "JzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N",
     "s://u:" + "Tq8vLz2mKp4X" + "@h",
@@ -259,7 +258,8 @@ def screened_and_unscreened(text: str, extra: tuple[str, ...] = ()) -> tuple[tup
     """What find_secrets, redact_text and redact_obj answer with the screen, then without it."""
     answers = [(tuple(find_secrets(text)), redact_text(text, extra), redact_obj({text: [text]}, extra))]
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(redact, "_may_hold_pattern", lambda _text: True)
+        everything = _find._Plan(tuple(range(len(_detectors.DETECTORS))), pem=True, assignments=True, netrc=True)
+        patch.setattr(_find, "_screen", lambda _text: everything)
         answers.append((tuple(find_secrets(text)), redact_text(text, extra), redact_obj({text: [text]}, extra)))
     return tuple(answers)
 
@@ -285,11 +285,14 @@ def test_no_detector_matches_text_shorter_than_the_screen_floor() -> None:
     # The screen skips every string shorter than this floor, so each pattern's shortest match must
     # reach it. ``re._parser`` is the standard library's own regex parser; getwidth() is its minimum.
     widths = {
-        pattern.kind: re_parser.parse(pattern.regex.pattern, pattern.regex.flags).getwidth()[0]
-        for pattern in redact._PATTERNS
+        detector.kind: re_parser.parse(detector.regex.pattern, detector.regex.flags).getwidth()[0]
+        for detector in _detectors.DETECTORS
     }
-    widths["private-key"] = re_parser.parse(redact._PEM_BEGIN.pattern).getwidth()[0]
-    assert min(widths.values()) == redact._MIN_PATTERN_TEXT
+    widths["private-key"] = re_parser.parse(_special.PEM_BEGIN.pattern).getwidth()[0]
+    # The shortest secret-named assignment that can be a secret: a one-letter name containing no
+    # word cannot match, so ``token=`` + a 16-character machine-made value.
+    widths["secret-assignment"] = len("token=") + 16
+    assert min(widths.values()) == _find.MIN_PATTERN_TEXT
 
 
 def test_short_and_markless_strings_still_lose_their_known_secrets() -> None:
