@@ -78,7 +78,7 @@ KINDS = _kinds(
     ("shopify-token", "Shopify access token or shared secret", "Shopify", "shpat_/shpca_/shppa_/shpss_ + 32 hex"),
     ("discord-bot-token", "Discord bot token", "Discord", "<base64 user id>.<6 characters>.<27-38 characters>"),
     ("discord-webhook", "Discord webhook URL", "Discord", "https://discord.com/api/webhooks/<id>/<68 characters>"),
-    ("telegram-bot-token", "Telegram bot token", "Telegram", "<bot id>:A<34 characters>"),
+    ("telegram-bot-token", "Telegram bot token", "Telegram", "<bot id>:A<33-34 characters>"),
     ("private-key", "private key block", "Private keys", "-----BEGIN … PRIVATE KEY----- with a base64 body"),
     ("jwt", "JSON Web Token", "Generic", "eyJ….eyJ….<signature>"),
     ("url-password", "password inside a URL", "Generic", "scheme://user:password@host"),
@@ -268,7 +268,7 @@ DETECTORS: tuple[Detector, ...] = (
     Detector(
         "telegram-bot-token",
         # Also inside the Bot API's URLs: https://api.telegram.org/bot<token>/getMe.
-        _p(r"(?:(?<=bot)|(?<![A-Za-z0-9]))(?P<secret>\d{5,16}:A[A-Za-z0-9_-]{34})" + _R),
+        _p(r"(?:(?<=bot)|(?<![A-Za-z0-9]))(?P<secret>\d{5,16}:A[A-Za-z0-9_-]{33,34})" + _R),
         (":A",),
         starts_token=False,
     ),

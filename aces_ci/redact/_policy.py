@@ -22,7 +22,7 @@ import re
 from collections import Counter
 from itertools import pairwise
 
-__all__ = ["MACHINE_MADE_LENGTH", "machine_made_reason", "placeholder_reason"]
+__all__ = ["MACHINE_MADE_LENGTH", "is_path_or_url", "machine_made_reason", "placeholder_reason"]
 
 MACHINE_MADE_LENGTH = 16
 """The shortest value without a provider prefix that can count as a machine-made secret."""
@@ -60,6 +60,9 @@ DOCUMENTED_EXAMPLES = frozenset(
         # The token jwt.io opens with (HS256, "John Doe"); its signature part, as detectors see it whole.
         "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ"
         ".SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
+        # Telegram's Bot API documentation.
+        "123456:ABC-DEF1234ghIkl-zyx57W2v1u123ew11",
+        "110201543:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw",
     }
 )
 """Values vendors print in their public documentation: copying one into a skill leaks nothing."""
@@ -94,6 +97,11 @@ def placeholder_reason(value: str) -> str | None:
     return None
 
 
+def is_path_or_url(value: str) -> bool:
+    """``./keys/Key2024.pem`` or ``https://…``: where a secret lives, not the secret."""
+    return _PATH_OR_URL.match(value) is not None
+
+
 def machine_made_reason(value: str) -> str | None:
     """Why a value without a provider prefix does not look machine-made, or None when it does."""
     if len(value) < MACHINE_MADE_LENGTH:
@@ -111,7 +119,7 @@ def machine_made_reason(value: str) -> str | None:
     for word in _WORDY_VALUES:
         if word in lowered:
             return f"it spells the word {word!r}"
-    if _PATH_OR_URL.match(value):
+    if is_path_or_url(value):
         return "it is a path or URL: where a secret lives, not the secret"
     if _shannon_entropy(value) < _MIN_ENTROPY:
         return f"its entropy is below {_MIN_ENTROPY:.1f} bits per character"

@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ._policy import machine_made_reason, placeholder_reason
+from ._policy import is_path_or_url, machine_made_reason, placeholder_reason
 
 __all__ = ["Candidate", "assignment_candidates", "netrc_candidates", "pem_candidates"]
 
@@ -157,8 +157,8 @@ def assignment_candidates(text: str, rank: int) -> Iterator[Candidate]:
         done_to = assigned.end(group)
         reason = placeholder_reason(value) or machine_made_reason(value)
         if reason is not None:
-            if len(value) < _MIN_REPORTED:
-                continue
+            if len(value) < _MIN_REPORTED or is_path_or_url(value):
+                continue  # too short to be worth a line; a path names where a secret lives
             if group == "bare" and _REFERENCE.fullmatch(value) and not placeholder_reason(value):
                 continue
         yield Candidate(assigned.start(group), assigned.end(group), "secret-assignment", rank, reason)

@@ -46,6 +46,9 @@ class Hit:
     """The specification clause or guidance the rule enforces here, e.g. ``agentskills.io: name``."""
     severity: Severity | None = None
     """Overrides the rule's default severity for this hit (e.g. a lenient-profile note)."""
+    waived: str | None = None
+    """Set when the rule's own policy looked at this and did not count it: why (the finding is
+    reported suppressed, kind ``policy``, e.g. a placeholder shaped like a credential)."""
 
 
 @dataclass(frozen=True)
@@ -53,7 +56,7 @@ class Suppression:
     """Why a finding does not count: an inline comment, the config ignore list or the baseline."""
 
     kind: str
-    """``inline``, ``config`` or ``baseline``."""
+    """``inline``, ``config``, ``baseline``, or ``policy`` (the rule's own policy, see :attr:`Hit.waived`)."""
     reason: str
 
 
@@ -98,7 +101,7 @@ FindingRow = tuple[str, str, str, str, int | None, int | None, str | None, str |
 suppression kind (None when active) and reason. Its skill is not in it: the holder of the rows knows it."""
 _ROW_LENGTH = 11
 _SEVERITIES = {severity.value: severity for severity in Severity}
-_SUPPRESSION_KINDS = frozenset({"inline", "config", "baseline"})
+_SUPPRESSION_KINDS = frozenset({"inline", "config", "baseline", "policy"})
 
 
 def finding_to_row(finding: Finding) -> FindingRow:

@@ -59,7 +59,7 @@ from ._config import ScanConfig
 from ._finding import Severity
 from ._registry import Rule
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 """Bumped whenever the layout of a key or of a cache entry changes."""
 
 CACHE_FOLDER_NAME = ".aces-cache"

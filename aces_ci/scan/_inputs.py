@@ -21,7 +21,7 @@ from collections.abc import Callable, Hashable
 from typing import TypeVar, cast
 
 from ..evals import EvalSet, load_evals
-from ..redact import SecretMatch, find_secrets, redacted_lines
+from ..redact import SecretMatch, SecretScan, redacted_lines, scan_text
 from ..skill import MarkdownDoc, Resource, Skill, TextFile, parse_markdown, read_resource
 
 T = TypeVar("T")
@@ -77,9 +77,13 @@ class SkillInputs:
         """``text`` parsed as a Markdown file of its own (line 1 is its first line)."""
         return self.cached(("markdown", text), lambda: parse_markdown(text))
 
-    def secrets(self, text: str) -> list[SecretMatch]:
-        """Every secret detected in ``text`` (see :func:`aces_ci.redact.find_secrets`)."""
-        return self.cached(("secrets", text), lambda: find_secrets(text))
+    def secret_scan(self, text: str) -> SecretScan:
+        """The secrets of ``text`` and the look-alikes left alone (see :func:`aces_ci.redact.scan_text`)."""
+        return self.cached(("secrets", text), lambda: scan_text(text))
+
+    def secrets(self, text: str) -> tuple[SecretMatch, ...]:
+        """Every secret detected in ``text``."""
+        return self.secret_scan(text).secrets
 
     def redacted_lines(self, text: str) -> list[str]:
         """The lines of ``text`` with every secret masked, line numbers unchanged: where evidence is cut from."""

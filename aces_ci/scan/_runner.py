@@ -35,7 +35,7 @@ from ..skill import LOWERCASE_SKILL_FILE, SKILL_FILE, Skill, iter_skill_dirs, lo
 from ._baseline import apply_baseline, count_stale, load_baseline
 from ._config import ScanConfig
 from ._context import ScanContext
-from ._finding import Finding, FindingRow, Hit, Location, Severity, finding_from_row, finding_to_row
+from ._finding import Finding, FindingRow, Hit, Location, Severity, Suppression, finding_from_row, finding_to_row
 from ._fingerprint import SkillFingerprint, scan_digest, skill_fingerprint
 from ._inputs import ScanMemo, SkillInputs
 from ._internal_rules import (
@@ -167,6 +167,7 @@ def _finding(rule: Rule, hit: Hit, skill: Skill, forced: Severity | None) -> Fin
         evidence=hit.evidence,
         clause=hit.clause,
         fix=rule.fix,
+        suppressed=None if hit.waived is None else Suppression("policy", redact_text(hit.waived)),
     )
 
 

@@ -56,7 +56,12 @@ def test_an_ordinary_skill_has_no_findings(tmp_path):
     }
     header = front(name="demo", description="Fill PDF forms.", allowed_tools="Read Grep Bash(git status:*)")
     skill = make_skill(tmp_path, header + body, files=files)
-    assert [hit for rule in RULES for hit in run_rule(RULES, rule.id, skill)] == []
+    hits = [hit for rule in RULES for hit in run_rule(RULES, rule.id, skill)]
+    assert [hit for hit in hits if hit.waived is None] == []
+    # The placeholder password is reported as left alone by the secret policy, and why.
+    assert [(hit.location.path, hit.waived) for hit in hits] == [
+        ("skills/demo/scripts/fill.py", "not a credential: it holds the placeholder text 'changeme'")
+    ]
 
 
 # SEC001 hardcoded-secret
@@ -84,9 +89,23 @@ def test_secrets_in_eval_data_are_reported_too(tmp_path):
     assert [h.location.path for h in found] == ["skills/demo/evals/evals.json"]
 
 
-def test_placeholders_are_not_secrets(tmp_path):
-    body = 'password = "changeme"\napi_key: "your-api-key-here"\ntoken: ${{ secrets.GITHUB_TOKEN }}\n'
-    assert hits(tmp_path, "SEC001", body) == []
+def test_placeholders_are_not_secrets_and_the_policy_says_why(tmp_path):
+    slack = "xo" + "xb-xxxxxxxxxxxx-xxxxxxxxxxxx-xxxxxxxxxxxxxxxx"
+    body = (
+        'password = "changeme"\napi_key: "your-api-key-here"\ntoken: ${{ secrets.GITHUB_TOKEN }}\n'
+        f"SLACK_BOT_TOKEN={slack}\n"
+    )
+    found = hits(tmp_path, "SEC001", body)
+    assert all(hit.severity == Severity.NOTE and hit.waived for hit in found)
+    assert [(hit.location.line, hit.waived) for hit in found] == [
+        (5, "not a credential: it holds the placeholder text 'changeme'"),
+        (6, "not a credential: it holds the placeholder text 'your'"),
+        (7, "not a credential: it refers to a variable or template instead of holding a value"),
+        (8, "not a credential: it holds the placeholder text 'xxxx'"),
+    ]
+    assert found[3].message.startswith("looks like a Slack token but was left alone")
+    assert found[3].evidence == "SLACK_BOT_TOKEN=[LEFT-ALONE:slack-token]"
+    assert not any(value in every_field(hit) for hit in found for value in ("your-api-key-here", slack))
 
 
 # SEC002 remote-code-execution

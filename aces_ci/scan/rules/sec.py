@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 
-from ...redact import excerpt, redact_text
+from ...redact import KINDS, LeftAlone, excerpt, redact_text
 from .._context import ScanContext
 from .._finding import Hit, Location, Severity
 from .._registry import Rule, define
@@ -133,32 +133,42 @@ def _downgrade(severity: Severity) -> Severity:
 # ---------------------------------------------------------------------------------------- SEC001
 
 
-@define(
-    RULES,
-    id="SEC001",
-    name="hardcoded-secret",
-    severity=Severity.ERROR,
-    summary="A credential (API key, token, private key, password) is written into a file of the skill.",
-    fix="Revoke the credential now, delete it from the skill and its git history, and read it from the environment.",
-)
+def _left_alone_evidence(text: str, item: LeftAlone) -> str:
+    """The candidate's line with the candidate itself replaced by a marker, then redacted: never printed."""
+    line_start = text.rfind("\n", 0, item.start) + 1
+    line_end = text.find("\n", item.start)
+    line_end = len(text) if line_end < 0 else line_end
+    marked = text[line_start : item.start] + f"[LEFT-ALONE:{item.kind}]" + text[min(item.end, line_end) : line_end]
+    return excerpt(redact_text(marked))
+
+
 def hardcoded_secret(ctx: ScanContext) -> Iterator[Hit]:
     """A skill is published and copied; a credential inside it is leaked the moment it is pushed.
 
-    Detection is :mod:`aces_ci.redact`'s: provider key formats (AWS, GitHub, Anthropic, OpenAI,
-    Google, Slack, Stripe), private-key blocks, JWTs, passwords in URLs, and ``token = "…"``
-    assignments whose value looks machine-made. Placeholders (``changeme``, ``your-key-here``,
-    ``AKIA…EXAMPLE``, ``${{ secrets.X }}``) do not count. The finding names the kind and the place,
-    never the value.
+    Detection is :mod:`aces_ci.redact`'s, the same detectors that mask every trajectory, cache
+    entry, journal record and report, so what the scan reports and what a rollout would hide never
+    disagree. The finding names the kind and the place, never the value (the evidence line shows
+    ``[REDACTED:<kind>]``).
+
+    A value shaped like a credential that the false-positive policy leaves alone (a placeholder
+    such as ``xoxb-xxxx…`` or ``changeme``, a ``${{ secrets.X }}`` reference, a vendor's documented
+    example, a generic value that does not look machine-made) is reported as a suppressed finding
+    (suppression kind ``policy``) saying why, with the value masked as ``[LEFT-ALONE:<kind>]``: it
+    costs nothing, and ``--verbose``, JSON and SARIF show the reasoning.
 
     PASS: ``token = os.environ["GITHUB_TOKEN"]``.
     FAIL: ``token = "ghp_…"`` with a real-looking 36-character token.
+
+    Families and the shapes detected:
+
+    {families}
     """
     for unit in _units(ctx):
-        matches = ctx.inputs.secrets(unit.text)
-        if not matches:
+        found = ctx.inputs.secret_scan(unit.text)
+        if not found.secrets and not found.left_alone:
             continue
         lines = ctx.inputs.redacted_lines(unit.text)
-        for match in matches:
+        for match in found.secrets:
             column = match.start - (unit.text.rfind("\n", 0, match.start) + 1) + 1
             yield Hit(
                 f"{match.description} written into the skill: anyone with the skill can use it",
@@ -166,6 +176,34 @@ def hardcoded_secret(ctx: ScanContext) -> Iterator[Hit]:
                 evidence=excerpt(lines[match.line - 1]),
                 clause="CWE-798: use of hard-coded credentials",
             )
+        for item in found.left_alone:
+            column = item.start - (unit.text.rfind("\n", 0, item.start) + 1) + 1
+            yield Hit(
+                f"looks like a {item.description} but was left alone: {item.reason}",
+                _at(ctx, unit, item.line, column),
+                evidence=_left_alone_evidence(unit.text, item),
+                severity=Severity.NOTE,
+                waived=f"not a credential: {item.reason}",
+            )
+
+
+def _families_doc() -> str:
+    """Every family with its kinds' documented shapes, one line each, for the rule's documentation."""
+    by_family: dict[str, list[str]] = {}
+    for kind in KINDS.values():
+        by_family.setdefault(kind.family, []).append(f"{kind.description} ({kind.shape})")
+    return "\n    ".join(f"- {family}: {'; '.join(shapes)}." for family, shapes in by_family.items())
+
+
+hardcoded_secret.__doc__ = (hardcoded_secret.__doc__ or "").replace("{families}", _families_doc())
+define(
+    RULES,
+    id="SEC001",
+    name="hardcoded-secret",
+    severity=Severity.ERROR,
+    summary="A credential (API key, token, private key, password) is written into a file of the skill.",
+    fix="Revoke the credential now, delete it from the skill and its git history, and read it from the environment.",
+)(hardcoded_secret)
 
 
 # ---------------------------------------------------------------------------------------- SEC002
