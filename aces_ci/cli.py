@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from . import __version__
 from .commands import ci, merge, rollout, rules, scan
 from .errors import EXIT_RUNTIME_ERROR, AcesError
-from .redact import redact_text
+from .redact import redact_text, redacted_stdio
 
 _VERBS = (scan, rules, rollout, ci, merge)
 
@@ -30,6 +30,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one verb; everything it prints, argparse's messages included, passes through the redactor."""
+    with redacted_stdio():
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -38,7 +44,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.run(args))
     except AcesError as exc:
-        print(f"aces-ci: error: {exc}", file=sys.stderr)
+        print(f"aces-ci: error: {redact_text(str(exc))}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("aces-ci: interrupted", file=sys.stderr)

@@ -14,7 +14,6 @@ file that will be staged before anything is written, and refuses with the offend
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 import shutil
 import stat
@@ -23,11 +22,12 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path, PurePosixPath
 
 from ..errors import InfraError, InputError
+from ..redact import get_logger
 from ..skill import SKILL_FILE, RenderedSkill, files_digest, is_safe_name, safe_relative_path, skill_card
 from ._harness import Harness, Workspace
 from ._types import RolloutRequest
 
-_log = logging.getLogger(__name__)
+_log = get_logger(__name__)
 
 MIN_GUARDED_BODY_CHARS = 64
 """A SKILL.md body shorter than this is not searched for inside other files: a heading or two

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -29,6 +28,7 @@ from ..errors import EXIT_PASS, EXIT_RUNTIME_ERROR, InputError
 from ..evals import EvalCase, load_evals, load_fixtures
 from ..grading import ExpectedOutputScorer
 from ..models import ConcurrencyLimiter
+from ..redact import environment_secrets, redacted_json
 from ..skill import RenderedSkill
 from ._run_options import RunOptions, add_run_options, resolve_run_options
 
@@ -125,10 +125,11 @@ async def _execute(requests: list[RolloutRequest], target: RenderedSkill, option
 
 
 def _write_trajectories(destination: str, records: Sequence[RolloutRecord]) -> None:
+    secrets = environment_secrets()
     if len(records) == 1:
-        text = json.dumps(records[0].result.trajectory, indent=2, ensure_ascii=False) + "\n"
+        text = redacted_json(records[0].result.trajectory, secrets, indent=2, ensure_ascii=False) + "\n"
     else:
-        text = "".join(json.dumps(r.result.trajectory, ensure_ascii=False) + "\n" for r in records)
+        text = "".join(redacted_json(r.result.trajectory, secrets, ensure_ascii=False) + "\n" for r in records)
     if destination == "-":
         sys.stdout.write(text)
         sys.stdout.flush()

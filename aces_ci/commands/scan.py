@@ -29,6 +29,7 @@ from ..config import AcesConfig, Project, find_project
 from ..errors import EXIT_PASS, ConfigError
 from ..gate import exit_code
 from ..models import ModelSettings
+from ..redact import environment_secrets, redact_text
 from ..report import render_junit, render_markdown, render_text, write_json, write_sarif
 from ..scan import (
     DEFAULT_CACHE_DIR,
@@ -164,9 +165,11 @@ def _write_reports(result: ScanResult, registry: RuleRegistry, args: argparse.Na
     if args.sarif is not None:
         write_sarif(result, registry, args.sarif)
     if args.junit is not None:
-        write_output(args.junit, render_junit(result, registry), "JUnit report")
+        write_output(args.junit, redact_text(render_junit(result, registry), environment_secrets()), "JUnit report")
     if args.markdown is not None:
-        write_output(args.markdown, render_markdown(result, registry), "Markdown report")
+        # The Markdown report is the PR comment and the step summary: redacted as text on the way out.
+        markdown = redact_text(render_markdown(result, registry), environment_secrets())
+        write_output(args.markdown, markdown, "Markdown report")
 
 
 def _result_cache(args: argparse.Namespace, scan_root: Path) -> ResultCache | None:

@@ -17,15 +17,15 @@ worker thread; distinct keys never share a file, so writers need no lock.
 from __future__ import annotations
 
 import json
-import logging
 import re
 from pathlib import Path
 
 from ..agents import RolloutResult
 from ..atomic import write_atomic
+from ..redact import get_logger, redacted_json
 from ._serialize import result_from_dict, result_to_dict
 
-_log = logging.getLogger(__name__)
+_log = get_logger(__name__)
 
 CACHE_FORMAT = "aces-ci-rollout"
 CACHE_VERSION = 1
@@ -76,7 +76,7 @@ class RolloutCache:
         stored["score"] = None
         document = {"format": CACHE_FORMAT, "version": CACHE_VERSION, "result": stored}
         try:
-            write_atomic(self.path_for(result.key), json.dumps(document, ensure_ascii=False).encode("utf-8"))
+            write_atomic(self.path_for(result.key), redacted_json(document, ensure_ascii=False).encode("utf-8"))
         except OSError as exc:
             # The result is still in the batch and the journal; a cache that cannot be written costs money later.
             _log.warning("rollout cache: cannot write %s (%s)", self.path_for(result.key), exc)

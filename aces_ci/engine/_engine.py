@@ -33,7 +33,6 @@ import asyncio
 import dataclasses
 import hashlib
 import json
-import logging
 import time
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
@@ -52,7 +51,7 @@ from ..agents import (
 from ..errors import AcesError, ConfigError, InfraError
 from ..grading import Scorer
 from ..models import Usage
-from ..redact import environment_secrets, redact_text
+from ..redact import environment_secrets, get_logger, redact_text
 from ..skill import RenderedSkill
 from ._batch import NotRun, RolloutBatch, RolloutRecord, RolloutSource
 from ._budget import Budget, BudgetMeter, StopReason
@@ -61,7 +60,7 @@ from ._journal import Journal, JournalAppender
 from ._progress import NoProgress, Progress
 from ._trailing import WORKSPACES_PER_SLOT, TrailingWork
 
-_log = logging.getLogger(__name__)
+_log = get_logger(__name__)
 
 TIMEOUT_GRACE_S = 1.0
 """How long past ``timeout_s`` a harness may take to hand back its own timeout outcome before it is cut."""

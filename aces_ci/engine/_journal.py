@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 import os
 import threading
 from pathlib import Path
@@ -35,9 +34,10 @@ from types import TracebackType
 
 from ..agents import RolloutResult
 from ..errors import InputError
+from ..redact import get_logger, redacted_json
 from ._serialize import result_from_dict, result_to_dict
 
-_log = logging.getLogger(__name__)
+_log = get_logger(__name__)
 
 JOURNAL_VERSION = 1
 
@@ -139,7 +139,7 @@ class Journal:
     def encode(self, result: RolloutResult) -> bytes:
         """The journal line of ``result``, newline included."""
         record = {"v": JOURNAL_VERSION, "run": self.run_id, "key": result.key, "result": result_to_dict(result)}
-        return json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+        return redacted_json(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
 
     def write(self, line: bytes) -> None:
         """Append one encoded line (not yet synced: see :meth:`sync`). It survives the process dying from now on.

@@ -31,7 +31,7 @@ from types import FrameType, TracebackType
 import httpx
 
 from ..errors import ConfigError, InfraError
-from ..redact import is_secret_name
+from ..redact import safe_environment
 from ._base import ModelClient, ModelRequest, ModelResponse
 
 LOCAL_MODEL_ID = "smollm2-135m-instruct"
@@ -150,7 +150,7 @@ class LocalModelServer:
                 "False",
             ]
             # Keys and tokens are nothing the model server needs; keep them out of its environment and log.
-            environment = {name: value for name, value in os.environ.items() if not is_secret_name(name)}
+            environment = safe_environment()
             process = self._process = subprocess.Popen(
                 command,
                 stdin=subprocess.DEVNULL,

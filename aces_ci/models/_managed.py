@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import logging
 import random
 import time
 from collections.abc import Awaitable, Callable
 
+from ..redact import get_logger
 from ._base import ModelAPIError, ModelClient, ModelRequest, ModelResponse
 from ._errors import RetriesExhausted
 from ._limits import ConcurrencyLimiter, endpoint_key
@@ -22,7 +22,7 @@ from ._prices import cost_usd
 from ._retry import RetryPolicy
 from ._types import Price
 
-logger = logging.getLogger(__name__)
+logger = get_logger(__name__)
 
 Sleep = Callable[[float], Awaitable[None]]
 

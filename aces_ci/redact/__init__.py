@@ -10,7 +10,8 @@ lines, error messages). The answer lives here once, in a room that imports nothi
 * :mod:`._find` — one screened pass over a text: find, explain, mask;
 * :mod:`._walk` — every string of a JSON-like value;
 * :mod:`._environment` — secrets of our environment, and environments without them;
-* :mod:`._logging` — log records masked before any handler sees them.
+* :mod:`._logging` — log records masked before any handler sees them;
+* :mod:`._output` — the last gates: JSON written to disk, and stdout/stderr of the command line.
 """
 
 from ._detectors import KINDS, Kind
@@ -27,6 +28,7 @@ from ._find import (
     scan_text,
 )
 from ._logging import RedactingFilter, get_logger
+from ._output import RedactingStream, redacted_json, redacted_stdio
 from ._walk import redact_obj
 
 __all__ = [
@@ -35,6 +37,7 @@ __all__ = [
     "Kind",
     "LeftAlone",
     "RedactingFilter",
+    "RedactingStream",
     "SecretMatch",
     "SecretScan",
     "environment_secrets",
@@ -44,7 +47,9 @@ __all__ = [
     "is_secret_name",
     "redact_obj",
     "redact_text",
+    "redacted_json",
     "redacted_lines",
+    "redacted_stdio",
     "safe_environment",
     "scan_text",
 ]

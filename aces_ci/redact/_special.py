@@ -113,8 +113,8 @@ _ASSIGNED = re.compile(
     # The value: quoted, or a bare run of token characters ending at a separator. The possessive
     # ``{…}+`` never backtracks into a run: a 2 MiB ``token=token=…`` stays linear.
     r"(?:(?P<quote>[\"'`])(?P<quoted>[^\"'`\s]{1,512}+)(?P=quote)"
-    r"|(?P<template>\$\{\{[^}\n]{1,200}+\}\})"
-    r"|(?P<bare>[A-Za-z0-9+/=_.~$%{}<>*#@!-]{1,512}+)(?=[\s,;)\]}&\"']|$))"
+    r"|(?P<template>\$\{\{[^}\n]{1,200}+\}\}|<[^<>\s]{1,200}+>)"
+    r"|(?P<bare>[A-Za-z0-9+/=_.~$%{}*#@!-]{1,512}+)(?=[\s,;)\]}&\"'<]|$))"
 )
 _REFERENCE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?:\(\))?")
 """A bare value shaped like ``token`` or ``args.password``: in code, another variable."""

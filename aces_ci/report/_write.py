@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
+
+from ..redact import redacted_json
 
 
 def json_bytes(data: Any) -> bytes:
@@ -13,5 +14,5 @@ def json_bytes(data: Any) -> bytes:
     JSON ``\\uXXXX`` escapes, the text ``ensure_ascii`` would produce for them, instead of failing
     to encode. NaN and infinities are refused: they are not JSON, and no reader could load them.
     """
-    text = json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
+    text = redacted_json(data, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
     return text.encode("utf-8", errors="backslashreplace")

@@ -23,6 +23,7 @@ from typing import Any
 
 from ..atomic import write_atomic
 from ..errors import InputError
+from ..redact import redacted_json
 from ._finding import Finding
 
 BASELINE_SCHEMA_VERSION = 1
@@ -113,7 +114,7 @@ def write_baseline(findings: Iterable[Finding], path: Path) -> int:
     document = {"schema_version": BASELINE_SCHEMA_VERSION, "tool": "aces-ci", "entries": entries}
     # A file name that is not UTF-8 reaches us as lone surrogates; "backslashreplace" writes them as
     # the JSON escapes \udcXX, which read back to the same string and so to the same fingerprint.
-    payload = (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode("utf-8", "backslashreplace")
+    payload = (redacted_json(document, indent=2, ensure_ascii=False) + "\n").encode("utf-8", "backslashreplace")
     try:
         write_atomic(path, payload)
     except OSError as exc:

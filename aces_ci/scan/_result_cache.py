@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Literal
 
 from ..atomic import write_atomic
+from ..redact import redacted_json
 from ._finding import Finding, finding_from_row, finding_to_row
 from ._fingerprint import CACHE_FOLDER_NAME, CACHE_FORMAT
 
@@ -150,7 +151,7 @@ class ResultCache:
             "findings": [finding_to_row(finding) for finding in entry.findings],
         }
         # ensure_ascii: file names that are not UTF-8 reach us as lone surrogates; \\udcXX escapes keep them.
-        payload = json.dumps(document, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+        payload = redacted_json(document, ensure_ascii=True, separators=(",", ":")).encode("ascii")
         try:
             self._prepare_directory()
             write_atomic(Path(self._entry_path(rel_dir)), payload)

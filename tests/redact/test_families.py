@@ -61,8 +61,12 @@ LOOK_ALIKES = [
     ("telegram-bot-token", "BOT=123456789:A" + "A" + "x" * 33, "placeholder"),
     ("gcp-service-account", '{"private_key_id": "' + "0" * 40 + '", "type": "service_account"}', "distinct"),
     ("private-key", "-----BEGIN PRIVATE " + "KEY-----\n...\n-----END PRIVATE KEY-----", "illustration"),
-    ("jwt", "ey" + "JhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0"
-     "IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c", "documentation"),
+    (
+        "jwt",
+        "ey" + "JhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0"
+        "IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
+        "documentation",
+    ),
     ("url-password", "postgres://app:${DB_PASSWORD}@db.internal/app", "variable"),
     ("bearer-token", 'curl -H "Authorization: Bearer YOUR_ACCESS_TOKEN_HERE"', "placeholder"),
     ("bearer-token", "Authorization: Bearer abcdefghijklmnopqrstuvwxyz", "consecutive"),
@@ -80,7 +84,9 @@ LOOK_ALIKES = [
 ]
 
 
-@pytest.mark.parametrize(("kind", "text", "why"), LOOK_ALIKES, ids=[f"{k}-{i}" for i, (k, _, _) in enumerate(LOOK_ALIKES)])
+@pytest.mark.parametrize(
+    ("kind", "text", "why"), LOOK_ALIKES, ids=[f"{k}-{i}" for i, (k, _, _) in enumerate(LOOK_ALIKES)]
+)
 def test_look_alike_placeholders_are_left_alone_and_the_reason_is_given(kind: str, text: str, why: str) -> None:
     assert find_secrets(text) == []
     assert redact_text(text) == text

@@ -2,7 +2,8 @@
 
 The CI job's environment holds secrets (GitHub tokens, cloud credentials, the other provider's key)
 that an agent with a shell could print into its trajectory. So nothing is inherited by default:
-only locale, PATH, proxy and CA-bundle settings pass through, HOME and the XDG directories point
+only locale, PATH, proxy and CA-bundle settings pass through (each through the redactor's
+:func:`~aces_ci.redact.safe_environment`), HOME and the XDG directories point
 into the rollout's throwaway home, and the one API key the CLI needs is added by the adapter.
 """
 
@@ -14,6 +15,7 @@ from pathlib import Path
 
 from ...errors import ConfigError
 from ...models import API_KEY_ENV, PLACEHOLDER_KEY, ModelSpec, Provider
+from ...redact import safe_environment
 
 PASSED_THROUGH = (
     "PATH",
@@ -51,7 +53,10 @@ def base_environment(home: Path, source: Mapping[str, str] | None = None) -> dic
     must be reached directly, not through a proxy that cannot see it.
     """
     origin = os.environ if source is None else source
-    env = {name: origin[name] for name in PASSED_THROUGH if origin.get(name)}
+    # A proxy may carry its own credentials and the CLI cannot reach its API without it; anything
+    # else that holds a detected secret stays behind (a token pasted into LANG is still a token).
+    passed = {name: origin[name] for name in PASSED_THROUGH if origin.get(name)}
+    env = safe_environment(passed, keep=(*_PROXY_VARS, "NO_PROXY", "no_proxy"))
     env.setdefault("PATH", os.defpath)
     env["HOME"] = str(home)
     env["XDG_CONFIG_HOME"] = str(home / ".config")
