@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..redact import safe_prefix
 from ..skill import ParseProblem
 
 JsonPath = tuple[str | int, ...]
@@ -71,6 +72,6 @@ def format_path(path: JsonPath) -> str:
         elif part.isidentifier():
             out += f".{part}"
         else:
-            shown = part if len(part) <= _MAX_KEY_SHOWN else part[:_MAX_KEY_SHOWN] + "…"
+            shown = part if len(part) <= _MAX_KEY_SHOWN else safe_prefix(part, _MAX_KEY_SHOWN) + "…"
             out += "[" + repr(shown) + "]"
     return out

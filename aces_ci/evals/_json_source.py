@@ -14,6 +14,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from ..redact import safe_prefix
 from ..skill import ParseProblem
 from ._document import MAX_DEPTH, MAX_LINE_ENTRIES, Document, JsonPath
 
@@ -130,7 +131,7 @@ class _PositionScanner:
     def _duplicate(self, key: str, first: int, line: int) -> None:
         self._duplicates += 1
         if self._duplicates <= MAX_DUPLICATE_REPORTS:
-            shown = key if len(key) <= 40 else key[:40] + "…"
+            shown = key if len(key) <= 40 else safe_prefix(key, 40) + "…"
             message = f"key {shown!r} appears twice in one object (first at line {first}); JSON keeps only the last"
             self.problems.append(ParseProblem("duplicate-key", message, line))
         elif self._duplicates == MAX_DUPLICATE_REPORTS + 1:

@@ -25,7 +25,9 @@ from ._find import (
     find_secrets,
     redact_text,
     redacted_lines,
+    safe_prefix,
     scan_text,
+    trim_partial_tokens,
 )
 from ._logging import RedactingFilter, get_logger
 from ._output import RedactingStream, redacted_json, redacted_stdio
@@ -51,5 +53,7 @@ __all__ = [
     "redacted_lines",
     "redacted_stdio",
     "safe_environment",
+    "safe_prefix",
     "scan_text",
+    "trim_partial_tokens",
 ]

@@ -12,6 +12,7 @@ because a prefix plus a length is already a hint.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -30,7 +31,9 @@ __all__ = [
     "redact_text",
     "redact_with",
     "redacted_lines",
+    "safe_prefix",
     "scan_text",
+    "trim_partial_tokens",
 ]
 
 MIN_EXTRA_SECRET_LENGTH = 8
@@ -276,6 +279,37 @@ def redact_text(text: str, extra_secrets: Iterable[str] = (), *, keep_lines: boo
 def redacted_lines(text: str) -> list[str]:
     """The lines of ``text`` (split on ``\\n``) with every secret masked and line numbers unchanged."""
     return redact_text(text, keep_lines=True).split("\n")
+
+
+_LONGEST_SECRET = 17 * 1024
+"""No detected secret is longer (a private-key block is capped at 16 KiB)."""
+_TOKEN_RUN_END = re.compile(r"[A-Za-z0-9_+/=.~%-]{1,1024}$")
+_TOKEN_RUN_START = re.compile(r"[A-Za-z0-9_+/=.~%-]{1,1024}")
+
+
+def safe_prefix(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters, never inside a detected secret.
+
+    Every cut of text we keep goes through here (or :func:`excerpt`): half a secret is no longer
+    recognised by any detector, so a cut through one would leave its first half in the open.
+    """
+    if len(text) <= limit:
+        return text
+    cut = limit
+    for match in find_secrets(text[: limit + _LONGEST_SECRET]):
+        if match.start < cut < match.end:
+            cut = match.start
+            break
+    return text[:cut]
+
+
+def trim_partial_tokens(head: str, tail: str) -> tuple[str, str]:
+    """The two ends kept of a text whose middle was dropped, without the token each end was cut in.
+
+    What was dropped is unknown, so a secret may straddle either cut: the run of token characters
+    at the end of ``head`` and at the start of ``tail`` is removed, whole.
+    """
+    return _TOKEN_RUN_END.sub("", head), _TOKEN_RUN_START.sub("", tail, count=1)
 
 
 def excerpt(line: str, limit: int = 160) -> str:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError, InfraError
+from ..redact import safe_prefix
 from ._result import JudgeCriterion, JudgeResult
 
 if TYPE_CHECKING:
@@ -201,7 +202,7 @@ def _criterion(criterion: Criterion, entry: dict[str, Any]) -> JudgeCriterion:
         title=criterion.title,
         score=score,
         weight=criterion.weight,
-        rationale=rationale[:MAX_RATIONALE_CHARS] if isinstance(rationale, str) else "",
+        rationale=safe_prefix(rationale, MAX_RATIONALE_CHARS) if isinstance(rationale, str) else "",
     )
 
 

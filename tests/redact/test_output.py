@@ -93,3 +93,14 @@ def test_environments_for_child_processes_leave_every_secret_behind() -> None:
         GITHUB,
         "http://user:Tq8vLz2mKp4X@proxy:3128",
     }
+
+
+def test_cuts_never_split_a_secret() -> None:
+    from aces_ci.redact import redact_text, safe_prefix, trim_partial_tokens
+
+    text = "x" * 30 + " " + GITHUB + " and more text after it"
+    cut = safe_prefix(text, 40)  # the limit falls inside the token
+    assert cut == "x" * 30 + " " and GITHUB[:9] not in redact_text(cut)
+    assert safe_prefix(text, 10) == "x" * 10 and safe_prefix(text, 1000) == text
+    head, tail = trim_partial_tokens("output: " + GITHUB[:20], GITHUB[20:] + " done")
+    assert (head, tail) == ("output: ", " done")

@@ -17,6 +17,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from ...redact import trim_partial_tokens
+
 ENV_ALLOWLIST = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TERM")
 """The only variables inherited from our environment; everything else (API keys included) is dropped."""
 _READ_CHUNK = 64 * 1024
@@ -105,6 +107,7 @@ class _CappedOutput:
         tail = self.tail.decode("utf-8", errors="replace")
         if kept >= self.total:
             return head + tail
+        head, tail = trim_partial_tokens(head, tail)  # a secret cut in two would escape redaction
         return f"{head}\n[… {self.total - kept:,} bytes of output omitted …]\n{tail}"
 
 

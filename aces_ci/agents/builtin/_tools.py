@@ -17,6 +17,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ...models import INVALID_ARGUMENTS_KEY, ToolSpec
+from ...redact import safe_prefix
 from ...skill import looks_binary
 from .._harness import Workspace
 from ._sandbox import SandboxLimits, describe, run_command, sandbox_env
@@ -172,8 +173,9 @@ class WorkspaceTools:
             data = handle.read(MAX_READ_BYTES + 1)
         if looks_binary(data):
             return f"[binary file, {st.st_size:,} bytes: not shown]"
-        text = data[:MAX_READ_BYTES].decode("utf-8", errors="replace")
+        text = data.decode("utf-8", errors="replace")
         if len(data) > MAX_READ_BYTES:
+            text = safe_prefix(data[:MAX_READ_BYTES].decode("utf-8", errors="replace"), MAX_READ_BYTES)
             text += f"\n[… truncated: the file has {st.st_size:,} bytes, {MAX_READ_BYTES:,} shown]"
         return text
 

@@ -16,6 +16,7 @@ from functools import cache
 from pathlib import Path
 
 from ...errors import ConfigError, InfraError
+from ...redact import safe_prefix
 
 INSTALL_SCRIPT = "scripts/install-harness-clis.sh"
 BIN_DIR_ENV = "ACES_CLI_BIN"
@@ -92,5 +93,5 @@ def cli_version(executable: Path) -> str:
     lines = [line.strip() for line in completed.stdout.splitlines() if line.strip()]
     if completed.returncode != 0 or not lines:
         detail = (completed.stderr.strip().splitlines() or ["no output"])[-1]
-        raise InfraError(f"{executable} --version failed (exit {completed.returncode}): {detail[:300]}")
+        raise InfraError(f"{executable} --version failed (exit {completed.returncode}): {safe_prefix(detail, 300)}")
     return lines[0]

@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ...models import Usage
+from ...redact import environment_secrets, redact_text
 from .._atif import StepMetrics, ToolCallRecord, TrajectoryBuilder
 
 RAW_TAIL_LINES = 50
@@ -101,10 +102,14 @@ class RawTail:
 
     def __init__(self) -> None:
         self._lines: deque[str] = deque(maxlen=RAW_TAIL_LINES)
+        self._secrets = environment_secrets()
         self.total = 0
 
     def add(self, line: str) -> None:
         self.total += 1
+        if len(line) > RAW_LINE_CHARS:
+            # Redact before cutting: half a secret is no longer recognised, and its first half would stay.
+            line = redact_text(line, self._secrets)
         if len(line) > RAW_LINE_CHARS:
             line = f"{line[:RAW_LINE_CHARS]}…[{len(line) - RAW_LINE_CHARS} more characters]"
         self._lines.append(line)

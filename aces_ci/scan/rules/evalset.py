@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ...evals import SCHEMA_VIOLATION, EvalSet
+from ...redact import safe_prefix
 from ...skill import ParseProblem
 from .._context import ScanContext
 from .._finding import Hit, Location, Severity
@@ -44,7 +45,7 @@ _CLAUSE_NEGATIVE = "ACES: negative cases (the skill should not activate) measure
 
 
 def _shown(text: str) -> str:
-    return repr(text if len(text) <= _MAX_SHOWN else text[:_MAX_SHOWN] + "…")
+    return repr(text if len(text) <= _MAX_SHOWN else safe_prefix(text, _MAX_SHOWN) + "…")
 
 
 def _dataset(ctx: ScanContext) -> EvalSet | None:
