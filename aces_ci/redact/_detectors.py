@@ -18,7 +18,12 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["DETECTORS", "KINDS", "Detector", "Kind"]
+__all__ = ["DETECTORS", "KINDS", "TOKEN_RUN", "TOKEN_RUN_CHARS", "Detector", "Kind"]
+
+TOKEN_RUN = 20
+"""The shortest run of :data:`TOKEN_RUN_CHARS` a match of a case-sensitive-marked detector spans."""
+TOKEN_RUN_CHARS = "A-Za-z0-9_+/=.~:-"
+"""Characters of provider tokens and the URLs that carry them (webhooks, signed URLs)."""
 
 
 @dataclass(frozen=True)
@@ -102,7 +107,10 @@ class Detector:
     kind: str
     regex: re.Pattern[str]
     marks: tuple[str, ...]
-    """Literal text every match contains; the detector runs only on texts holding one of them."""
+    """Literal text every match contains; the detector runs only on texts holding one of them.
+
+    Case-sensitive marks are looked for only inside runs of at least :data:`TOKEN_RUN` token
+    characters, so every match of such a detector must lie in one (a test checks the widths)."""
     folded: bool = False
     """Whether ``marks`` are lower case and looked for in the lower-cased text."""
     machine_made: bool = False
@@ -148,7 +156,7 @@ _SLACK_FORMATS = (
     ("slack-bot-token", _p(r"xoxb-\d{8,14}-(?:\d{8,14}-)?[A-Za-z0-9]{18,64}")),
     ("slack-user-token", _p(r"xox[pe](?:-\d{8,14}){3}-[A-Za-z0-9]{28,34}")),
     ("slack-app-token", _p(r"xapp-\d-[A-Z0-9]{8,14}-\d{10,16}-[a-z0-9]{32,80}")),
-    ("slack-token", _p(r"xox[aors]-(?:\d+-)+[A-Za-z0-9]{8,64}|xox[ar]-\d?-?[A-Za-z0-9]{8,48}")),
+    ("slack-token", _p(r"xox[aors]-(?:\d+-)+[A-Za-z0-9]{8,64}|xox[ar]-\d?-?[A-Za-z0-9]{16,48}")),
     ("slack-token", _p(r"xoxe\.xox[bp]-\d-[A-Za-z0-9]{140,180}|xoxe-\d-[A-Za-z0-9]{120,160}")),
 )
 
@@ -164,7 +172,7 @@ DETECTORS: tuple[Detector, ...] = (
             r"(?i:aws_?secret_?(?:access_?)?key|secret_?access_?key)[\"']?\s*(?::=|=>|=|:)\s*[\"']?"
             r"(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
         ),
-        ("key",),
+        ("secret",),
         folded=True,
     ),
     Detector(
@@ -185,10 +193,11 @@ DETECTORS: tuple[Detector, ...] = (
         "gcp-service-account",
         _p(r"\"private_key_id\\?\"\s*:\s*\\?\"(?P<secret>[0-9a-f]{40})\\?\""),
         ("private_key_id",),
+        folded=True,
     ),
     Detector(
         "slack-token",
-        _p(r"(?P<secret>x(?:ox[a-z](?:\.xox[a-z])?|app)-[A-Za-z0-9-]{9,250}+)" + _R),
+        _p(r"(?P<secret>x(?:ox[a-z](?:\.xox[a-z])?|app)-[A-Za-z0-9-]{15,250}+)" + _R),
         ("xox", "xapp-"),
         formats=_SLACK_FORMATS,
     ),
@@ -202,7 +211,7 @@ DETECTORS: tuple[Detector, ...] = (
     ),
     Detector(
         "stripe-key",
-        _p(r"(?P<secret>(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{10,247})" + _R_ALNUM),
+        _p(r"(?P<secret>(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{16,247})" + _R_ALNUM),
         ("k_live_", "k_test_", "k_prod_"),
     ),
     Detector("stripe-webhook-secret", _p(r"(?P<secret>whsec_[A-Za-z0-9]{24,})" + _R_ALNUM), ("whsec_",)),
@@ -220,6 +229,7 @@ DETECTORS: tuple[Detector, ...] = (
         "npm-token",
         _p(r":?_(?:authToken|auth)\s*=\s*[\"']?(?P<secret>[A-Za-z0-9._~+/=${}-]{8,512}+)"),
         ("_auth",),
+        folded=True,
     ),
     Detector(
         "pypi-token",
@@ -273,7 +283,7 @@ DETECTORS: tuple[Detector, ...] = (
         starts_token=False,
     ),
     Detector("jwt", _p(r"(?P<secret>eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*)" + _R), ("eyJ",)),
-    Detector("url-password", _p(r"://[^\s/:@\"'<>]{1,64}:(?P<secret>[^\s/@\"'<>]{8,128})@"), ("://",)),
+    Detector("url-password", _p(r"://[^\s/:@\"'<>]{1,64}:(?P<secret>[^\s/@\"'<>]{8,128})@"), ("://",), folded=True),
     Detector(
         "basic-auth",
         _p(r"(?i:authorization)[\"']?\s*[:=]\s*[\"']?(?i:basic)\s+(?P<secret>[A-Za-z0-9+/]{6,512}+={0,2})"),

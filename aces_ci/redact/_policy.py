@@ -7,8 +7,8 @@ and each refusal comes with a reason a report can print (the reason never repeat
   (``example``, ``sample``, ``placeholder``, ``dummy``, ``changeme``, ``redacted``, ``your``,
   ``xxxx``, ``****``…), that refers to a variable or template (``$TOKEN``, ``${{ secrets.X }}``,
   ``<token>``, ``%KEY%``, ``{{ .Values.key }}``), that uses fewer than 8 distinct characters, that
-  is mostly runs like ``abc123`` / ``1234567890abcdef``, or that is a vendor's documented example
-  value, is skipped.
+  is mostly runs like ``abc123`` / ``1234567890abcdef``, that spells a character range (``a-z``,
+  ``0-9``: a pattern), or that is a vendor's documented example value, is skipped.
 * **Values without a fixed shape must look machine-made** (generic ``token = "…"`` assignments and
   ``Bearer …`` headers): at least 16 characters, two of lower case, upper case and digits, at
   least 3.0 bits of Shannon entropy per character, not spelling ``password``, ``secret`` or
@@ -47,6 +47,7 @@ _PLACEHOLDER_WORDS = (
 )
 """Searched case-sensitively in the lower-cased value, except the upper-case ones (``XXXX``)."""
 _WORDY_VALUES = ("password", "secret", "token")
+_CHARACTER_RANGES = ("a-z", "A-Z", "0-9", "a-f", "A-F")
 _REFERENCE_START = ("$", "{", "<", "[", "@")
 _TEMPLATE = re.compile(r"\$\{|\{\{|\$\(|%[A-Za-z_]\w*%|<[^<>]*>")
 _PATH_OR_URL = re.compile(r"(?:\.{0,2}/|~/|[A-Za-z][A-Za-z0-9+.-]*://)|.*\.[A-Za-z]{1,5}$")
@@ -90,6 +91,8 @@ def placeholder_reason(value: str) -> str | None:
     for word in _PLACEHOLDER_WORDS:
         if word in (value if word.isupper() else lowered):
             return f"it holds the placeholder text {word!r}"
+    if any(span in value for span in _CHARACTER_RANGES):
+        return "it spells a character range (a-z, 0-9): a pattern, not a value"
     if len(set(value)) < _MIN_DISTINCT:
         return f"it uses fewer than {_MIN_DISTINCT} distinct characters"
     if _mostly_sequential(value):

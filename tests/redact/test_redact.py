@@ -6,6 +6,7 @@ Fake secrets are assembled from pieces so this file does not itself look like a 
 from __future__ import annotations
 
 import json
+import re
 import re._parser as re_parser
 
 import pytest
@@ -13,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aces_ci.redact import _detectors, _find, _special, excerpt, find_secrets, redact_obj, redact_text, redacted_lines
+from tests.redact.samples import generate
 
 RANDOM_36 = "Zq7Lm2Xv9Tb4Nw8Rc1Yk6Hd3Fs5Gj0Pa1QeW"
 GITHUB = "gh" + "p_" + RANDOM_36
@@ -311,3 +313,31 @@ def test_redact_obj_builds_new_containers_only() -> None:
     redacted["steps"][0]["calls"][1].append("c")
     redacted["agent"]["name"] = "y"
     assert original == {"steps": [{"message": "hello", "calls": ("a", ["b"])}], "agent": {"name": "x"}}
+
+
+def test_every_case_sensitive_marked_detector_matches_only_inside_a_long_token_run() -> None:
+    # The screen looks for case-sensitive marks only inside runs of TOKEN_RUN token characters.
+    run = re.compile(f"[{_detectors.TOKEN_RUN_CHARS}]+")
+    for detector in _detectors.DETECTORS:
+        if detector.folded:
+            continue
+        width = re_parser.parse(detector.regex.pattern, detector.regex.flags).getwidth()[0]
+        assert width >= _detectors.TOKEN_RUN, detector.kind
+    for sample in generate(3, seed=11):
+        for match in find_secrets(sample.text):
+            detector_marks = [d for d in _detectors.DETECTORS if d.kind == match.kind and not d.folded]
+            if detector_marks:
+                secret = sample.text[match.start : match.end]
+                assert any(len(r) >= _detectors.TOKEN_RUN for r in run.findall(secret)), match.kind
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["token", "Token", "TOKENS", "secretKey", "secretary", "API-KEY", "passwd", "İ", "K", "_", "="])
+        | st.text(max_size=6),
+        max_size=10,
+    ).map("".join)
+)
+def test_the_lower_cased_word_search_finds_what_the_case_insensitive_one_does(text: str) -> None:
+    assert list(_special._secret_words(text)) == [m.span() for m in _special.SECRET_WORD.finditer(text)]
