@@ -31,7 +31,7 @@ from types import FrameType, TracebackType
 import httpx
 
 from ..errors import ConfigError, InfraError
-from ..redact import safe_environment
+from ..redact import redact_text, safe_environment, trim_partial_tokens
 from ._base import ModelClient, ModelRequest, ModelResponse
 
 LOCAL_MODEL_ID = "smollm2-135m-instruct"
@@ -193,9 +193,13 @@ class LocalModelServer:
         if self.log_path is None:
             return ""
         try:
-            return self.log_path.read_text(encoding="utf-8", errors="replace")[-_LOG_TAIL_CHARS:]
+            text = self.log_path.read_text(encoding="utf-8", errors="replace")
         except OSError:
             return ""
+        if len(text) <= _LOG_TAIL_CHARS:
+            return redact_text(text)
+        # Drop the token the cut went through (half a secret escapes detection), then redact the rest.
+        return redact_text(trim_partial_tokens("", text[-_LOG_TAIL_CHARS:])[1])
 
     def stop(self) -> None:
         """Stop the server's whole process group and remove its log. Idempotent."""

@@ -7,12 +7,12 @@ and each refusal comes with a reason a report can print (the reason never repeat
   (``example``, ``sample``, ``placeholder``, ``dummy``, ``changeme``, ``redacted``, ``your``,
   ``xxxx``, ``****``…), that refers to a variable or template (``$TOKEN``, ``${{ secrets.X }}``,
   ``<token>``, ``%KEY%``, ``{{ .Values.key }}``), that uses fewer than 8 distinct characters, that
-  is mostly runs like ``abc123`` / ``1234567890abcdef``, that spells a character range (``a-z``,
-  ``0-9``: a pattern), or that is a vendor's documented example value, is skipped.
+  is mostly runs like ``abc123`` / ``1234567890abcdef``, or that is a vendor's documented example
+  value, is skipped.
 * **Values without a fixed shape must look machine-made** (generic ``token = "…"`` assignments and
   ``Bearer …`` headers): at least 16 characters, two of lower case, upper case and digits, at
   least 3.0 bits of Shannon entropy per character, not spelling ``password``, ``secret`` or
-  ``token``, and not a path or URL.
+  ``token``, not a path or URL, and not a pattern spelling character ranges (``A-Za-z0-9``).
 """
 
 from __future__ import annotations
@@ -91,8 +91,6 @@ def placeholder_reason(value: str) -> str | None:
     for word in _PLACEHOLDER_WORDS:
         if word in (value if word.isupper() else lowered):
             return f"it holds the placeholder text {word!r}"
-    if any(span in value for span in _CHARACTER_RANGES):
-        return "it spells a character range (a-z, 0-9): a pattern, not a value"
     if len(set(value)) < _MIN_DISTINCT:
         return f"it uses fewer than {_MIN_DISTINCT} distinct characters"
     if _mostly_sequential(value):
@@ -122,6 +120,8 @@ def machine_made_reason(value: str) -> str | None:
     for word in _WORDY_VALUES:
         if word in lowered:
             return f"it spells the word {word!r}"
+    if sum(span in value for span in _CHARACTER_RANGES) >= 2:
+        return "it spells character ranges (A-Za-z0-9): a pattern, not a value"
     if is_path_or_url(value):
         return "it is a path or URL: where a secret lives, not the secret"
     if _shannon_entropy(value) < _MIN_ENTROPY:
