@@ -102,6 +102,10 @@ def _screen(text: str) -> _Plan | None:
     return _Plan(tuple(sorted(chosen)), pem, assignments, netrc)
 
 
+def _description(kind: str) -> str:
+    return KINDS[kind].description if kind in KINDS else kind
+
+
 def _family(kind: str) -> str:
     return KINDS[kind].family if kind in KINDS else kind
 
@@ -168,7 +172,7 @@ class SecretMatch:
     @property
     def description(self) -> str:
         """The kind in words, for messages: ``GitHub token``."""
-        return KINDS[self.kind].description if self.kind in KINDS else self.kind
+        return _description(self.kind)
 
 
 @dataclass(frozen=True)
@@ -185,7 +189,7 @@ class LeftAlone:
 
     @property
     def description(self) -> str:
-        return KINDS[self.kind].description if self.kind in KINDS else self.kind
+        return _description(self.kind)
 
 
 @dataclass(frozen=True)
