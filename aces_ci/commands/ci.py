@@ -42,6 +42,7 @@ from ..github import (
     plan_run,
     render_comment,
 )
+from ..redact import environment_secrets, redact_text
 from ..report import SourceLinks, append_gate_suite, render_junit, write_json, write_sarif
 from ..scan import RuleRegistry, ScanResult, Shard, default_registry
 from ._publish import finding_annotations, outputs, publish_check_run, publish_comment, say, write_step_outputs
@@ -193,9 +194,9 @@ def _write_reports(
         write_sarif(result, registry, paths["sarif"])
     if paths["junit"] is not None:
         xml = append_gate_suite(render_junit(result, registry), decision.criteria, generated_at=result.generated_at)
-        write_output(paths["junit"], xml, "JUnit report")
+        write_output(paths["junit"], redact_text(xml, environment_secrets()), "JUnit report")
     if paths["markdown"] is not None:
-        write_output(paths["markdown"], body, "Markdown report")
+        write_output(paths["markdown"], redact_text(body, environment_secrets()), "Markdown report")
     return paths
 
 

@@ -28,7 +28,7 @@ import httpx
 
 from .. import __version__
 from ..errors import InfraError
-from ..redact import redact_text
+from ..redact import redact_obj, redact_text
 
 API_VERSION = "2022-11-28"
 _NEXT_LINK = re.compile(r'<([^>]+)>\s*;\s*rel="?next"?')
@@ -138,7 +138,12 @@ class GitHubClient:
     def request(
         self, method: str, url: str, *, json: Any = None, params: Mapping[str, str | int] | None = None
     ) -> httpx.Response:
-        """Send one request with the retry policy; the final response whatever its status."""
+        """Send one request with the retry policy; the final response whatever its status.
+
+        A JSON body (a comment, a check run's output) passes through the redactor first: what is
+        posted to GitHub is as public as a log.
+        """
+        json = None if json is None else redact_obj(json, extra_secrets=self._secrets)
         waited = 0.0
         failure = ""
         for attempt in range(1, self.policy.attempts + 1):
