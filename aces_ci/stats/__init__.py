@@ -1,0 +1,119 @@
+"""Statistics of paired skill trials: lift with case-clustered intervals, verdicts, power, discordance.
+
+Pure functions over one metric's run scores (numpy and scipy only; imports nothing else of
+aces_ci). The trial verb builds a :class:`PairedScores` per skill and metric with
+:func:`paired_scores`, then calls :func:`paired_lift`, :func:`verdict`, :func:`paired_discordance`,
+:func:`degradation_shares`, :func:`trigger_strata`, :func:`plan` and :func:`sequential_decision`.
+Why each method was chosen is in the module docstrings; ``benchmarks/stats_validity.py`` checks
+them by simulation.
+"""
+
+from ._bootstrap import RepoLift, skill_level_bootstrap
+from ._cost import (
+    BudgetCap,
+    CappedScores,
+    ConditionCost,
+    LiftPerDollar,
+    RolloutCost,
+    cap_scores,
+    cost_summary,
+    lift_per_dollar,
+    per_rollout_cap,
+)
+from ._data import COUPLINGS, Coupling, PairedScores, case_differences, case_means, paired_scores
+from ._discordance import (
+    DISCORDANCE_LABEL,
+    CaseInterval,
+    DegradationShares,
+    Discordance,
+    degradation_shares,
+    mean_interval,
+    paired_discordance,
+)
+from ._estimand import Contrast, EstimandStatement, ProtocolFacts, estimand_statement
+from ._lift import (
+    ESTIMAND_CASE_POPULATION,
+    SMALL_N,
+    NaiveInterval,
+    PairedLift,
+    RunCounts,
+    naive_pooled_interval,
+    paired_lift,
+    t_interval,
+)
+from ._power import (
+    POWER,
+    DesignPoint,
+    Plan,
+    VarianceComponents,
+    cases_needed,
+    components_from_aa,
+    minimum_detectable_effect,
+    plan,
+    power_to_detect,
+    variance_components,
+)
+from ._sequential import SequentialDecision, SequentialSettings, sequential_decision
+from ._trigger import TriggerStrata, trigger_strata
+from ._verdict import Bands, Settle, Verdict, VerdictLabel, settle_plan, verdict, verdict_label
+
+__all__ = [
+    "COUPLINGS",
+    "DISCORDANCE_LABEL",
+    "ESTIMAND_CASE_POPULATION",
+    "POWER",
+    "SMALL_N",
+    "Bands",
+    "BudgetCap",
+    "CappedScores",
+    "CaseInterval",
+    "ConditionCost",
+    "Contrast",
+    "Coupling",
+    "DegradationShares",
+    "DesignPoint",
+    "Discordance",
+    "EstimandStatement",
+    "LiftPerDollar",
+    "NaiveInterval",
+    "PairedLift",
+    "PairedScores",
+    "Plan",
+    "ProtocolFacts",
+    "RepoLift",
+    "RolloutCost",
+    "RunCounts",
+    "SequentialDecision",
+    "SequentialSettings",
+    "Settle",
+    "TriggerStrata",
+    "VarianceComponents",
+    "Verdict",
+    "VerdictLabel",
+    "cap_scores",
+    "case_differences",
+    "case_means",
+    "cases_needed",
+    "components_from_aa",
+    "cost_summary",
+    "degradation_shares",
+    "estimand_statement",
+    "lift_per_dollar",
+    "mean_interval",
+    "minimum_detectable_effect",
+    "naive_pooled_interval",
+    "paired_discordance",
+    "paired_lift",
+    "paired_scores",
+    "per_rollout_cap",
+    "plan",
+    "power_to_detect",
+    "sequential_decision",
+    "settle_plan",
+    "skill_level_bootstrap",
+    "t_interval",
+    "trigger_strata",
+    "variance_components",
+    "verdict",
+    "verdict_label",
+]
