@@ -160,3 +160,25 @@ def test_power_grows_with_cases() -> None:
     powers = [power_to_detect(0.1, n, 0.3) for n in (5, 10, 20, 40, 80)]
     assert powers == sorted(powers) and powers[-1] > 0.8
     assert math.isclose(power_to_detect(-0.1, 20, 0.3), power_to_detect(0.1, 20, 0.3))
+
+
+def test_all_ties_are_underpowered_and_need_many_more_cases() -> None:
+    """Ten cases that all tie cannot show the skill is neutral: the spread is unobserved."""
+    v = verdict(paired_lift(paired_scores([[1], [0]] * 5, [[1], [0]] * 5)))
+    assert v.label == "underpowered" and v.settle is not None
+    assert v.settle.target == "neutral"
+    # q(n) = 1 − 0.025^(1/n) must fall below the pass band 0.05: n ≥ ln 0.025 / ln 0.95 = 71.9.
+    assert v.settle.cases_needed == 72 and v.settle.extra_cases == 62
+
+
+def test_shared_seed_pair_covariance_is_estimated_and_used() -> None:
+    rng = np.random.default_rng(9)
+    n, runs = 3000, 3
+    mu = rng.uniform(0.2, 0.8, n)
+    u = rng.random((n, runs))  # the same coin for both conditions: strongly coupled runs
+    w = (u < np.clip(mu + 0.1, 0, 1)[:, None]).astype(float)
+    c = (u < mu[:, None]).astype(float)
+    comp = variance_components(paired_scores(w, c, "shared-seed"))
+    assert comp.within_pair_cov > 0.1  # most pairs agree
+    independent_sd = math.sqrt(comp.between_case + (comp.within_with + comp.within_control) / runs)
+    assert comp.design_sd(runs) < independent_sd / 2  # coupling removes most of the run noise
