@@ -309,14 +309,14 @@ def aa_gate(report: Report, rng: np.random.Generator, reps: int, designs: list[t
     bands = Bands()
     rows = [
         "| cases × runs | false fail | verdicts (pass / neutral / underpowered / fail) | flip rate "
-        "| point-estimate gate flips |",
-        "|---|---:|---|---:|---:|",
+        "| flips to or from pass / fail | point-estimate gate flips |",
+        "|---|---:|---|---:|---:|---:|",
     ]
     worst_fail = 0.0
     worst_flip = 0.0
     for n, r in designs:
         counts = {"pass": 0, "neutral": 0, "underpowered": 0, "fail": 0}
-        flips = point_flips = 0
+        flips = decisive_flips = point_flips = 0
         for _ in range(reps):
             cases = np.stack([rng.normal(0.0, DIFFICULTY_SD, n), np.zeros(n)])
             first, second = simulate(skill, n, r, 1, rng, cases=cases), simulate(skill, n, r, 1, rng, cases=cases)
@@ -324,12 +324,16 @@ def aa_gate(report: Report, rng: np.random.Generator, reps: int, designs: list[t
             v1, v2 = verdict_label(l1.ci, bands), verdict_label(l2.ci, bands)
             counts[v1] += 1
             flips += v1 != v2
+            decisive_flips += v1 != v2 and bool({v1, v2} & {"pass", "fail"})
             point_flips += _point_gate(l1.delta, bands) != _point_gate(l2.delta, bands)
         false_fail = counts["fail"] / reps
         flip = flips / reps
         worst_fail, worst_flip = max(worst_fail, false_fail), max(worst_flip, flip)
         dist = " / ".join(_pct(counts[k] / reps) for k in ("pass", "neutral", "underpowered", "fail"))
-        rows.append(f"| {n} × {r} | {_pct(false_fail)} | {dist} | {_pct(flip)} | {_pct(point_flips / reps)} |")
+        rows.append(
+            f"| {n} × {r} | {_pct(false_fail)} | {dist} | {_pct(flip)} | {_pct(decisive_flips / reps)} "
+            f"| {_pct(point_flips / reps)} |"
+        )
     report.tables.append("### A/A skills (true lift 0 on every case)\n\n" + "\n".join(rows))
     report.check("A/A false-fail rate (worst design)", worst_fail, None, 0.05)
     report.check("A/A verdict flip rate (worst design)", worst_flip, None, 0.27 / 2)
