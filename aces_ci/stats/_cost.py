@@ -22,7 +22,11 @@ from ._data import PairedScores
 
 @dataclass(frozen=True)
 class RolloutCost:
-    """What one rollout spent. ``dollars`` is None when the model's price is unknown."""
+    """What one rollout spent. ``dollars`` is None when the model's price is unknown.
+
+    ``tokens_in`` counts every prompt token, cached ones included (the ATIF and
+    ``aces_ci.models.Usage`` convention); ``tokens_cached`` is the cached part of it.
+    """
 
     tokens_in: int = 0
     tokens_out: int = 0
