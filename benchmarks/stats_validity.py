@@ -24,7 +24,8 @@ if any fails, which ``tests/stats/test_stats_validity.py`` runs in CI):
 3. the plug-in degradation share's bias (p = 0.5 in both arms, 3 runs → 22/64 ≈ 34%) and the
    interval-based shares that avoid it;
 4. the power formula against the observed detection rate, including the designs ``plan`` picks;
-5. sequential stopping against the fixed design: decisions, error rates and rollouts.
+5. sequential stopping against the fixed design: decisions, error rates and rollouts, adding runs
+   and adding cases.
 
 Usage::
 
@@ -516,6 +517,49 @@ def sequential(report: Report, rng: np.random.Generator, reps: int) -> None:
     report.check("sequential wrong-decision rate", err_seq / total, None, 0.025)
 
 
+def sequential_cases(report: Report, rng: np.random.Generator, reps: int) -> None:
+    """Check 5b: sequential stopping that adds cases (looks at 10, 20, 40) against the fixed 40 × 2 design."""
+    looks, runs = (10, 20, 40), 2
+    settings = SequentialSettings(case_looks=looks)
+    bands = settings.bands
+    rows = [
+        "| skill | true τ | agreement with fixed 40 × 2 | wrong decisions fixed / seq | rollouts saved |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    err_fixed = err_seq = total = 0
+    for label, beta in (("clear gain", 2.5), ("clear harm", -2.5), ("borderline", 0.35), ("A/A", 0.0)):
+        skill = Skill(beta, "bernoulli", "independent", lift_sd=LIFT_SD if beta else 0.0)
+        tau = true_lift(beta, skill.lift_sd)
+        t = simulate(skill, looks[-1], runs, reps, rng)
+        agree = wrong_f = wrong_s = used = 0
+        for i in range(reps):
+            full = t.trial(i, "independent")
+            fixed = verdict(paired_lift(full), bands).label
+            for n in looks:
+                part = paired_scores(t.with_scores[i, :n], t.control_scores[i, :n], "independent")
+                decision = sequential_decision(part, settings)
+                if decision.state == "decided":
+                    break
+            agree += fixed == decision.verdict.label
+            used += 2 * n * runs
+            wrong_f += _wrong(fixed, tau, bands)
+            wrong_s += _wrong(decision.verdict.label, tau, bands)
+        err_fixed, err_seq, total = err_fixed + wrong_f, err_seq + wrong_s, total + reps
+        saved = 1.0 - used / (reps * 2 * looks[-1] * runs)
+        rows.append(
+            f"| {label} | {tau:+.3f} | {_pct(agree / reps)} | {_pct(wrong_f / reps)} / {_pct(wrong_s / reps)} "
+            f"| {_pct(saved)} |"
+        )
+    report.tables.append(
+        "### Sequential stopping that adds cases (looks at 10, 20, 40 cases, 2 runs)\n\n" + "\n".join(rows)
+    )
+    report.check("adding cases: sequential wrong-decision rate", err_seq / total, None, 0.025)
+    se = float(np.sqrt(max(err_seq + err_fixed, 1)) / total)
+    report.check(
+        "adding cases: sequential minus fixed wrong decisions, in SEs", (err_seq - err_fixed) / total / se, None, 2.0
+    )
+
+
 def _wrong(label: str, tau: float, bands: Bands) -> bool:
     """A decision the truth contradicts (underpowered is never wrong, only uninformative)."""
     if label == "pass":
@@ -541,6 +585,7 @@ def run(small: bool, seed: int) -> Report:
                 lambda: degradation(report, rng, 60),
                 lambda: power_check(report, rng, 300, [(0.5, "bernoulli", 20, 3)]),
                 lambda: sequential(report, rng, 120),
+                lambda: sequential_cases(report, rng, 60),
             ]
         )
     else:
@@ -565,6 +610,7 @@ def run(small: bool, seed: int) -> Report:
                     ],
                 ),
                 lambda: sequential(report, rng, 1000),
+                lambda: sequential_cases(report, rng, 1000),
             ]
         )
     for step in steps:

@@ -46,7 +46,7 @@ def test_clear_cut_skill_stops_at_the_first_look() -> None:
 def test_unclear_skill_continues_then_decides_at_the_last_look() -> None:
     w, c = _trial(np.random.default_rng(2), 10, 3, 0.5, 0.5)
     first = sequential_decision(paired_scores(w[:, :1], c[:, :1]))
-    assert first.state == "continue" and "schedule run 2" in first.reason
+    assert first.state == "continue" and first.next_batch is not None and "schedule run 2" in first.next_batch
     last = sequential_decision(paired_scores(w, c))
     assert last.state == "decided" and last.look == 3 and "last look" in last.reason
 
@@ -131,3 +131,18 @@ def test_estimand_statement_covers_the_six_axes() -> None:
     assert "the skill was loaded" in st.identification
     plain = estimand_statement(ProtocolFacts("x", "with-without", "composite", "EVAL.md", 3, 1, "independent"))
     assert "Budget: none" in plain.budget and "without it" in plain.contrast
+
+
+def test_sequential_can_add_cases_instead_of_runs() -> None:
+    settings = SequentialSettings(case_looks=(10, 20, 40))
+    assert settings.max_looks == 3
+    w, c = _trial(np.random.default_rng(6), 40, 2, 0.55, 0.45)
+    first = sequential_decision(paired_scores(w[:10], c[:10]), settings)
+    assert first.look == 1 and first.state == "continue"
+    assert first.next_batch is not None and "up to 20 in total" in first.next_batch
+    last = sequential_decision(paired_scores(w, c), settings)
+    assert last.look == 3 and last.state == "decided" and last.next_batch is None
+    with pytest.raises(ValueError, match="declared at"):
+        sequential_decision(paired_scores(w[:15], c[:15]), settings)
+    with pytest.raises(ValueError, match="strictly increasing"):
+        SequentialSettings(case_looks=(10, 10))

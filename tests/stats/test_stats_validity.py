@@ -41,6 +41,7 @@ def test_small_benchmark_passes_every_check(bench: ModuleType) -> None:
         "power prediction error, worst design (points)",
         "rollouts saved on clear-cut skills (worst)",
         "sequential wrong-decision rate",
+        "adding cases: sequential wrong-decision rate",
     ):
         assert expected in names
     assert report.seconds < 60.0 * 3  # CPU seconds; a guard against runaway sizes, not a speed test
