@@ -97,7 +97,8 @@ def verdict(lift: PairedLift, bands: Bands = Bands(), power: float = POWER, max_
 
 def settle_plan(lift: PairedLift, bands: Bands, power: float = POWER, max_runs: int = 20) -> Settle:
     """Cases or runs that would settle the verdict, from the observed lift and spread."""
-    assert lift.delta is not None
+    if lift.delta is None:
+        raise ValueError("there is no lift to settle: no case was scorable in both conditions")
     delta = lift.delta
     target: VerdictLabel
     if delta >= bands.pass_band:
@@ -114,7 +115,7 @@ def settle_plan(lift: PairedLift, bands: Bands, power: float = POWER, max_runs: 
     if n < 2:
         return _with_reason(none, "with one case the spread across cases is unknown: add cases to estimate it")
     if lift.method != METHOD_T:
-        return _zero_spread_settle(lift, bands, target, power, runs)
+        return _zero_spread_settle(lift, delta, bands, target, power=power, runs=runs)
     margins = _margins(target, bands)
     sd_now = lift.variance.design_sd(runs)
     needed = [cases_needed(delta, sd_now, lift.alpha, power, m) for m in margins]
@@ -150,10 +151,11 @@ def settle_plan(lift: PairedLift, bands: Bands, power: float = POWER, max_runs: 
     )
 
 
-def _zero_spread_settle(lift: PairedLift, bands: Bands, target: VerdictLabel, power: float, runs: int) -> Settle:
+def _zero_spread_settle(
+    lift: PairedLift, v: float, bands: Bands, target: VerdictLabel, *, power: float, runs: int
+) -> Settle:
     """Every case showed the same difference v: cases needed for the distribution-free bound to clear."""
-    assert lift.delta is not None
-    v, alpha = lift.delta, lift.alpha
+    alpha = lift.alpha
     if target == "pass":
         q_max = (v - bands.pass_band) / (v + 1.0)
     elif target == "fail":

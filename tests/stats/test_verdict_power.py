@@ -182,3 +182,10 @@ def test_shared_seed_pair_covariance_is_estimated_and_used() -> None:
     assert comp.within_pair_cov > 0.1  # most pairs agree
     independent_sd = math.sqrt(comp.between_case + (comp.within_with + comp.within_control) / runs)
     assert comp.design_sd(runs) < independent_sd / 2  # coupling removes most of the run noise
+
+
+def test_settle_plan_refuses_a_trial_without_a_lift() -> None:
+    from aces_ci.stats import settle_plan
+
+    with pytest.raises(ValueError, match="no lift to settle"):
+        settle_plan(paired_lift(paired_scores([[None]], [[1]])), Bands())
