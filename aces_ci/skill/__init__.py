@@ -15,6 +15,8 @@ from ._files import MAX_TEXT_BYTES, is_within, looks_binary, read_resource, read
 from ._frontmatter import load_yaml_mapping, split_frontmatter
 from ._markdown import HtmlComment, find_mentions, html_comments, parse_markdown, strip_html_comments
 from ._model import (
+    Block,
+    BlockKind,
     CodeBlock,
     Frontmatter,
     Heading,
@@ -48,6 +50,8 @@ __all__ = [
     "MAX_TEXT_BYTES",
     "SKILL_FILE",
     "SKIPPED_DIRS",
+    "Block",
+    "BlockKind",
     "CodeBlock",
     "Frontmatter",
     "Heading",

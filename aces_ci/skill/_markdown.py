@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from ._model import CodeBlock, Heading, Link, MarkdownDoc, Section
+from ._model import Block, BlockKind, CodeBlock, Heading, Link, MarkdownDoc, Section
 
 # A relative file path mentioned in prose or `inline code`: a known skill folder, or a path ending in
 # a file extension. Conservative on purpose: a false "broken reference" costs the author's trust.
@@ -171,6 +171,49 @@ def _sections(headings: Sequence[Heading], lines: Sequence[str], first_line: int
     return tuple(sections)
 
 
+_TOP_LEVEL_KINDS: dict[str, BlockKind] = {
+    "heading_open": "heading",
+    "paragraph_open": "paragraph",
+    "fence": "code",
+    "code_block": "code",
+    "table_open": "table",
+    "html_block": "html",
+    "hr": "thematic_break",
+    "blockquote_open": "blockquote",
+}
+
+
+def _blocks(tokens: Sequence[Token], lines: Sequence[str], first_line: int) -> tuple[Block, ...]:
+    """The top-level blocks of already-parsed tokens, each list split into its top-level items.
+
+    markdown-it's ``map`` of a list item runs to the next item and so may hold trailing blank lines;
+    each range is trimmed to its last non-blank line, which keeps ranges content-tight.
+    """
+    blocks: list[Block] = []
+    ordered: bool | None = None  # the kind of the top-level list we are in, None outside one
+    for token in tokens:
+        if token.level == 0 and token.type in ("bullet_list_open", "ordered_list_open"):
+            ordered = token.type == "ordered_list_open"
+            continue
+        if token.level == 0 and token.type in ("bullet_list_close", "ordered_list_close"):
+            ordered = None
+            continue
+        if not token.map:
+            continue
+        start, end = token.map[0], token.map[1] - 1
+        while end > start and end < len(lines) and not lines[end].strip():
+            end -= 1
+        if token.level == 1 and token.type == "list_item_open" and ordered is not None:
+            marker = token.info + token.markup if ordered else token.markup
+            blocks.append(Block("list_item", first_line + start, first_line + end, marker=marker, ordered=ordered))
+        elif token.level == 0 and token.type in _TOP_LEVEL_KINDS:
+            kind = _TOP_LEVEL_KINDS[token.type]
+            level = int(token.tag[1:]) if kind == "heading" else 0
+            marker = token.markup if token.type == "fence" else ""
+            blocks.append(Block(kind, first_line + start, first_line + end, level=level, marker=marker))
+    return tuple(blocks)
+
+
 def parse_markdown(text: str, first_line: int = 1) -> MarkdownDoc:
     """Parse ``text`` whose first line is line ``first_line`` of its file."""
     tokens = _PARSER.parse(text)
@@ -201,4 +244,5 @@ def parse_markdown(text: str, first_line: int = 1) -> MarkdownDoc:
         links=tuple(links),
         code_blocks=tuple(code_blocks),
         comments=comments,
+        blocks=_blocks(tokens, lines, first_line),
     )

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 ResourceKind = Literal["script", "reference", "asset", "eval", "other"]
+BlockKind = Literal["heading", "paragraph", "list_item", "code", "table", "html", "thematic_break", "blockquote"]
 
 
 @dataclass(frozen=True)
@@ -115,6 +116,29 @@ class CodeBlock:
 
 
 @dataclass(frozen=True)
+class Block:
+    """One top-level block of a Markdown text and the file lines it covers (1-based, inclusive).
+
+    Blocks are the document's outermost structure, in order: a list contributes one ``list_item``
+    per top-level item, whose range runs through its indented continuation (sub-bullets, code,
+    tables, further paragraphs); a blockquote is one block with everything inside it. Ranges end at
+    the block's last non-blank line, so the blank lines between blocks belong to no block: a
+    consumer that cuts the text into units decides where they go.
+    """
+
+    kind: BlockKind
+    start: int
+    end: int
+    level: int = 0
+    """Heading level (1–6); 0 for other kinds."""
+    marker: str = ""
+    """A list item's marker as written (``-``, ``*``, ``+``, ``1.``, ``3)``); a code fence's fence (empty for
+    indented code); empty otherwise."""
+    ordered: bool = False
+    """Whether a list item belongs to an ordered list."""
+
+
+@dataclass(frozen=True)
 class MarkdownDoc:
     """A Markdown text with its structure and line map; used for SKILL.md bodies and references."""
 
@@ -127,6 +151,8 @@ class MarkdownDoc:
     code_blocks: tuple[CodeBlock, ...] = ()
     comments: tuple[tuple[int, str], ...] = ()
     """HTML comments as (line, text): where inline suppressions live."""
+    blocks: tuple[Block, ...] = ()
+    """The top-level blocks with their line ranges, in document order (see :class:`Block`)."""
 
     @property
     def line_count(self) -> int:

@@ -78,3 +78,66 @@ def test_links_in_a_long_paragraph_point_at_their_own_lines():
 def test_a_repeated_path_in_one_paragraph_points_at_its_first_line():
     doc = parse_markdown("see `scripts/run.py`\nthen again `scripts/run.py`\n")
     assert [link.line for link in doc.links] == [1, 1]
+
+
+def test_blocks_keep_every_top_level_range_in_file_lines():
+    text = (
+        "# Title\n"  # 3
+        "\n"
+        "Lead-in line\n"  # 5
+        "continues:\n"  # 6
+        "\n"
+        "- first item\n"  # 8
+        "\n"
+        "  its continuation\n"  # 10
+        "\n"
+        "  ```bash\n"  # 12
+        "  run.sh\n"
+        "  ```\n"  # 14
+        "- second\n"  # 15
+        "  - sub-bullet\n"  # 16
+        "\n"
+        "1. ordered\n"  # 18
+        "2) other\n"  # 19
+        "\n"
+        "| a | b |\n"  # 21
+        "|---|---|\n"
+        "| 1 | 2 |\n"  # 23
+        "\n"
+        "> quoted\n"  # 25
+        "> - not a top-level item\n"  # 26
+        "\n"
+        "---\n"  # 28
+        "<div>\n"  # 29
+        "</div>\n"  # 30
+        "\n"
+        "~~~\n"  # 32
+        "fenced\n"
+        "~~~\n"  # 34
+        "Setext\n"  # 35
+        "======\n"  # 36
+    )
+    doc = parse_markdown(text, first_line=3)
+    got = [(b.kind, b.start, b.end, b.level, b.marker, b.ordered) for b in doc.blocks]
+    assert got == [
+        ("heading", 3, 3, 1, "", False),
+        ("paragraph", 5, 6, 0, "", False),
+        ("list_item", 8, 14, 0, "-", False),
+        ("list_item", 15, 16, 0, "-", False),
+        ("list_item", 18, 18, 0, "1.", True),
+        ("list_item", 19, 19, 0, "2)", True),
+        ("table", 21, 23, 0, "", False),
+        ("blockquote", 25, 26, 0, "", False),
+        ("thematic_break", 28, 28, 0, "", False),
+        ("html", 29, 30, 0, "", False),
+        ("code", 32, 34, 0, "~~~", False),
+        ("heading", 35, 36, 1, "", False),
+    ]
+
+
+def test_blocks_of_an_indented_code_block_and_an_empty_text():
+    assert [(b.kind, b.start, b.end) for b in parse_markdown("para\n\n    code\n    more\n\n\n").blocks] == [
+        ("paragraph", 1, 1),
+        ("code", 3, 4),
+    ]
+    assert parse_markdown("").blocks == ()
