@@ -47,6 +47,7 @@ from ._markdown import _cell as markdown_cell
 from ._mermaid import lift_chart, pruning_chart
 from ._sarif import render_sarif, write_sarif
 from ._text import render_text
+from ._write import json_bytes
 
 __all__ = [
     "GATE_SUITE",
@@ -71,6 +72,7 @@ __all__ = [
     "fmt_interval",
     "fmt_lift",
     "gate_suite",
+    "json_bytes",
     "lift_chart",
     "lift_table",
     "low_value_units",

@@ -1,0 +1,22 @@
+"""Skills written for the SkillSV tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+FRONTMATTER = "---\nname: {name}\ndescription: A skill written for a SkillSV test; use it when the test asks.\n---\n"
+
+
+def write_skill(root: Path, body: str, files: dict[str, str | bytes] | None = None, name: str = "planted") -> Path:
+    """A skill folder ``root/name`` with ``body`` after the frontmatter and the given extra files."""
+    skill = root / name
+    skill.mkdir(parents=True, exist_ok=True)
+    (skill / "SKILL.md").write_text(FRONTMATTER.format(name=name) + body, encoding="utf-8")
+    for rel, content in (files or {}).items():
+        path = skill / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+    return skill
