@@ -9,11 +9,11 @@ import traceback
 from collections.abc import Sequence
 
 from . import __version__
-from .commands import ci, compile, merge, rollout, rules, scan
+from .commands import ci, compile, merge, rollout, rules, scan, value
 from .errors import EXIT_RUNTIME_ERROR, AcesError
 from .redact import redact_text, redacted_stdio
 
-_VERBS = (scan, rules, rollout, ci, merge, compile)
+_VERBS = (scan, rules, rollout, ci, merge, compile, value)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -3,6 +3,8 @@ counterfactual skills, and estimate structure-aware Shapley values of its units.
 """
 
 from ._compile import COMPILE_SCHEMA_VERSION, compile_skill, compiled_json
+from ._estimate import EstimateRun, Estimator, EstimatorSettings, Meter, published_settings
+from ._exact import ExactGame, TooLargeForExact, unanimity_values
 from ._model import (
     OPERATORS,
     RULE_NAMES,
@@ -18,25 +20,89 @@ from ._model import (
     Unit,
     UnitKind,
 )
+from ._oracle import (
+    CoalitionOracle,
+    CoalitionRequest,
+    Outcome,
+    RenderingOracle,
+    ScoreRequest,
+    SkillScorer,
+    Task,
+    store_key,
+)
+from ._orders import ORDER_DISTRIBUTIONS, OrderDistribution, OrderSampler, UniformIntractable
+from ._python_oracle import PythonScorer
+from ._render import InfeasibleCoalition, render, tree_tokens
+from ._result import Cost, Decision, Estimate, GroupValue, Interval, UnitValue, Valuation
+from ._store import EvaluationStore
+from ._structure import GameStructure
+from ._summary import DecisionRules, summarize
+from ._tasks import load_tasks, split_panels
 from ._tokens import TOKENIZER, count_tokens
+from ._valuate import HeldOut, ValueReport, ValueSettings, valuate
+from ._value_json import VALUE_SCHEMA_VERSION, low_value_units, value_json
 
 __all__ = [
     "COMPILE_SCHEMA_VERSION",
     "OPERATORS",
+    "ORDER_DISTRIBUTIONS",
     "RULE_NAMES",
     "TOKENIZER",
     "TRIGGER_ID",
+    "VALUE_SCHEMA_VERSION",
+    "CoalitionOracle",
+    "CoalitionRequest",
     "CompiledSkill",
     "Contraction",
+    "Cost",
+    "Decision",
+    "DecisionRules",
     "Edge",
+    "Estimate",
+    "EstimateRun",
+    "Estimator",
+    "EstimatorSettings",
+    "EvaluationStore",
+    "ExactGame",
+    "GameStructure",
+    "GroupValue",
+    "HeldOut",
     "HierarchyNode",
+    "InfeasibleCoalition",
+    "Interval",
+    "Meter",
     "Operator",
+    "OrderDistribution",
+    "OrderSampler",
+    "Outcome",
+    "PythonScorer",
+    "RenderingOracle",
     "Repair",
+    "ScoreRequest",
     "Segment",
+    "SkillScorer",
     "Span",
+    "Task",
+    "TooLargeForExact",
+    "UniformIntractable",
     "Unit",
     "UnitKind",
+    "UnitValue",
+    "Valuation",
+    "ValueReport",
+    "ValueSettings",
     "compile_skill",
     "compiled_json",
     "count_tokens",
+    "load_tasks",
+    "low_value_units",
+    "published_settings",
+    "render",
+    "split_panels",
+    "store_key",
+    "summarize",
+    "tree_tokens",
+    "unanimity_values",
+    "valuate",
+    "value_json",
 ]

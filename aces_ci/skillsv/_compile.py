@@ -17,11 +17,11 @@ from ..agents import render_skill_dir
 from ..errors import InputError
 from ..skill import SKILL_FILE, Skill, load_skill
 from ._hierarchy import document_tree, place_composites, repaired_hierarchy
-from ._model import TRIGGER_ID, CompiledSkill, HierarchyNode, Segment, Unit
+from ._model import TRIGGER_ID, CompiledSkill, HierarchyNode, Segment, Unit, UnitGroup
 from ._normalize import normalize
 from ._rules import extract_edges
 from ._tokens import TOKENIZER
-from ._units import unitize
+from ._units import SectionNode, unitize
 
 COMPILE_SCHEMA_VERSION = 1
 """Version of the compile JSON (``schemas/skillsv-compile.schema.json``)."""
@@ -44,6 +44,31 @@ def _check_readable(skill: Skill) -> None:
             path=where,
             line=problem.line if problem else 1,
         )
+
+
+def _groups(root: SectionNode, player_of: dict[str, str], resources: dict[str, str]) -> tuple[UnitGroup, ...]:
+    """SKILL.md, each of its sections (labelled by their heading path), each top-level folder."""
+
+    def players(units: list[str]) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(player_of[unit] for unit in units))
+
+    groups = [UnitGroup(SKILL_FILE, SKILL_FILE, 1, players(root.unit_ids()))]
+
+    def walk(section: SectionNode, label: str) -> None:
+        for child in section.children:
+            if isinstance(child, SectionNode):
+                here = f"{label} > {child.title}"
+                groups.append(UnitGroup(here, SKILL_FILE, child.line, players(child.unit_ids())))
+                walk(child, here)
+
+    walk(root, SKILL_FILE)
+    folders: dict[str, list[str]] = {}
+    for path, player in resources.items():
+        if "/" in path:
+            folders.setdefault(path.split("/", 1)[0] + "/", []).append(player)
+    for folder, members in sorted(folders.items()):
+        groups.append(UnitGroup(folder, folder, 1, tuple(dict.fromkeys(members))))
+    return tuple(group for group in groups if group.units)
 
 
 def compile_skill(skill_dir: Path) -> CompiledSkill:
@@ -86,11 +111,12 @@ def compile_skill(skill_dir: Path) -> CompiledSkill:
         segments=segments,
         skill_file=SKILL_FILE,
         resource_files=resources,
+        groups=_groups(unitized.root, normalized.player_of, resources),
         source=source,
     )
 
 
-def _unit_json(unit: Unit) -> dict[str, Any]:
+def unit_json(unit: Unit) -> dict[str, Any]:
     out: dict[str, Any] = {
         "id": unit.id,
         "kind": unit.kind,
@@ -101,7 +127,7 @@ def _unit_json(unit: Unit) -> dict[str, Any]:
         "fallback": unit.fallback,
     }
     if unit.members:
-        out["members"] = [_unit_json(member) for member in unit.members]
+        out["members"] = [unit_json(member) for member in unit.members]
     return out
 
 
@@ -118,7 +144,7 @@ def compiled_json(game: CompiledSkill) -> dict[str, Any]:
         "skill_dir": game.skill_dir,
         "tokenizer": game.tokenizer,
         "trigger": TRIGGER_ID,
-        "units": [_unit_json(unit) for unit in game.players],
+        "units": [unit_json(unit) for unit in game.players],
         "edges": [
             {"from": edge.source, "to": edge.target, "rule": edge.rule, "evidence": edge.evidence}
             for edge in game.edges

@@ -120,6 +120,17 @@ class Segment:
 
 
 @dataclass(frozen=True)
+class UnitGroup:
+    """A section of SKILL.md, SKILL.md itself, or a folder: where values are summed up the hierarchy."""
+
+    label: str
+    file: str
+    line: int
+    units: tuple[str, ...]
+    """The players under it."""
+
+
+@dataclass(frozen=True)
 class CompiledSkill:
     """G = (N, D, H) for one skill, with what is needed to render any feasible coalition."""
 
@@ -138,6 +149,8 @@ class CompiledSkill:
     skill_file: str = "SKILL.md"
     resource_files: Mapping[str, str] = field(default_factory=dict)
     """Resource file path → the player that owns it."""
+    groups: tuple[UnitGroup, ...] = ()
+    """Sections and folders in document order, for aggregating values."""
     source: Mapping[str, bytes] = field(default_factory=dict, repr=False)
     """The staged files of the original skill (what ρ(N) must reproduce), ``evals/`` excluded."""
 

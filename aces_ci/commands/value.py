@@ -1,0 +1,277 @@
+"""``aces-ci value``: what is each unit of a skill worth? (SkillSV)
+
+Compiles the skill, samples feasible insertion orders, scores every prefix of each order on a
+shared window of cases with an oracle, under deletion (ρ_del) and length-neutral padding (ρ_pad),
+and reports per unit its net effect, content value and context cost with 95% intervals, a
+keep / compress / delete / unresolved decision, the anchors V(∅), V({m}), V(N), the content lift
+and the closure ratio, and what it cost against the full two-operator audit.
+
+The oracle is an explicit choice (``--oracle``); today: ``python:MODULE:FUNC``, a function that
+scores a rendered skill folder on one case. Every score is kept in a cache on disk as it arrives,
+so a killed valuation loses nothing and an unchanged rerun calls the oracle zero times.
+
+Exit codes: 0 the valuation ran (a budget stop included: the values so far are reported, with
+their wider intervals); 2 bad input or configuration (no skill, no cases, no or a bad ``--oracle``,
+an oracle module that cannot be imported, settings out of range); 3 the oracle failed while
+scoring (it raised or returned a non-number): what was scored is kept and reported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from tabulate import tabulate
+
+from ..errors import EXIT_PASS, EXIT_RUNTIME_ERROR, ConfigError, InputError
+from ..evals import find_datasets
+from ..atomic import write_output
+from ..report import json_bytes
+from ..skillsv import (
+    ORDER_DISTRIBUTIONS,
+    CompiledSkill,
+    DecisionRules,
+    Estimate,
+    EstimatorSettings,
+    EvaluationStore,
+    PythonScorer,
+    RenderingOracle,
+    SkillScorer,
+    TooLargeForExact,
+    UniformIntractable,
+    ValueReport,
+    ValueSettings,
+    compile_skill,
+    load_tasks,
+    low_value_units,
+    valuate,
+    value_json,
+)
+from ._run_options import _COUNT, _NON_NEGATIVE_INT, _number
+
+ORACLE_KINDS = {
+    "python": "python:MODULE:FUNC — FUNC(skill_dir: str, case: dict, seed: int) -> float scores the rendered "
+    "skill folder on one evals case (MODULE imported from PYTHONPATH and the working directory)",
+}
+"""The oracles ``--oracle`` accepts today. The live agent through the rollout engine is not one yet."""
+MAX_EXACT_UNITS = 15
+"""Players exact mode enumerates (the trigger and 14 execution units, the paper's scale for exact checks)."""
+_FRACTION = _number(float, 0)
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "value",
+        help="estimate what each unit of a skill is worth (SkillSV)",
+        description="Value every unit of the skill in SKILL_DIR: net effect (deletion), content value "
+        "(length-neutral padding) and context cost, each with a 95%% interval and a decision.",
+    )
+    parser.add_argument("skill_dir", type=Path, metavar="SKILL_DIR", help="folder holding SKILL.md")
+    parser.add_argument("--evals", type=Path, metavar="FILE", help="the cases (default: the skill's evals/evals.json)")
+    parser.add_argument("--oracle", metavar="SPEC", help="how a rendered skill is scored on a case: python:MODULE:FUNC")
+    parser.add_argument("--json", type=Path, metavar="FILE", help="write the value report as JSON to FILE")
+    parser.add_argument("--orders", choices=ORDER_DISTRIBUTIONS, default="layer", help="μ: default layer (the paper's)")
+    parser.add_argument("-K", "--chains", type=_COUNT, default=12, metavar="K", help="orders to sample (default 12)")
+    parser.add_argument("--window", type=_COUNT, default=8, metavar="B", help="cases per order's window (default 8)")
+    parser.add_argument("--tolerance", type=_FRACTION, default=0.05, metavar="TAU", help="truncation τ (default 0.05)")
+    parser.add_argument("--no-truncation", action="store_true", help="walk every chain to the full skill")
+    parser.add_argument("--operators", choices=("both", "del"), default="both", help="del: deletion only")
+    parser.add_argument("--seed", type=_NON_NEGATIVE_INT, default=0, help="seeds orders, windows and the oracle")
+    parser.add_argument("--exact", action="store_true", help=f"enumerate μ-exact values (≤ {MAX_EXACT_UNITS} units)")
+    parser.add_argument(
+        "--holdout",
+        type=_FRACTION,
+        default=0.0,
+        metavar="SHARE",
+        help="hold out this share of cases for the pruning test against Closure-LOO and random (default: no test)",
+    )
+    parser.add_argument("--max-evaluations", type=_COUNT, metavar="N", help="stop after N coalition scores")
+    parser.add_argument("--budget-usd", type=_FRACTION, metavar="USD", help="stop once the oracle reports this cost")
+    parser.add_argument("--resolution", type=_FRACTION, default=0.01, help="|value| below this is unresolved")
+    parser.add_argument(
+        "--cache-dir", type=Path, metavar="DIR", help="score cache (default: .aces-cache/skillsv beside the skill)"
+    )
+    parser.add_argument("--no-cache", action="store_true", help="keep no scores on disk")
+    parser.set_defaults(run=run)
+
+
+def make_scorer(spec: str | None) -> SkillScorer:
+    """The seam where an oracle kind is chosen; an unknown or missing spec lists the kinds that exist."""
+    kinds = "\n".join(f"  {text}" for text in ORACLE_KINDS.values())
+    if spec is None:
+        raise ConfigError(
+            "aces-ci value needs --oracle: it scores every counterfactual skill on every case. "
+            f"Oracles today:\n{kinds}\n"
+            "  (the live agent through the rollout engine is not available as an oracle yet)",
+            field="--oracle",
+        )
+    kind = spec.split(":", 1)[0]
+    if kind == "python":
+        return PythonScorer(spec)
+    raise ConfigError(f"unknown oracle {spec!r}. Oracles today:\n{kinds}", field="--oracle")
+
+
+def _evals_file(args: argparse.Namespace, skill_dir: Path) -> Path:
+    if args.evals is not None:
+        return Path(args.evals)
+    found = find_datasets(skill_dir)
+    if not found:
+        raise InputError("no --evals given and the skill has no evals/evals.json", path=str(skill_dir))
+    return found[0]
+
+
+def _store(args: argparse.Namespace, skill_dir: Path) -> EvaluationStore | None:
+    if args.no_cache:
+        return None
+    directory = (args.cache_dir or skill_dir.parent / ".aces-cache" / "skillsv").resolve()
+    if directory == skill_dir or skill_dir in directory.parents:
+        raise ConfigError("the score cache cannot live inside the skill it values", path=str(directory))
+    return EvaluationStore(directory)
+
+
+def _settings(args: argparse.Namespace, game: CompiledSkill) -> ValueSettings:
+    if args.exact and len(game.players) > MAX_EXACT_UNITS:
+        raise ConfigError(
+            f"--exact enumerates every feasible coalition; this skill has {len(game.players)} units "
+            f"(at most {MAX_EXACT_UNITS})",
+            field="--exact",
+        )
+    if args.holdout >= 1:
+        raise ConfigError("--holdout is a share of the cases, below 1", field="--holdout")
+    estimator = EstimatorSettings(
+        orders=args.chains,
+        window=args.window,
+        tolerance=None if args.no_truncation else args.tolerance,
+        operators=("del",) if args.operators == "del" else ("del", "pad"),
+        distribution=args.orders,
+        seed=args.seed,
+        max_evaluations=args.max_evaluations,
+        max_usd=args.budget_usd,
+    )
+    return ValueSettings(
+        estimator=estimator, exact=args.exact, holdout=args.holdout, rules=DecisionRules(args.resolution)
+    )
+
+
+def _shown(estimate: Estimate | None, signed: bool = True) -> str:
+    if estimate is None:
+        return "-"
+    text = f"{estimate.value:+.3f}" if signed else f"{estimate.value:.3f}"
+    if estimate.ci is not None:
+        text += (
+            f" [{estimate.ci.lo:+.3f}, {estimate.ci.hi:+.3f}]"
+            if signed
+            else f" [{estimate.ci.lo:.3f}, {estimate.ci.hi:.3f}]"
+        )
+    return text
+
+
+def render_value_text(report: ValueReport, out: TextIO) -> None:
+    game, valuation, settings = report.game, report.valuation, report.settings
+    estimator = settings.estimator
+    operators = "+".join(estimator.operators)
+    method = (
+        "exact enumeration"
+        if valuation.method == "exact"
+        else (
+            f"K={estimator.orders} b={estimator.window} "
+            f"τ={estimator.tolerance if estimator.tolerance is not None else 'off'}"
+        )
+    )
+    out.write(
+        f"SkillSV values of {game.name} · oracle {report.oracle} · μ {estimator.distribution} · {method} · "
+        f"{operators} · seed {estimator.seed}\n"
+    )
+    held = report.held_out.tasks if report.held_out else 0
+    out.write(f"cases: {report.attribution_tasks} for attribution, {held} held out for the pruning test\n\n")
+    anchors = valuation.anchors
+    out.write(
+        f"anchors (ρ_del): V(∅) {_shown(anchors['empty'], False)} · V({{m}}) {_shown(anchors['trigger_only'], False)}"
+        f" · V(N) {_shown(anchors['full'], False)}\n"
+        f"trigger value θ_m {_shown(valuation.trigger_value)} · content lift Λ = V(N) − V({{m}}) "
+        f"{_shown(valuation.content_lift)}\n"
+        f"sum of net effects {_shown(valuation.sum_values)} · closure Σφ/Λ {_shown(valuation.closure_ratio, False)}\n\n"
+    )
+    rows = []
+    by_id = {unit.id: unit for unit in game.players}
+    ordered = sorted(valuation.units, key=lambda u: -(u.net_effect.value if u.net_effect else float("-inf")))
+    for unit in ordered:
+        player = by_id[unit.unit]
+        where = f"{player.file}:{player.lines[0]}"
+        rows.append(
+            [
+                unit.unit,
+                where,
+                f"{player.tokens:,}",
+                _shown(unit.net_effect),
+                _shown(unit.content_value),
+                _shown(unit.context_cost),
+                unit.decision,
+                player.preview[:40],
+            ]
+        )
+    headers = ["unit", "where", "tokens", "net effect [95% CI]", "content value", "context cost", "decision", "preview"]
+    out.write(tabulate(rows, headers=headers, disable_numparse=True) + "\n")
+    if valuation.groups:
+        out.write("\nby section and folder (sums of net effects):\n")
+        for group in valuation.groups:
+            out.write(f"  {group.label}: {_shown(group.net_effect)} over {len(group.units)} units\n")
+    low = low_value_units(report)
+    if low:
+        out.write("\nlow-value units:\n")
+        for unit in low:
+            player = by_id[unit.unit]
+            out.write(f"  {player.file}:{player.lines[0]}  {unit.unit}  {unit.decision}: {unit.reason}\n")
+    cost = valuation.cost
+    if valuation.method == "estimate":
+        ratio = f" ({cost.full_audit / max(1, cost.requested):.1f}× the scores this run used)" if cost.requested else ""
+        out.write(
+            f"\ncost: {cost.rollouts:,} rollouts paid, {cost.evaluations:,} coalition scores asked of the oracle "
+            f"({cost.requested:,} used, repeats served by the coalition cache); the full audit would be "
+            f"{cost.full_audit:,}{ratio} · ${cost.cost_usd:.4f}\n"
+            f"{valuation.chains}/{valuation.chains_planned} chains completed"
+        )
+        if valuation.truncation_rate is not None:
+            out.write(f"; {valuation.truncation_rate:.0%} of intermediate prefixes scored before truncation")
+        out.write("\n")
+    else:
+        out.write(f"\ncost: {cost.rollouts:,} rollouts paid for {cost.evaluations:,} coalition scores (exact)\n")
+    if report.held_out is not None:
+        block = report.held_out
+        out.write(
+            f"\npruning test on {block.tasks} held-out cases (V(N) {block.full:.3f} → V({{m}}) "
+            f"{block.trigger_only:.3f}); AUC, higher keeps more score while removing units:\n"
+        )
+        for curve in block.curves:
+            out.write(f"  {curve.method}: {curve.auc:.3f}\n")
+    if valuation.stopped_by is not None:
+        reason = {
+            "max_evaluations": "--max-evaluations",
+            "budget_usd": "--budget-usd",
+            "oracle_error": "an oracle failure",
+        }[valuation.stopped_by]
+        out.write(
+            f"\nSTOPPED by {reason} after {valuation.chains}/{valuation.chains_planned} chains: the values above come "
+            "from the completed chains only and their intervals are wider. Every score is cached: a rerun resumes.\n"
+        )
+        if valuation.error:
+            out.write(f"  {valuation.error}\n")
+
+
+def run(args: argparse.Namespace) -> int:
+    skill_dir = args.skill_dir.resolve()
+    game = compile_skill(skill_dir)
+    tasks = load_tasks(_evals_file(args, skill_dir))
+    settings = _settings(args, game)
+    scorer = make_scorer(args.oracle)
+    oracle = RenderingOracle(game, scorer, _store(args, skill_dir))
+    try:
+        report = valuate(game, tasks, oracle, settings)
+    except (TooLargeForExact, UniformIntractable) as exc:
+        raise ConfigError(str(exc), field="--exact" if isinstance(exc, TooLargeForExact) else "--orders") from None
+    render_value_text(report, sys.stdout)
+    if args.json is not None:
+        write_output(args.json, json_bytes(value_json(report)), "value report")
+    return EXIT_RUNTIME_ERROR if report.valuation.stopped_by == "oracle_error" else EXIT_PASS

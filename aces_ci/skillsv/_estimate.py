@@ -1,0 +1,384 @@
+"""Chain-coupled task-window estimation (paper, Algorithm 1), with measured variance reductions.
+
+For each of K sampled feasible orders, a window of b tasks is drawn independently of the order
+and every prefix of the order is scored on that same window, so each marginal is a paired
+difference in which task difficulty cancels. Both operators walk the chain in lockstep and the
+chain is truncated when the prefix is within τ of the full-skill anchor for *both* of them
+(for ``gate_hits`` consecutive prefixes); the units after a truncation get marginal zero, counted.
+
+What this implementation adds to the published algorithm, each switchable so the benchmark can
+measure it (``benchmarks/skillsv_efficiency.py``):
+
+* **coalition reuse** (``reuse``): scores are cached by (coalition, operator, task, seed), never
+  by insertion path, so a coalition met again in another chain on a task already scored is free
+  (anchors, and every prefix the hierarchy forces to repeat);
+* **antithetic orders** (``antithetic``): chains come in pairs drawn from draws u and 1 − u, sharing
+  one window: each partner is marginally μ, and the pair's position effects partly cancel;
+* **balanced windows** (``windows="balanced"``): every task is used equally often across chains;
+* **panel anchors** (``panel_anchors``): V(∅), V({m}), V(N) on the whole attribution panel, so the
+  anchors, the trigger value and the content lift Λ are panel values, and the closure ratio Σφ/Λ
+  compares chain estimates with an independent measurement rather than with itself.
+
+Execution is in rounds: every chain in flight asks for its next prefix, and the whole round goes
+to the oracle as one batch, deduplicated and filtered through the cache.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+
+from ._model import TRIGGER_ID, Operator
+from ._oracle import CoalitionOracle, CoalitionRequest, Task
+from ._orders import OrderDistribution, OrderSampler
+from ._structure import GameStructure
+from ._windows import WindowDealer, WindowDesign
+
+StopReason = Literal["max_evaluations", "budget_usd", "oracle_error"]
+
+
+@dataclass(frozen=True)
+class EstimatorSettings:
+    """Knobs of the estimator; the defaults are ours, :func:`published_settings` gives Algorithm 1's."""
+
+    orders: int = 12
+    """K: orders (chains) to sample."""
+    window: int = 8
+    """b: tasks per window."""
+    tolerance: float | None = 0.05
+    """τ: truncate when a prefix is this close to the full-skill anchor; None never truncates."""
+    gate_hits: int = 2
+    """Consecutive prefixes within τ before truncating: one noisy match is not saturation."""
+    operators: tuple[Operator, ...] = ("del", "pad")
+    distribution: OrderDistribution = "layer"
+    seed: int = 0
+    antithetic: bool = True
+    windows: WindowDesign = "balanced"
+    reuse: bool = True
+    panel_anchors: bool = True
+    paired: bool = True
+    """False scores every coalition of a chain on its own window (plain permutation sampling)."""
+    chains_in_flight: int = 4
+    max_evaluations: int | None = None
+    max_usd: float | None = None
+
+
+def published_settings(
+    orders: int, seed: int = 0, operators: tuple[Operator, ...] = ("del", "pad")
+) -> EstimatorSettings:
+    """Algorithm 1 as the paper publishes it: b = 8, τ = 0.05 on one hit, independent windows, no reuse."""
+    return EstimatorSettings(
+        orders=orders,
+        window=8,
+        tolerance=0.05,
+        gate_hits=1,
+        operators=operators,
+        seed=seed,
+        antithetic=False,
+        windows="independent",
+        reuse=False,
+        panel_anchors=False,
+    )
+
+
+@dataclass
+class Meter:
+    """What the valuation asked for and what it paid."""
+
+    requested: int = 0
+    """Coalition scores the algorithm used (repeats included): Algorithm 1's rollout count without reuse."""
+    evaluated: int = 0
+    """Requests sent to the oracle (after the coalition cache)."""
+    rollouts: int = 0
+    """Rollouts the oracle reports as paid (its own persistent cache serves the rest for free)."""
+    cost_usd: float = 0.0
+
+
+@dataclass
+class ChainRecord:
+    """One finished chain: its order, window and the marginal of every execution unit per operator."""
+
+    order: tuple[int, ...]
+    window: tuple[int, ...]
+    marginals: dict[Operator, np.ndarray]
+    """Aligned with the structure's execution players (not with the order)."""
+    anchors: dict[str, float]
+    """Window means: ``empty`` (ρ_del(∅)), ``trigger_del``, ``trigger_pad``, ``full``."""
+    truncated_at: int | None
+    """How many execution units were inserted before truncation; None when the walk went to N."""
+    intermediate_evaluated: int
+    pair: int
+    """Chains with the same ``pair`` are antithetic partners (resampled together)."""
+
+
+@dataclass
+class EstimateRun:
+    """Everything the estimator measured, before summarising."""
+
+    structure: GameStructure
+    execution: tuple[int, ...]
+    """Player indices of the execution units (every player but the trigger)."""
+    settings: EstimatorSettings
+    tasks: tuple[Task, ...]
+    chains: list[ChainRecord] = field(default_factory=list)
+    panel: dict[str, np.ndarray] = field(default_factory=dict)
+    """Per-task scores on the whole panel: ``empty``, ``trigger_del``, ``trigger_pad``, ``full``."""
+    meter: Meter = field(default_factory=Meter)
+    planned_chains: int = 0
+    stopped_by: StopReason | None = None
+    error: str | None = None
+    incomplete_chains: int = 0
+
+
+class _BudgetStop(Exception):
+    def __init__(self, reason: StopReason, detail: str | None = None) -> None:
+        super().__init__(reason)
+        self.reason: StopReason = reason
+        self.detail = detail
+
+
+_Key = tuple[int, Operator, int]
+
+
+class _Scores:
+    """The coalition cache in front of the oracle, with the budget."""
+
+    def __init__(self, oracle: CoalitionOracle, run: EstimateRun, seed: int) -> None:
+        self.oracle = oracle
+        self.run = run
+        self.seed = seed
+        self.cache: dict[_Key, float] = {}
+        self.pending_stop: StopReason | None = None
+        """Set when a batch spent the dollar budget: the wave finishes, no new wave starts."""
+
+    def canonical(self, mask: int, operator: Operator) -> tuple[int, Operator]:
+        """ρ_del(N) = ρ_pad(N) (the same bytes) and ρ_pad(∅) is not a skill: both are scored as del."""
+        return mask, "del" if mask in (0, self.run.structure.full) else operator
+
+    def fetch(self, wanted: Sequence[_Key]) -> dict[_Key, float]:
+        """Scores of ``wanted`` keys (mask, operator, task index); raises :class:`_BudgetStop`."""
+        settings = self.run.settings
+        meter = self.run.meter
+        keys = [(*self.canonical(mask, op), task) for mask, op, task in wanted]
+        meter.requested += len(keys)
+        missing = list(dict.fromkeys(key for key in keys if key not in self.cache)) if settings.reuse else keys
+        if settings.max_evaluations is not None and meter.evaluated + len(missing) > settings.max_evaluations:
+            meter.requested -= len(keys)
+            raise _BudgetStop("max_evaluations")
+        found: dict[_Key, float] = {key: self.cache[key] for key in keys if key in self.cache} if settings.reuse else {}
+        if missing:
+            structure = self.run.structure
+            requests = [
+                CoalitionRequest(structure.members(mask), op, self.run.tasks[task], self.seed)
+                for mask, op, task in missing
+            ]
+            outcomes = self.oracle.evaluate(requests)
+            meter.evaluated += len(missing)
+            problem: str | None = None
+            fatal = False
+            for key, outcome in zip(missing, outcomes, strict=True):
+                meter.rollouts += outcome.rollouts
+                meter.cost_usd += outcome.cost_usd
+                if outcome.score is None:
+                    problem = problem or outcome.error or "not scored"
+                    fatal = fatal or outcome.fatal
+                    continue
+                if settings.reuse:
+                    self.cache[key] = outcome.score
+                found[key] = outcome.score  # without reuse a repeat overwrites: each was paid for
+            if fatal:
+                raise _BudgetStop("oracle_error", problem)
+            if problem is not None:
+                raise _BudgetStop("budget_usd" if "budget" in problem else "oracle_error", problem)
+            if settings.max_usd is not None and meter.cost_usd >= settings.max_usd:
+                self.pending_stop = "budget_usd"
+        return found
+
+
+@dataclass
+class _Walk:
+    """A chain in progress."""
+
+    index: int
+    pair: int
+    order: list[int]
+    window: list[int]
+    prefixes: list[int]
+    """Coalition masks S_0 = {m}, S_1, …, S_{n−1} = N."""
+    values: dict[Operator, list[float]] = field(default_factory=dict)
+    anchors: dict[str, float] = field(default_factory=dict)
+    step: int = 0
+    hits: int = 0
+    truncated_at: int | None = None
+    windows_of: dict[int, list[int]] = field(default_factory=dict)
+    """Per prefix, its own window (unpaired sampling only)."""
+
+
+class Estimator:
+    """Runs Algorithm 1 (with the settings' variance reductions) against an oracle."""
+
+    def __init__(
+        self, structure: GameStructure, tasks: Sequence[Task], oracle: CoalitionOracle, settings: EstimatorSettings
+    ) -> None:
+        if TRIGGER_ID not in structure.index:
+            raise ValueError("the game has no trigger unit 'm'")
+        if not tasks:
+            raise ValueError("no tasks to score on")
+        self.structure = structure
+        self.settings = settings
+        self.trigger = structure.index[TRIGGER_ID]
+        execution = tuple(i for i in range(structure.size) if i != self.trigger)
+        self.run = EstimateRun(structure, execution, settings, tuple(tasks))
+        self.position = {player: slot for slot, player in enumerate(execution)}
+        self.scores = _Scores(oracle, self.run, settings.seed)
+        self.rng = np.random.default_rng(settings.seed)
+        self.sampler = OrderSampler(structure, settings.distribution)
+        self.dealer = WindowDealer(tasks, settings.window, settings.windows, self.rng)
+
+    # --- plan ------------------------------------------------------------------------------------
+    def _plan(self) -> list[_Walk]:
+        walks: list[_Walk] = []
+        settings = self.settings
+        pair_draws: np.ndarray | None = None
+        window: list[int] = []
+        for index in range(settings.orders):
+            partner = settings.antithetic and index % 2 == 1
+            if partner and pair_draws is not None:
+                draws = 1.0 - pair_draws
+            else:
+                draws = self.rng.random(self.structure.draws)
+                pair_draws = draws
+                window = self.dealer.next()
+            order = self.sampler.order(draws)
+            if order[0] != self.trigger:
+                raise AssertionError("a feasible order must start with the trigger")
+            prefixes = [1 << self.trigger]
+            for player in order[1:]:
+                prefixes.append(prefixes[-1] | 1 << player)
+            pair = index // 2 if settings.antithetic else index
+            walks.append(_Walk(index, pair, order[1:], list(window), prefixes))
+        return walks
+
+    def _window(self, walk: _Walk, prefix: int) -> list[int]:
+        if self.settings.paired:
+            return walk.window
+        if prefix not in walk.windows_of:
+            walk.windows_of[prefix] = self.dealer.next()
+        return walk.windows_of[prefix]
+
+    # --- run -------------------------------------------------------------------------------------
+    def estimate(self) -> EstimateRun:
+        run = self.run
+        walks = self._plan()
+        run.planned_chains = len(walks)
+        try:
+            if self.settings.panel_anchors:
+                self._panel_anchors()
+            wave = max(1, self.settings.chains_in_flight)
+            if self.settings.antithetic and wave % 2:
+                wave += 1
+            for start in range(0, len(walks), wave):
+                self._walk_wave(walks[start : start + wave])
+                if self.scores.pending_stop is not None and start + wave < len(walks):
+                    run.stopped_by = self.scores.pending_stop
+                    break
+        except _BudgetStop as stop:
+            run.stopped_by = stop.reason
+            run.error = stop.detail
+        run.incomplete_chains = run.planned_chains - len(run.chains)
+        return run
+
+    def _panel_anchors(self) -> None:
+        structure = self.structure
+        trigger_mask = 1 << self.trigger
+        wanted: dict[str, tuple[int, Operator]] = {
+            "empty": (0, "del"),
+            "trigger_del": (trigger_mask, "del"),
+            "full": (structure.full, "del"),
+        }
+        if "pad" in self.settings.operators:
+            wanted["trigger_pad"] = (trigger_mask, "pad")
+        tasks = range(len(self.run.tasks))
+        keys = [(mask, op, task) for mask, op in wanted.values() for task in tasks]
+        scores = self.scores.fetch(keys)
+        for name, (mask, op) in wanted.items():
+            key = self.scores.canonical(mask, op)
+            self.run.panel[name] = np.array([scores[(*key, task)] for task in tasks])
+
+    def _mean(self, scores: dict[_Key, float], mask: int, op: Operator, window: list[int]) -> float:
+        key = self.scores.canonical(mask, op)
+        return float(np.mean([scores[(*key, task)] for task in window]))
+
+    def _walk_wave(self, walks: list[_Walk]) -> None:
+        operators = self.settings.operators
+        trigger_mask = 1 << self.trigger
+        full = self.structure.full
+        # Round 0: the chain's anchors on its window.
+        wanted: list[_Key] = []
+        for walk in walks:
+            for mask in (0, trigger_mask, full):
+                wanted.extend((mask, "del", task) for task in self._window(walk, mask))
+            if "pad" in operators:
+                wanted.extend((trigger_mask, "pad", task) for task in self._window(walk, trigger_mask))
+        scores = self.scores.fetch(wanted)
+        for walk in walks:
+            walk.anchors["empty"] = self._mean(scores, 0, "del", self._window(walk, 0))
+            walk.anchors["full"] = self._mean(scores, full, "del", self._window(walk, full))
+            walk.anchors["trigger_del"] = self._mean(scores, trigger_mask, "del", self._window(walk, trigger_mask))
+            if "pad" in operators:
+                walk.anchors["trigger_pad"] = self._mean(scores, trigger_mask, "pad", self._window(walk, trigger_mask))
+            for op in operators:
+                walk.values[op] = [walk.anchors[f"trigger_{op}"]]
+        # Rounds 1…: the next intermediate prefix of every chain still walking.
+        last_intermediate = len(self.run.execution) - 1
+        while True:
+            active = [walk for walk in walks if walk.truncated_at is None and walk.step < last_intermediate]
+            if not active:
+                break
+            wanted = []
+            for walk in active:
+                mask = walk.prefixes[walk.step + 1]
+                for op in operators:
+                    wanted.extend((mask, op, task) for task in self._window(walk, mask))
+            scores = self.scores.fetch(wanted)
+            for walk in active:
+                walk.step += 1
+                mask = walk.prefixes[walk.step]
+                close = True
+                for op in operators:
+                    current = self._mean(scores, mask, op, self._window(walk, mask))
+                    walk.values[op].append(current)
+                    tolerance = self.settings.tolerance
+                    close = close and tolerance is not None and abs(current - walk.anchors["full"]) <= tolerance
+                walk.hits = walk.hits + 1 if close else 0
+                if walk.hits >= max(1, self.settings.gate_hits):
+                    walk.truncated_at = walk.step
+        for walk in walks:
+            self._finish(walk)
+
+    def _finish(self, walk: _Walk) -> None:
+        count = len(self.run.execution)
+        marginals: dict[Operator, np.ndarray] = {}
+        for op, values in walk.values.items():
+            series = list(values)
+            if walk.truncated_at is None:
+                series.append(walk.anchors["full"])
+            out = np.zeros(count)
+            for position, player in enumerate(walk.order):
+                if position + 1 < len(series):
+                    out[self.position[player]] = series[position + 1] - series[position]
+            marginals[op] = out
+        self.run.chains.append(
+            ChainRecord(
+                order=tuple(walk.order),
+                window=tuple(walk.window),
+                marginals=marginals,
+                anchors=dict(walk.anchors),
+                truncated_at=walk.truncated_at,
+                intermediate_evaluated=walk.step,
+                pair=walk.pair,
+            )
+        )

@@ -1,0 +1,97 @@
+"""The valuation's result model: per-unit values with intervals, anchors, closure, cost.
+
+Every number that supports a claim comes with its interval and how many samples stand behind it;
+a value computed from no chain at all is None, never a zero that reads like a measurement.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Decision = Literal["keep", "compress", "delete", "unresolved"]
+Method = Literal["estimate", "exact"]
+
+
+@dataclass(frozen=True)
+class Interval:
+    lo: float
+    hi: float
+
+    def excludes_zero(self) -> bool:
+        return self.lo > 0 or self.hi < 0
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A value, its 95% interval (None for exact values: no sampling error) and its sample size."""
+
+    value: float
+    ci: Interval | None
+    n: int
+    """Chains (unit values) or tasks (anchors) behind it."""
+
+
+@dataclass(frozen=True)
+class UnitValue:
+    unit: str
+    net_effect: Estimate | None
+    """φ under ρ_del: what removing the unit changes, content and length together."""
+    content_value: Estimate | None
+    """φ under ρ_pad: its contribution with the document's footprint held fixed."""
+    context_cost: Estimate | None
+    """content value − net effect, paired chain by chain."""
+    zeroed_by_truncation: int
+    """Chains in which a truncation gave this unit marginal zero."""
+    decision: Decision
+    reason: str
+
+
+@dataclass(frozen=True)
+class GroupValue:
+    """A section or folder: the sum of its units' net effects (not separately estimated)."""
+
+    label: str
+    file: str
+    line: int
+    units: tuple[str, ...]
+    net_effect: Estimate | None
+
+
+@dataclass(frozen=True)
+class Cost:
+    rollouts: int
+    """Rollouts the oracle reports as paid by this run (0 for everything served by its cache)."""
+    evaluations: int
+    """Coalition scores sent to the oracle after the in-run coalition cache."""
+    requested: int
+    """Coalition scores the algorithm used, repeats included (what a run without the cache would pay)."""
+    full_audit: int
+    """2 (or 1) operators × K × (n + 1) prefixes × M tasks: every prefix of every order on every task."""
+    cost_usd: float
+
+
+@dataclass(frozen=True)
+class Valuation:
+    """The answer of ``aces-ci value``."""
+
+    method: Method
+    units: tuple[UnitValue, ...]
+    groups: tuple[GroupValue, ...]
+    trigger_value: Estimate | None
+    anchors: dict[str, Estimate | None]
+    """``empty`` V(∅), ``trigger_only`` V({m}), ``full`` V(N) (ρ_del; V_pad(N) is the same skill)."""
+    content_lift: Estimate | None
+    """Λ = V(N) − V({m})."""
+    sum_values: Estimate | None
+    """Σ net effects: the estimator's total, to compare with Λ."""
+    closure_ratio: Estimate | None
+    chains: int
+    chains_planned: int
+    truncation_rate: float | None
+    """γ: share of intermediate prefixes evaluated before truncation."""
+    cost: Cost
+    stopped_by: str | None
+    error: str | None
+    resolution: float
+    """|value| below this is reported unresolved even when its interval excludes zero."""

@@ -1,0 +1,247 @@
+"""From measured chains (or exact enumeration) to a :class:`Valuation`: intervals, closure, decisions.
+
+Intervals resample whole chains — an antithetic pair counts as one — because every marginal of a
+chain shares its order and its window (paper, Appendix F.1); panel anchors resample tasks. The
+closure ratio Σφ/Λ resamples both at once: Σφ from chains, Λ from the panel's tasks.
+
+Decisions (paper, Appendix F.3): *delete* when the net effect's interval lies at or below zero
+(harmful or dead), *compress* when the content value is resolved positive and its context cost is
+resolved positive and at least ``compress_share`` of it, *keep* when the net effect is resolved
+positive, *unresolved* otherwise (the interval straddles zero, or the value is below the
+estimator's resolution).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from ._estimate import EstimateRun
+from ._model import UnitGroup
+from ._result import Cost, Decision, Estimate, GroupValue, Interval, UnitValue, Valuation
+from ._structure import GameStructure, bits
+
+CONFIDENCE = 0.95
+
+
+@dataclass(frozen=True)
+class DecisionRules:
+    resolution: float = 0.01
+    compress_share: float = 0.5
+
+
+DEFAULT_RULES = DecisionRules()
+
+
+def _interval(samples: np.ndarray) -> Interval:
+    tail = (1 - CONFIDENCE) / 2 * 100
+    lo, hi = np.percentile(samples, [tail, 100 - tail])
+    return Interval(float(lo), float(hi))
+
+
+def decide(
+    net: Estimate | None, content: Estimate | None, cost: Estimate | None, rules: DecisionRules
+) -> tuple[Decision, str]:
+    if net is None:
+        return "unresolved", "no chain was completed"
+    net_ci = net.ci or Interval(net.value, net.value)
+    if net_ci.hi <= 0:
+        return "delete", "net effect ≤ 0 and its interval says so"
+    if content is not None and cost is not None:
+        content_ci = content.ci or Interval(content.value, content.value)
+        cost_ci = cost.ci or Interval(cost.value, cost.value)
+        if (
+            content_ci.lo > 0
+            and content.value >= rules.resolution
+            and cost_ci.lo > 0
+            and cost.value >= rules.compress_share * content.value
+        ):
+            return "compress", "positive content value, and a context cost of at least half of it"
+    if net_ci.lo > 0 and net.value >= rules.resolution:
+        return "keep", "net effect resolved above zero"
+    if net_ci.lo > 0:
+        return "unresolved", f"positive but below the resolution ({rules.resolution:g})"
+    return "unresolved", "the interval straddles zero"
+
+
+def respect_dependencies(units: Sequence[UnitValue], structure: GameStructure) -> list[UnitValue]:
+    """A unit others require is not deleted on its own: its value went to the units that need it.
+
+    Under a precedence-constrained μ a prerequisite always enters before the units that require it,
+    so a script only the instructions make useful is valued ~0 and its instruction carries the
+    value. Deleting the script would delete that instruction too; so a "delete" of a unit required by
+    a unit worth keeping becomes "keep", and one required by an unresolved unit becomes "unresolved".
+    """
+    by_id = {unit.unit: unit for unit in units}
+    out: list[UnitValue] = []
+    for unit in units:
+        if unit.decision != "delete":
+            out.append(unit)
+            continue
+        index = structure.index[unit.unit]
+        dependents = [
+            structure.players[i]
+            for i in bits(structure.closure_of_dependents(index) & ~(1 << index))
+            if structure.players[i] in by_id
+        ]
+        kept = [d for d in dependents if by_id[d].decision in ("keep", "compress")]
+        open_ = [d for d in dependents if by_id[d].decision == "unresolved"]
+        if kept:
+            out.append(replace(unit, decision="keep", reason=f"required by {', '.join(kept)}, which carry value"))
+        elif open_:
+            out.append(replace(unit, decision="unresolved", reason=f"required by {', '.join(open_)} (unresolved)"))
+        else:
+            out.append(unit)
+    return out
+
+
+class _Resampler:
+    """Bootstrap indices: clusters of chains (antithetic pairs together) and tasks."""
+
+    def __init__(self, run: EstimateRun, replicates: int, seed: int) -> None:
+        rng = np.random.default_rng([seed, 20_260_901])
+        pairs = sorted({chain.pair for chain in run.chains})
+        self.clusters = [[i for i, chain in enumerate(run.chains) if chain.pair == pair] for pair in pairs]
+        self.chain_draws = (
+            rng.integers(0, len(self.clusters), size=(replicates, len(self.clusters))) if self.clusters else None
+        )
+        tasks = len(run.tasks)
+        self.task_draws = rng.integers(0, tasks, size=(replicates, tasks))
+
+    def chain_means(self, values: np.ndarray) -> np.ndarray:
+        """Replicates × columns: the mean of ``values`` (chains × columns) over resampled clusters."""
+        assert self.chain_draws is not None
+        sums = np.stack([values[cluster].sum(axis=0) for cluster in self.clusters])
+        counts = np.array([len(cluster) for cluster in self.clusters], dtype=float)
+        means: np.ndarray = sums[self.chain_draws].sum(axis=1) / counts[self.chain_draws].sum(axis=1)[:, None]
+        return means
+
+    def task_means(self, values: np.ndarray) -> np.ndarray:
+        means: np.ndarray = values[self.task_draws].mean(axis=1)
+        return means
+
+
+def _estimate(value: float, replicates: np.ndarray, n: int) -> Estimate:
+    return Estimate(float(value), _interval(replicates), n)
+
+
+def summarize(
+    run: EstimateRun,
+    groups: Sequence[UnitGroup] = (),
+    rules: DecisionRules = DEFAULT_RULES,
+    replicates: int = 1000,
+) -> Valuation:
+    structure = run.structure
+    players = [structure.players[i] for i in run.execution]
+    operators = run.settings.operators
+    resample = _Resampler(run, replicates, run.settings.seed)
+    chains = run.chains
+    per_op: dict[str, tuple[np.ndarray, np.ndarray] | None] = {}
+    for op in ("del", "pad"):
+        if op in operators and chains:
+            matrix = np.array([chain.marginals[op] for chain in chains])
+            per_op[op] = (matrix, resample.chain_means(matrix))
+        else:
+            per_op[op] = None
+    cost_pair = None
+    if per_op["del"] is not None and per_op["pad"] is not None:
+        difference = per_op["pad"][0] - per_op["del"][0]
+        cost_pair = (difference, resample.chain_means(difference))
+    count = len(chains)
+    zeroed = np.zeros(len(players), dtype=int)
+    for chain in chains:
+        if chain.truncated_at is not None:
+            for index in chain.order[chain.truncated_at :]:
+                zeroed[run.execution.index(index)] += 1
+
+    def column(source: tuple[np.ndarray, np.ndarray] | None, slot: int) -> Estimate | None:
+        if source is None:
+            return None
+        matrix, boot = source
+        return _estimate(matrix[:, slot].mean(), boot[:, slot], count)
+
+    units = []
+    for slot, player in enumerate(players):
+        net, content, cost = column(per_op["del"], slot), column(per_op["pad"], slot), column(cost_pair, slot)
+        decision, reason = decide(net, content, cost, rules)
+        units.append(UnitValue(player, net, content, cost, int(zeroed[slot]), decision, reason))
+    units = respect_dependencies(units, structure)
+    anchors, trigger_value, lift, lift_boot = _anchors(run, resample)
+    sum_values = None
+    closure = None
+    if per_op["del"] is not None:
+        matrix, boot = per_op["del"]
+        total_boot = boot.sum(axis=1)
+        sum_values = _estimate(matrix.sum(axis=1).mean(), total_boot, count)
+        if lift is not None and lift_boot is not None and abs(lift.value) > 1e-12:
+            ratios = np.divide(total_boot, lift_boot, out=np.full_like(total_boot, np.nan), where=lift_boot != 0)
+            ratios = ratios[np.isfinite(ratios)]
+            closure = Estimate(sum_values.value / lift.value, _interval(ratios) if ratios.size else None, count)
+    slots = {player: slot for slot, player in enumerate(players)}
+    group_values = []
+    for group in groups:
+        members = [slots[u] for u in group.units if u in slots]
+        value = None
+        if per_op["del"] is not None and members:
+            matrix, boot = per_op["del"]
+            value = _estimate(matrix[:, members].sum(axis=1).mean(), boot[:, members].sum(axis=1), count)
+        group_values.append(GroupValue(group.label, group.file, group.line, group.units, value))
+    intermediate = max(0, len(run.execution) - 1)
+    gamma = (
+        float(np.mean([chain.intermediate_evaluated / intermediate for chain in chains]))
+        if chains and intermediate
+        else None
+    )
+    meter = run.meter
+    prefixes = structure.size + 1
+    full_audit = len(operators) * run.planned_chains * prefixes * len(run.tasks)
+    return Valuation(
+        method="estimate",
+        units=tuple(units),
+        groups=tuple(group_values),
+        trigger_value=trigger_value,
+        anchors=anchors,
+        content_lift=lift,
+        sum_values=sum_values,
+        closure_ratio=closure,
+        chains=count,
+        chains_planned=run.planned_chains,
+        truncation_rate=gamma,
+        cost=Cost(meter.rollouts, meter.evaluated, meter.requested, full_audit, meter.cost_usd),
+        stopped_by=run.stopped_by,
+        error=run.error,
+        resolution=rules.resolution,
+    )
+
+
+def _anchors(
+    run: EstimateRun, resample: _Resampler
+) -> tuple[dict[str, Estimate | None], Estimate | None, Estimate | None, np.ndarray | None]:
+    """Anchors, trigger value and Λ: from the whole panel when measured there, else from the chains."""
+    names = {"empty": "empty", "trigger_only": "trigger_del", "full": "full"}
+    if run.panel:
+        tasks = len(run.tasks)
+        anchors: dict[str, Estimate | None] = {
+            public: _estimate(run.panel[inner].mean(), resample.task_means(run.panel[inner]), tasks)
+            for public, inner in names.items()
+        }
+        trigger = run.panel["trigger_del"] - run.panel["empty"]
+        lift = run.panel["full"] - run.panel["trigger_del"]
+        lift_boot = resample.task_means(lift)
+        return (
+            anchors,
+            _estimate(trigger.mean(), resample.task_means(trigger), tasks),
+            _estimate(lift.mean(), lift_boot, tasks),
+            lift_boot,
+        )
+    if not run.chains:
+        return dict.fromkeys(names), None, None, None
+    values = np.array([[chain.anchors[inner] for inner in names.values()] for chain in run.chains])
+    boot = resample.chain_means(values)
+    count = len(run.chains)
+    anchors = {public: _estimate(values[:, i].mean(), boot[:, i], count) for i, public in enumerate(names)}
+    trigger = _estimate((values[:, 1] - values[:, 0]).mean(), boot[:, 1] - boot[:, 0], count)
+    lift_boot = boot[:, 2] - boot[:, 1]
+    return anchors, trigger, _estimate((values[:, 2] - values[:, 1]).mean(), lift_boot, count), lift_boot

@@ -1,0 +1,96 @@
+"""One valuation end to end: estimate (or enumerate), decide, aggregate, and run the pruning test.
+
+This is what ``aces-ci value`` calls once it has a compiled skill, a task panel and an oracle. The
+oracle is any :class:`~aces_ci.skillsv.CoalitionOracle`; the command builds a
+:class:`~aces_ci.skillsv.RenderingOracle` over the scorer the user chose.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ._estimate import Estimator, EstimatorSettings, Meter
+from ._exact_run import exact_valuation
+from ._model import CompiledSkill
+from ._oracle import CoalitionOracle, Task
+from ._pruning import PruningCurve, closure_loo, pruning_curves, random_ranking, rank
+from ._result import Valuation
+from ._structure import GameStructure
+from ._summary import DEFAULT_RULES, DecisionRules, summarize
+from ._tasks import split_panels
+
+
+@dataclass(frozen=True)
+class ValueSettings:
+    estimator: EstimatorSettings = field(default_factory=EstimatorSettings)
+    exact: bool = False
+    holdout: float = 0.0
+    """Share of cases held out for the pruning test; 0 skips it."""
+    rules: DecisionRules = DEFAULT_RULES
+    bootstrap: int = 1000
+
+
+@dataclass(frozen=True)
+class HeldOut:
+    """The pruning test on panel B, with the baselines' rankings."""
+
+    tasks: int
+    curves: tuple[PruningCurve, ...]
+    closure_loo: dict[str, float]
+    full: float
+    """V(N) on panel B (the start of every curve)."""
+    trigger_only: float
+    """V({m}) on panel B (the end of every curve)."""
+
+    @property
+    def content_lift(self) -> float:
+        return self.full - self.trigger_only
+
+
+@dataclass(frozen=True)
+class ValueReport:
+    game: CompiledSkill
+    valuation: Valuation
+    oracle: str
+    settings: ValueSettings
+    attribution_tasks: int
+    held_out: HeldOut | None
+    pruning_cost: Meter | None
+
+
+def valuate(
+    game: CompiledSkill, tasks: Sequence[Task], oracle: CoalitionOracle, settings: ValueSettings
+) -> ValueReport:
+    structure = GameStructure.of(game)
+    seed = settings.estimator.seed
+    panel_a, panel_b = split_panels(tasks, settings.holdout, seed)
+    estimator = settings.estimator
+    if settings.exact:
+        valuation = exact_valuation(
+            structure,
+            oracle,
+            panel_a,
+            operators=estimator.operators,
+            distribution=estimator.distribution,
+            seed=seed,
+            groups=game.groups,
+            rules=settings.rules,
+        )
+    else:
+        run = Estimator(structure, panel_a, oracle, estimator).estimate()
+        valuation = summarize(run, game.groups, settings.rules, settings.bootstrap)
+    held_out = None
+    meter = None
+    if panel_b and valuation.stopped_by is None:
+        meter = Meter()
+        loo = closure_loo(structure, oracle, panel_a, seed, meter)
+        net = {u.unit: (u.net_effect.value if u.net_effect is not None else None) for u in valuation.units}
+        rankings = {
+            "skillsv": rank(net, seed),
+            "closure_loo": rank(dict(loo), seed),
+            "random": random_ranking([u.unit for u in valuation.units], seed),
+        }
+        curves = pruning_curves(structure, oracle, panel_b, rankings=rankings, seed=seed, meter=meter)
+        held_out = HeldOut(len(panel_b), tuple(curves), loo, curves[0].scores[0], curves[0].scores[-1])
+    return ValueReport(game, valuation, oracle.identity, settings, len(panel_a), held_out, meter)

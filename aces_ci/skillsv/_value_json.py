@@ -1,0 +1,160 @@
+"""The value report as JSON (``schemas/skillsv-value.schema.json``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import __version__
+from ._compile import unit_json
+from ._result import Estimate, UnitValue
+from ._valuate import ValueReport
+
+VALUE_SCHEMA_VERSION = 1
+
+
+def _estimate(estimate: Estimate | None) -> dict[str, Any] | None:
+    if estimate is None:
+        return None
+    ci = [estimate.ci.lo, estimate.ci.hi] if estimate.ci is not None else None
+    return {"value": estimate.value, "ci": ci, "n": estimate.n}
+
+
+def _value(estimate: Estimate | None) -> float | None:
+    return None if estimate is None else estimate.value
+
+
+def _ci(estimate: Estimate | None) -> list[float] | None:
+    if estimate is None or estimate.ci is None:
+        return None
+    return [estimate.ci.lo, estimate.ci.hi]
+
+
+def low_value_units(report: ValueReport) -> list[UnitValue]:
+    """Units the valuation says to delete or compress, lowest net effect first: what a PR comment lists."""
+    chosen = [unit for unit in report.valuation.units if unit.decision in ("delete", "compress")]
+    return sorted(chosen, key=lambda unit: _value(unit.net_effect) or 0.0)
+
+
+def value_json(report: ValueReport) -> dict[str, Any]:
+    game, valuation, settings = report.game, report.valuation, report.settings
+    estimator = settings.estimator
+    values = {unit.unit: unit for unit in valuation.units}
+    units = []
+    for player in game.players:
+        out = unit_json(player)
+        unit = values.get(player.id)
+        if unit is not None:
+            out.update(
+                {
+                    "net_effect": _value(unit.net_effect),
+                    "ci": _ci(unit.net_effect),
+                    "content_value": _value(unit.content_value),
+                    "content_value_ci": _ci(unit.content_value),
+                    "context_cost": _value(unit.context_cost),
+                    "context_cost_ci": _ci(unit.context_cost),
+                    "samples": unit.net_effect.n if unit.net_effect else 0,
+                    "zeroed_by_truncation": unit.zeroed_by_truncation,
+                    "decision": unit.decision,
+                    "reason": unit.reason,
+                }
+            )
+        units.append(out)
+    held_out = None
+    if report.held_out is not None:
+        block = report.held_out
+        total = _value(valuation.sum_values)
+        held_out = {
+            "tasks": block.tasks,
+            "full": block.full,
+            "trigger_only": block.trigger_only,
+            "content_lift": block.content_lift,
+            "closure_ratio": total / block.content_lift
+            if total is not None and abs(block.content_lift) > 1e-12
+            else None,
+            "closure_loo": block.closure_loo,
+            "closure_loo_sum": sum(block.closure_loo.values()),
+            "curves": [
+                {
+                    "method": curve.method,
+                    "ranking": list(curve.ranking),
+                    "removed": list(curve.removed),
+                    "scores": list(curve.scores),
+                    "auc": curve.auc,
+                }
+                for curve in block.curves
+            ],
+        }
+    cost = valuation.cost
+    pruning = report.pruning_cost
+    return {
+        "schema_version": VALUE_SCHEMA_VERSION,
+        "tool": {"name": "aces-ci", "version": __version__},
+        "skill": game.name,
+        "skill_dir": game.skill_dir,
+        "tokenizer": game.tokenizer,
+        "oracle": report.oracle,
+        "method": valuation.method,
+        "order_distribution": estimator.distribution,
+        "settings": {
+            "orders": estimator.orders,
+            "window": estimator.window,
+            "tolerance": estimator.tolerance,
+            "gate_hits": estimator.gate_hits,
+            "operators": list(estimator.operators),
+            "seed": estimator.seed,
+            "antithetic": estimator.antithetic,
+            "windows": estimator.windows,
+            "reuse": estimator.reuse,
+            "panel_anchors": estimator.panel_anchors,
+            "max_evaluations": estimator.max_evaluations,
+            "budget_usd": estimator.max_usd,
+            "resolution": valuation.resolution,
+            "bootstrap": settings.bootstrap,
+            "holdout": settings.holdout,
+        },
+        "panel": {"attribution": report.attribution_tasks, "held_out": report.held_out.tasks if report.held_out else 0},
+        "units": units,
+        "groups": [
+            {
+                "label": group.label,
+                "file": group.file,
+                "line": group.line,
+                "units": list(group.units),
+                "net_effect": _value(group.net_effect),
+                "ci": _ci(group.net_effect),
+            }
+            for group in valuation.groups
+        ],
+        "trigger_value": _estimate(valuation.trigger_value),
+        "anchors": {name: _estimate(value) for name, value in valuation.anchors.items()},
+        "content_lift": _estimate(valuation.content_lift),
+        "sum_values": _estimate(valuation.sum_values),
+        "closure_ratio": _estimate(valuation.closure_ratio),
+        "chains": {
+            "completed": valuation.chains,
+            "planned": valuation.chains_planned,
+            "truncation_rate": valuation.truncation_rate,
+        },
+        "rollouts": {
+            "spent": cost.rollouts + (pruning.rollouts if pruning else 0),
+            "valuation": cost.rollouts,
+            "pruning_test": pruning.rollouts if pruning else 0,
+            "evaluations": cost.evaluations,
+            "requested": cost.requested,
+            "full_audit": cost.full_audit,
+            "cost_usd": cost.cost_usd + (pruning.cost_usd if pruning else 0.0),
+        },
+        "stopped_by": valuation.stopped_by,
+        "error": valuation.error,
+        "low_value": [
+            {
+                "id": unit.unit,
+                "file": game.player(unit.unit).file,
+                "line": game.player(unit.unit).lines[0],
+                "decision": unit.decision,
+                "net_effect": _value(unit.net_effect),
+            }
+            for unit in low_value_units(report)
+        ],
+        "held_out": held_out,
+    }

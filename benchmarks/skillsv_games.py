@@ -1,0 +1,171 @@
+"""Planted SkillSV games with known exact values and a noisy Bernoulli oracle.
+
+A planted game looks like a compiled skill (a trigger ``m``, sections of list-item units, a folder of
+resources, units that require resources and lead-ins) and its coalition value is written as
+unanimity terms, so its μ-exact values are known at any size
+(:func:`aces_ci.skillsv.unanimity_values`). The roles the SkillSV paper plants are all there:
+
+* solo units with their own value;
+* a redundant OR pair (either one gives the value, both give no more);
+* a complementary AND pair (value only together);
+* a harmful unit (negative value) and a dead unit (no value);
+* a unit whose value needs a resource it requires (the value goes to the unit that completes it).
+
+Scores are Bernoulli draws of ``p(S, t)``: a per-task base rate (task difficulty, which pairing
+cancels) plus each term's coefficient on the tasks where it helps (so unit effects vary by task),
+minus, under ρ_del, a context cost proportional to the kept units' tokens (under ρ_pad the
+footprint is fixed, so the cost is the same for every coalition). Every number is seeded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from aces_ci.skillsv import CoalitionRequest, GameStructure, Outcome, Task, unanimity_values
+from aces_ci.skillsv._orders import OrderDistribution
+
+ACTIVE_FRACTION = 0.75
+"""Share of tasks on which a term helps; its coefficient is scaled so the panel average is exact."""
+
+
+@dataclass(frozen=True)
+class Term:
+    members: frozenset[str]
+    coefficient: float
+    """Panel-average effect of holding every member."""
+    role: str
+    group: int = 0
+    """Terms of one group (an OR pair's three terms) help on the same tasks."""
+
+
+@dataclass
+class PlantedGame:
+    structure: GameStructure
+    terms: tuple[Term, ...]
+    tokens: dict[str, int]
+    context_cost: float
+    """Score lost per kept token under ρ_del."""
+    base: np.ndarray
+    """Per-task base rate."""
+    activity: np.ndarray
+    """groups × tasks multipliers (0 or 1/active share), each row averaging exactly 1."""
+    roles: dict[str, str] = field(default_factory=dict)
+    term_sets: list[frozenset[str]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.term_sets = [term.members for term in self.terms]
+
+    @property
+    def tasks(self) -> list[Task]:
+        return [Task(f"t{index}", {"id": f"t{index}", "prompt": f"task {index}"}) for index in range(len(self.base))]
+
+    def probability(self, members: frozenset[str], operator: str, task: int) -> float:
+        if not members:
+            return float(self.base[task])
+        value = float(self.base[task])
+        for row, term in enumerate(self.term_sets):
+            if term <= members:
+                value += self.terms[row].coefficient * float(self.activity[self.terms[row].group, task])
+        kept = self.tokens.keys() if operator == "pad" else members
+        value -= self.context_cost * sum(self.tokens.get(unit, 0) for unit in kept)
+        return min(1.0, max(0.0, value))
+
+    def exact(self, distribution: OrderDistribution) -> dict[str, dict[str, float]]:
+        """μ-exact values per operator: ``{"pad": {unit: φ}, "del": {unit: φ}}`` (trigger excluded)."""
+        content = unanimity_values(
+            self.structure, distribution, [(term.members, term.coefficient) for term in self.terms]
+        )
+        pad = {player: content[i] for i, player in enumerate(self.structure.players) if player != "m"}
+        delete = {player: pad[player] - self.context_cost * self.tokens.get(player, 0) for player in pad}
+        return {"pad": pad, "del": delete}
+
+
+class BernoulliOracle:
+    """Scores each request with a fresh seeded Bernoulli draw of the planted probability."""
+
+    def __init__(self, game: PlantedGame, seed: int) -> None:
+        self.game = game
+        self.rng = np.random.default_rng(seed)
+        self.calls = 0
+        self.task_index = {f"t{index}": index for index in range(len(game.base))}
+
+    @property
+    def identity(self) -> str:
+        return "planted-bernoulli"
+
+    def evaluate(self, requests: Sequence[CoalitionRequest]) -> list[Outcome]:
+        self.calls += len(requests)
+        draws = self.rng.random(len(requests))
+        out = []
+        for request, draw in zip(requests, draws, strict=True):
+            p = self.game.probability(request.members, request.operator, self.task_index[request.task.id])
+            out.append(Outcome(1.0 if draw < p else 0.0))
+        return out
+
+
+def planted_game(units: int, seed: int, tasks: int = 40) -> PlantedGame:
+    """A game of ``units`` execution units (plus the trigger), every planted role included."""
+    rng = np.random.default_rng(seed)
+    resources = max(1, units // 8)
+    body = units - resources
+    names = [f"u{i}" for i in range(1, body + 1)]
+    files = [f"r{i}" for i in range(1, resources + 1)]
+    sections: list[list[str]] = []
+    position = 0
+    while position < body:
+        size = int(rng.integers(3, 7))
+        sections.append(names[position : position + size])
+        position += size
+    requires: dict[str, set[str]] = {unit: {"m"} for unit in names + files}
+    shuffled = list(rng.permutation(names))
+    roles: dict[str, str] = {}
+    terms: list[Term] = [Term(frozenset({"m"}), 0.05, "trigger", 0)]
+
+    def take() -> str:
+        return str(shuffled.pop())
+
+    # the planted roles, then solo values for the rest
+    a, b = take(), take()
+    terms += [Term(frozenset({a}), 1.0, "or", 1), Term(frozenset({b}), 1.0, "or", 1)]
+    terms.append(Term(frozenset({a, b}), -1.0, "or", 1))
+    roles.update({a: "or", b: "or"})
+    c, d = take(), take()
+    terms.append(Term(frozenset({c, d}), 1.0, "and", 2))
+    roles.update({c: "and", d: "and"})
+    harmful, dead = take(), take()
+    terms.append(Term(frozenset({harmful}), -0.5, "harmful", 3))
+    roles.update({harmful: "harmful", dead: "dead"})
+    user = take()
+    requires[user].add(files[0])
+    terms.append(Term(frozenset({user, files[0]}), 1.0, "dependency", 4))
+    roles.update({user: "dependency", files[0]: "dependency-target"})
+    for section in sections:  # a lead-in: the section's later items need its first
+        if len(section) > 3 and rng.random() < 0.5:
+            for unit in section[1:3]:
+                requires[unit].add(section[0])
+    for unit in shuffled:
+        terms.append(Term(frozenset({unit}), float(rng.uniform(0.2, 1.0)), "solo", len(terms)))
+        roles[unit] = "solo"
+    for extra in files[1:]:
+        owner = str(rng.choice(names))
+        if roles.get(owner) == "solo":
+            requires[owner].add(extra)
+    positive = sum(term.coefficient for term in terms[1:] if term.coefficient > 0)
+    scale = 0.45 / positive
+    terms = [terms[0]] + [Term(t.members, t.coefficient * scale, t.role, t.group) for t in terms[1:]]
+    hierarchy = ("m", *[tuple(section) if len(section) > 1 else section[0] for section in sections], tuple(files))
+    structure = GameStructure(
+        ("m", *names, *files), {key: frozenset(value) for key, value in requires.items()}, hierarchy
+    )
+    tokens = {unit: int(rng.integers(20, 200)) for unit in names + files}
+    context_cost = 0.04 / sum(tokens.values())
+    groups = max(term.group for term in terms) + 1
+    activity = np.zeros((groups, tasks))
+    for row in range(groups):
+        active = rng.permutation(tasks)[: round(ACTIVE_FRACTION * tasks)]
+        activity[row, active] = tasks / len(active)
+    base = rng.uniform(0.1, 0.3, size=tasks)
+    return PlantedGame(structure, tuple(terms), tokens, context_cost, base, activity, roles)
