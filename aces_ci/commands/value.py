@@ -266,11 +266,15 @@ def run(args: argparse.Namespace) -> int:
     tasks = load_tasks(_evals_file(args, skill_dir))
     settings = _settings(args, game)
     scorer = make_scorer(args.oracle)
-    oracle = RenderingOracle(game, scorer, _store(args, skill_dir))
+    store = _store(args, skill_dir)
+    oracle = RenderingOracle(game, scorer, store)
     try:
         report = valuate(game, tasks, oracle, settings)
     except (TooLargeForExact, UniformIntractable) as exc:
         raise ConfigError(str(exc), field="--exact" if isinstance(exc, TooLargeForExact) else "--orders") from None
+    finally:
+        if store is not None:
+            store.close()
     render_value_text(report, sys.stdout)
     if args.json is not None:
         write_output(args.json, json_bytes(value_json(report)), "value report")

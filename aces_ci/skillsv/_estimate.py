@@ -105,6 +105,9 @@ class ChainRecord:
     window: tuple[int, ...]
     marginals: dict[Operator, np.ndarray]
     """Aligned with the structure's execution players (not with the order)."""
+    per_task: dict[Operator, np.ndarray] | None
+    """Per operator, units × window tasks: each unit's paired score difference on each task of the
+    window (its mean over the window is the marginal); None when the chain was not paired."""
     anchors: dict[str, float]
     """Window means: ``empty`` (ρ_del(∅)), ``trigger_del``, ``trigger_pad``, ``full``."""
     truncated_at: int | None
@@ -208,7 +211,9 @@ class _Walk:
     window: list[int]
     prefixes: list[int]
     """Coalition masks S_0 = {m}, S_1, …, S_{n−1} = N."""
-    values: dict[Operator, list[float]] = field(default_factory=dict)
+    values: dict[Operator, list[np.ndarray]] = field(default_factory=dict)
+    """Per operator, the score row of S_0 = {m}, S_1, … on the window."""
+    full_row: np.ndarray = field(default_factory=lambda: np.zeros(0))
     anchors: dict[str, float] = field(default_factory=dict)
     step: int = 0
     hits: int = 0
@@ -308,9 +313,10 @@ class Estimator:
             key = self.scores.canonical(mask, op)
             self.run.panel[name] = np.array([scores[(*key, task)] for task in tasks])
 
-    def _mean(self, scores: dict[_Key, float], mask: int, op: Operator, window: list[int]) -> float:
+    def _row(self, scores: dict[_Key, float], mask: int, op: Operator, window: list[int]) -> np.ndarray:
+        """The coalition's score on each task of ``window``, in window order."""
         key = self.scores.canonical(mask, op)
-        return float(np.mean([scores[(*key, task)] for task in window]))
+        return np.array([scores[(*key, task)] for task in window], dtype=float)
 
     def _walk_wave(self, walks: list[_Walk]) -> None:
         operators = self.settings.operators
@@ -325,13 +331,13 @@ class Estimator:
                 wanted.extend((trigger_mask, "pad", task) for task in self._window(walk, trigger_mask))
         scores = self.scores.fetch(wanted)
         for walk in walks:
-            walk.anchors["empty"] = self._mean(scores, 0, "del", self._window(walk, 0))
-            walk.anchors["full"] = self._mean(scores, full, "del", self._window(walk, full))
-            walk.anchors["trigger_del"] = self._mean(scores, trigger_mask, "del", self._window(walk, trigger_mask))
-            if "pad" in operators:
-                walk.anchors["trigger_pad"] = self._mean(scores, trigger_mask, "pad", self._window(walk, trigger_mask))
+            walk.full_row = self._row(scores, full, "del", self._window(walk, full))
+            walk.anchors["empty"] = float(self._row(scores, 0, "del", self._window(walk, 0)).mean())
+            walk.anchors["full"] = float(walk.full_row.mean())
             for op in operators:
-                walk.values[op] = [walk.anchors[f"trigger_{op}"]]
+                row = self._row(scores, trigger_mask, op, self._window(walk, trigger_mask))
+                walk.anchors[f"trigger_{op}"] = float(row.mean())
+                walk.values[op] = [row]
         # Rounds 1…: the next intermediate prefix of every chain still walking.
         last_intermediate = len(self.run.execution) - 1
         while True:
@@ -349,8 +355,9 @@ class Estimator:
                 mask = walk.prefixes[walk.step]
                 close = True
                 for op in operators:
-                    current = self._mean(scores, mask, op, self._window(walk, mask))
-                    walk.values[op].append(current)
+                    row = self._row(scores, mask, op, self._window(walk, mask))
+                    walk.values[op].append(row)
+                    current = float(row.mean())
                     tolerance = self.settings.tolerance
                     close = close and tolerance is not None and abs(current - walk.anchors["full"]) <= tolerance
                 walk.hits = walk.hits + 1 if close else 0
@@ -362,20 +369,26 @@ class Estimator:
     def _finish(self, walk: _Walk) -> None:
         count = len(self.run.execution)
         marginals: dict[Operator, np.ndarray] = {}
-        for op, values in walk.values.items():
-            series = list(values)
+        per_task: dict[Operator, np.ndarray] = {}
+        for op, rows in walk.values.items():
+            series = list(rows)
             if walk.truncated_at is None:
-                series.append(walk.anchors["full"])
+                series.append(walk.full_row)
+            differences = np.zeros((count, len(walk.full_row)))
             out = np.zeros(count)
             for position, player in enumerate(walk.order):
                 if position + 1 < len(series):
-                    out[self.position[player]] = series[position + 1] - series[position]
+                    slot = self.position[player]
+                    out[slot] = float(series[position + 1].mean() - series[position].mean())
+                    differences[slot] = series[position + 1] - series[position]
             marginals[op] = out
+            per_task[op] = differences
         self.run.chains.append(
             ChainRecord(
                 order=tuple(walk.order),
                 window=tuple(walk.window),
                 marginals=marginals,
+                per_task=per_task if self.settings.paired else None,
                 anchors=dict(walk.anchors),
                 truncated_at=walk.truncated_at,
                 intermediate_evaluated=walk.step,

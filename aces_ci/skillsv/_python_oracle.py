@@ -1,9 +1,14 @@
 """``--oracle python:MODULE:FUNC``: a user's Python function scores each rendered skill on each case.
 
-``FUNC(skill_dir: str, case: dict, seed: int) -> float`` receives a fresh temporary copy of the
-rendered skill (an empty folder for the bare agent, ρ_del(∅)), the evals case object exactly as
+``FUNC(skill_dir: str, case: dict, seed: int) -> float`` receives a temporary folder holding exactly
+the rendered skill (an empty folder for the bare agent, ρ_del(∅)), the evals case object exactly as
 written in the dataset (its own ``id``, ``prompt``, …; a copy, so the function may change it), and
 the seed. MODULE is imported from the Python path: ``PYTHONPATH`` and the working directory.
+
+A batch writes each distinct rendered skill once and hands the same folder to every case it is
+scored on; before each call the folder is checked against the rendered bytes and rewritten if the
+function changed it, so every call still sees exactly its skill (creating and removing a folder per
+call costs milliseconds on a busy disk, more than many oracles take to score).
 
 Errors, and their exit codes:
 
@@ -24,9 +29,10 @@ import copy
 import hashlib
 import importlib
 import math
+import shutil
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -89,19 +95,12 @@ class PythonScorer:
     def identity(self) -> str:
         return f"{self.spec}@{self._digest}"
 
-    def _call(self, request: ScoreRequest) -> Outcome:
-        with tempfile.TemporaryDirectory(prefix="aces-skillsv-") as tmp:
-            skill_dir = Path(tmp) / request.skill_name
-            skill_dir.mkdir()
-            for rel, data in request.files.items():
-                path = skill_dir / rel
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_bytes(data)
-            try:
-                returned = self.function(str(skill_dir), copy.deepcopy(dict(request.task.case)), request.seed)
-            except Exception as exc:
-                detail = redact_text(f"{type(exc).__name__}: {exc}")
-                return Outcome(None, error=f"{self.spec} raised on case {request.task.id!r}: {detail}", fatal=True)
+    def _call(self, request: ScoreRequest, skill_dir: Path) -> Outcome:
+        try:
+            returned = self.function(str(skill_dir), copy.deepcopy(dict(request.task.case)), request.seed)
+        except Exception as exc:
+            detail = redact_text(f"{type(exc).__name__}: {exc}")
+            return Outcome(None, error=f"{self.spec} raised on case {request.task.id!r}: {detail}", fatal=True)
         score = _number(returned)
         if score is None:
             shown = type(returned).__name__ if not isinstance(returned, float) else repr(returned)
@@ -112,11 +111,47 @@ class PythonScorer:
 
     def score(self, requests: Sequence[ScoreRequest]) -> list[Outcome]:
         outcomes: list[Outcome] = []
-        for request in requests:
-            outcome = self._call(request)
-            outcomes.append(outcome)
-            if outcome.fatal:
-                skipped = Outcome(None, rollouts=0, error="not run: the oracle failed earlier in the batch", fatal=True)
-                outcomes.extend([skipped] * (len(requests) - len(outcomes)))
-                break
+        folders: dict[str, Path] = {}
+        with tempfile.TemporaryDirectory(prefix="aces-skillsv-") as tmp:
+            for request in requests:
+                folder = folders.get(request.render_digest)
+                if folder is None:
+                    folder = folders[request.render_digest] = Path(tmp) / str(len(folders)) / request.skill_name
+                if not _holds_exactly(folder, request.files):
+                    _write_tree(folder, request.files)
+                outcome = self._call(request, folder)
+                outcomes.append(outcome)
+                if outcome.fatal:
+                    skipped = Outcome(
+                        None, rollouts=0, error="not run: the oracle failed earlier in the batch", fatal=True
+                    )
+                    outcomes.extend([skipped] * (len(requests) - len(outcomes)))
+                    break
         return outcomes
+
+
+def _files_under(folder: Path) -> dict[str, Path]:
+    return {path.relative_to(folder).as_posix(): path for path in folder.rglob("*") if not path.is_dir()}
+
+
+def _holds_exactly(folder: Path, files: Mapping[str, bytes]) -> bool:
+    """Whether ``folder`` holds ``files`` and nothing else, byte for byte."""
+    if not folder.is_dir():
+        return False
+    present = _files_under(folder)
+    if set(present) != set(files):
+        return False
+    try:
+        return all(present[rel].read_bytes() == data for rel, data in files.items())
+    except OSError:
+        return False
+
+
+def _write_tree(folder: Path, files: Mapping[str, bytes]) -> None:
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    for rel, data in files.items():
+        path = folder / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)

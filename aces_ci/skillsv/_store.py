@@ -1,8 +1,11 @@
 """The persistent coalition-evaluation cache: a killed valuation loses nothing, a rerun pays nothing.
 
 One JSON Lines file, appended as scores arrive. Each batch of records is written with a single
-``write`` on a file opened for appending and then synced, so a SIGKILL leaves at worst one torn
-last line; reading skips any line that is not a whole, well-formed record of this format version
+``write`` on a file opened for appending, so once a batch returns its scores are in the file: a
+SIGKILL of aces-ci cannot lose them (the kernel holds the written pages), and leaves at worst one
+torn last line. The file is synced to the disk at most every ``SYNC_SECONDS`` and when the store is
+closed, which also bounds what a crash of the whole machine could lose. Reading skips any line
+that is not a whole, well-formed record of this format version
 (and counts it), so a damaged or foreign line is never misread as a score. The key of a record is
 :func:`~aces_ci.skillsv.store_key`: the scorer's identity, the rendered skill's bytes, the case's
 content and the seed — what was scored, not how the estimator got there.
@@ -13,6 +16,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -22,6 +26,7 @@ from ..errors import InputError
 STORE_FORMAT = "aces-ci-skillsv-scores"
 STORE_VERSION = 1
 STORE_FILE = "scores.jsonl"
+SYNC_SECONDS = 5.0
 _GITIGNORE = "# aces-ci's SkillSV score cache: safe to delete, costly to rebuild\n*\n"
 
 
@@ -32,6 +37,8 @@ class EvaluationStore:
         self.directory = directory
         self.path = directory / STORE_FILE
         self.scores: dict[str, float] = {}
+        self._last_sync = time.monotonic()
+        self._unsynced = False
         self.skipped_lines = 0
         """Lines that were not whole records of this version (a torn tail after a kill, a foreign line)."""
         try:
@@ -76,11 +83,28 @@ class EvaluationStore:
                 written = os.write(fd, payload)
                 while written < len(payload):
                     written += os.write(fd, payload[written:])
-                os.fsync(fd)
+                self._unsynced = True
+                if time.monotonic() - self._last_sync >= SYNC_SECONDS:
+                    os.fsync(fd)
+                    self._last_sync, self._unsynced = time.monotonic(), False
             finally:
                 os.close(fd)
         except OSError as exc:
             raise InputError(f"cannot write the score cache: {exc.strerror or exc}", path=str(self.path)) from exc
+
+    def close(self) -> None:
+        """Sync what was appended since the last sync."""
+        if not self._unsynced:
+            return
+        try:
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        except OSError as exc:
+            raise InputError(f"cannot sync the score cache: {exc.strerror or exc}", path=str(self.path)) from exc
+        self._unsynced = False
 
 
 def _parse(line: bytes) -> tuple[str, float] | None:

@@ -98,28 +98,59 @@ def respect_dependencies(units: Sequence[UnitValue], structure: GameStructure) -
 
 
 class _Resampler:
-    """Bootstrap indices: clusters of chains (antithetic pairs together) and tasks."""
+    """Bootstrap replicates that resample chains and tasks together (a two-way, crossed bootstrap).
+
+    Chains carry the order's variation; tasks carry the panel's and the rollouts': a coalition's
+    score on a task is drawn once and then shared by every chain that meets it (the coalition cache),
+    so resampling chains alone would treat that one draw as if every chain had drawn afresh. Each
+    replicate draws cluster counts (an antithetic pair is one cluster) and task counts; a chain's
+    marginal is re-weighted over its window by the task counts, and anchors over the panel likewise.
+    """
+
+    _CHUNK = 100
 
     def __init__(self, run: EstimateRun, replicates: int, seed: int) -> None:
         rng = np.random.default_rng([seed, 20_260_901])
         pairs = sorted({chain.pair for chain in run.chains})
-        self.clusters = [[i for i, chain in enumerate(run.chains) if chain.pair == pair] for pair in pairs]
-        self.chain_draws = (
-            rng.integers(0, len(self.clusters), size=(replicates, len(self.clusters))) if self.clusters else None
-        )
+        cluster_of = {pair: index for index, pair in enumerate(pairs)}
+        self.cluster = np.array([cluster_of[chain.pair] for chain in run.chains], dtype=int)
+        self.chain_weights = np.zeros((replicates, len(run.chains)))
+        if pairs:
+            draws = rng.integers(0, len(pairs), size=(replicates, len(pairs)))
+            counts = np.zeros((replicates, len(pairs)))
+            np.add.at(counts, (np.arange(replicates)[:, None], draws), 1)
+            self.chain_weights = counts[:, self.cluster]
         tasks = len(run.tasks)
-        self.task_draws = rng.integers(0, tasks, size=(replicates, tasks))
+        task_draws = rng.integers(0, tasks, size=(replicates, tasks))
+        self.task_weights = np.zeros((replicates, tasks))
+        np.add.at(self.task_weights, (np.arange(replicates)[:, None], task_draws), 1)
+        self.windows = np.array([chain.window for chain in run.chains], dtype=int) if run.chains else None
+        self.two_way = bool(run.chains) and all(chain.per_task is not None for chain in run.chains)
 
     def chain_means(self, values: np.ndarray) -> np.ndarray:
-        """Replicates × columns: the mean of ``values`` (chains × columns) over resampled clusters."""
-        assert self.chain_draws is not None
-        sums = np.stack([values[cluster].sum(axis=0) for cluster in self.clusters])
-        counts = np.array([len(cluster) for cluster in self.clusters], dtype=float)
-        means: np.ndarray = sums[self.chain_draws].sum(axis=1) / counts[self.chain_draws].sum(axis=1)[:, None]
+        """Replicates × columns: the weighted mean of ``values`` (chains × columns) over resampled chains."""
+        weights = self.chain_weights
+        means: np.ndarray = (weights @ values) / np.maximum(weights.sum(axis=1), 1e-12)[:, None]
         return means
 
+    def unit_means(self, per_task: np.ndarray | None, values: np.ndarray) -> np.ndarray:
+        """Replicates × units: per-unit means, two-way when per-task differences (chains × units × b) exist."""
+        if per_task is None or not self.two_way or self.windows is None:
+            return self.chain_means(values)
+        replicates = self.chain_weights.shape[0]
+        out = np.zeros((replicates, per_task.shape[1]))
+        for start in range(0, replicates, self._CHUNK):
+            rows = slice(start, start + self._CHUNK)
+            window_weights = self.task_weights[rows][:, self.windows]  # r × chains × b
+            total = window_weights.sum(axis=2)
+            valid = total > 0
+            chain_mean = np.einsum("rkb,knb->rkn", window_weights, per_task) / np.where(valid, total, 1.0)[..., None]
+            weights = self.chain_weights[rows] * valid
+            out[rows] = np.einsum("rk,rkn->rn", weights, chain_mean) / np.maximum(weights.sum(axis=1), 1e-12)[:, None]
+        return out
+
     def task_means(self, values: np.ndarray) -> np.ndarray:
-        means: np.ndarray = values[self.task_draws].mean(axis=1)
+        means: np.ndarray = (self.task_weights @ values) / values.shape[0]
         return means
 
 
@@ -139,16 +170,20 @@ def summarize(
     resample = _Resampler(run, replicates, run.settings.seed)
     chains = run.chains
     per_op: dict[str, tuple[np.ndarray, np.ndarray] | None] = {}
+    tables: dict[str, np.ndarray | None] = {}
     for op in ("del", "pad"):
         if op in operators and chains:
             matrix = np.array([chain.marginals[op] for chain in chains])
-            per_op[op] = (matrix, resample.chain_means(matrix))
+            tables[op] = _per_task(run, op)
+            per_op[op] = (matrix, resample.unit_means(tables[op], matrix))
         else:
             per_op[op] = None
     cost_pair = None
     if per_op["del"] is not None and per_op["pad"] is not None:
         difference = per_op["pad"][0] - per_op["del"][0]
-        cost_pair = (difference, resample.chain_means(difference))
+        pad_table, del_table = tables["pad"], tables["del"]
+        table = pad_table - del_table if pad_table is not None and del_table is not None else None
+        cost_pair = (difference, resample.unit_means(table, difference))
     count = len(chains)
     zeroed = np.zeros(len(players), dtype=int)
     for chain in chains:
@@ -214,6 +249,11 @@ def summarize(
         error=run.error,
         resolution=rules.resolution,
     )
+
+
+def _per_task(run: EstimateRun, op: str) -> np.ndarray | None:
+    tables = [chain.per_task[op] for chain in run.chains if chain.per_task is not None and op in chain.per_task]
+    return np.stack(tables) if tables and len(tables) == len(run.chains) else None
 
 
 def _anchors(

@@ -1,0 +1,212 @@
+"""``aces-ci value`` end to end on a planted skill with a Python oracle."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from aces_ci.cli import main
+from aces_ci.schemas import validator
+from tests.skillsv.helpers import write_skill
+
+ORACLE = "python:tests.skillsv.planted_oracle"
+BODY = (
+    "\n# Planted\n\n## Rules\n\n"
+    "- ALPHA: use the primary method.\n"
+    "- BETA: use the backup method.\n"
+    "- GAMMA: check the first half.\n"
+    "- DELTA: check the second half.\n"
+    "- HARM: always answer in French.\n"
+    "- DEAD: the sky is blue.\n"
+    "- TOOLUSE: run `scripts/tool.sh` for the totals.\n"
+)
+EXACT = {"ALPHA": 0.2, "BETA": 0.2, "GAMMA": 0.15, "DELTA": 0.15, "HARM": -0.2, "DEAD": 0.0, "TOOLUSE": 0.2}
+
+
+def _planted(tmp_path: Path, cases: int = 40) -> tuple[Path, Path]:
+    skill = write_skill(tmp_path, BODY, {"scripts/tool.sh": "#!/bin/sh\necho TOTALS\n"})
+    evals = tmp_path / "cases.json"
+    evals.write_text(json.dumps({"evals": [{"id": f"c{i}", "prompt": f"question {i}"} for i in range(cases)]}))
+    return skill, evals
+
+
+def _value(tmp_path: Path, *args: str) -> tuple[int, dict[str, Any]]:
+    out = tmp_path / "value.json"
+    out.unlink(missing_ok=True)
+    code = main(["value", *args, "--json", str(out), "--cache-dir", str(tmp_path / "cache")])
+    return code, json.loads(out.read_text()) if out.exists() else {}
+
+
+def _by_marker(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {unit["preview"].split(":")[0].lstrip("- "): unit for unit in report["units"] if unit["kind"] == "body"}
+
+
+def _valid(report: dict[str, Any]) -> None:
+    errors = [f"{list(e.absolute_path)}: {e.message}" for e in validator("skillsv-value").iter_errors(report)]
+    assert errors == []
+
+
+def test_exact_mode_matches_the_closed_form_values(tmp_path: Path) -> None:
+    skill, evals = _planted(tmp_path, cases=3)
+    code, report = _value(tmp_path, str(skill), "--evals", str(evals), "--oracle", f"{ORACLE}:expected", "--exact")
+    assert code == 0
+    _valid(report)
+    units = _by_marker(report)
+    for marker, value in EXACT.items():
+        assert units[marker]["net_effect"] == pytest.approx(value, abs=1e-9)
+        assert units[marker]["content_value"] == pytest.approx(value, abs=1e-9)
+    assert report["method"] == "exact"
+    assert report["anchors"]["empty"]["value"] == pytest.approx(0.1)
+    assert report["content_lift"]["value"] == pytest.approx(0.7)
+    assert report["closure_ratio"]["value"] == pytest.approx(1.0)
+    decisions = {marker: unit["decision"] for marker, unit in units.items()}
+    assert decisions["HARM"] == decisions["DEAD"] == "delete"
+    script = next(unit for unit in report["units"] if unit["kind"] == "resource")
+    assert script["net_effect"] == pytest.approx(0.0, abs=1e-12)
+    assert script["decision"] == "keep" and "required by" in script["reason"]
+    assert report["order_distribution"] == "layer"
+
+
+def test_the_noisy_estimate_recovers_the_planted_roles_within_its_intervals(tmp_path: Path) -> None:
+    skill, evals = _planted(tmp_path, cases=200)
+    code, report = _value(
+        tmp_path, str(skill), "--evals", str(evals), "--oracle", f"{ORACLE}:noisy", "-K", "64", "--holdout", "0.5"
+    )
+    assert code == 0
+    _valid(report)
+    units = _by_marker(report)
+    for marker, value in EXACT.items():
+        lo, hi = units[marker]["ci"]
+        assert lo <= value <= hi, (marker, value, units[marker]["ci"])
+    for positive in ("ALPHA", "BETA", "GAMMA", "DELTA", "TOOLUSE"):
+        assert units[positive]["ci"][0] > 0 and units[positive]["decision"] == "keep", positive
+    assert units["HARM"]["ci"][1] < 0 and units["HARM"]["decision"] == "delete"
+    assert units["DEAD"]["ci"][0] < 0 < units["DEAD"]["ci"][1]
+    assert min(units[m]["net_effect"] for m in ("ALPHA", "BETA", "TOOLUSE")) > units["DEAD"]["net_effect"]
+    assert units["DEAD"]["net_effect"] > units["HARM"]["net_effect"]
+    held_out = report["held_out"]
+    assert 0.9 <= held_out["closure_ratio"] <= 1.1  # Σφ on panel A against Λ measured on the disjoint panel B
+    assert 0.9 <= report["closure_ratio"]["value"] <= 1.1
+    # Closure-LOO, the flat baseline, misses the redundant pair and double-counts the AND pair
+    loo = {marker: held_out["closure_loo"][unit["id"]] for marker, unit in units.items()}
+    assert abs(loo["ALPHA"]) < 0.1 and abs(loo["BETA"]) < 0.1
+    assert loo["GAMMA"] + loo["DELTA"] > 0.45
+    auc = {curve["method"]: curve["auc"] for curve in held_out["curves"]}
+    assert auc["skillsv"] >= auc["random"]
+    assert report["rollouts"]["spent"] < report["rollouts"]["full_audit"] / 5
+
+
+def test_text_report_names_the_units_and_the_cost(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    skill, evals = _planted(tmp_path, cases=16)
+    code, _ = _value(tmp_path, str(skill), "--evals", str(evals), "--oracle", f"{ORACLE}:noisy", "-K", "4")
+    assert code == 0
+    text = capsys.readouterr().out
+    assert "SkillSV values of planted" in text and "μ layer" in text and "K=4 b=8 τ=0.05" in text
+    assert "SKILL.md:10" in text and "net effect [95% CI]" in text
+    assert "the full audit would be" in text and "4/4 chains completed" in text
+
+
+def test_a_budget_stop_reports_values_so_far_and_a_rerun_resumes_for_free(tmp_path: Path) -> None:
+    skill, evals = _planted(tmp_path, cases=24)
+    common = [str(skill), "--evals", str(evals), "--oracle", f"{ORACLE}:noisy", "-K", "8"]
+    code, partial = _value(tmp_path, *common, "--max-evaluations", "700")
+    assert code == 0
+    _valid(partial)
+    assert partial["stopped_by"] == "max_evaluations"
+    assert 0 < partial["chains"]["completed"] < 8
+    code, full = _value(tmp_path, *common)
+    assert code == 0 and full["stopped_by"] is None and full["chains"]["completed"] == 8
+    assert full["rollouts"]["spent"] < full["rollouts"]["evaluations"]  # the first run's scores were reused
+    width = lambda r, m: _by_marker(r)[m]["ci"][1] - _by_marker(r)[m]["ci"][0]  # noqa: E731
+    assert sum(width(partial, m) for m in EXACT) > sum(width(full, m) for m in EXACT)
+    code, again = _value(tmp_path, *common)
+    assert again["rollouts"]["spent"] == 0
+    assert again["units"] == full["units"]
+
+
+def test_a_killed_valuation_loses_no_score_and_resumes_to_the_same_values(tmp_path: Path) -> None:
+    skill, evals = _planted(tmp_path, cases=24)
+    log = tmp_path / "calls.log"
+    env = {**os.environ, "PLANTED_ORACLE_LOG": str(log), "PYTHONPATH": str(Path(__file__).parents[2])}
+    command = [sys.executable, "-m", "aces_ci.cli", "value", str(skill), "--evals", str(evals), "--oracle",
+               f"{ORACLE}:noisy", "-K", "6", "--cache-dir", str(tmp_path / "cache")]  # fmt: skip
+    process = subprocess.Popen([*command, "--json", str(tmp_path / "killed.json")], env=env, stdout=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while (not log.exists() or len(log.read_text().splitlines()) < 400) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=60)
+    paid_before = len(log.read_text().splitlines())
+    assert not (tmp_path / "killed.json").exists()
+    subprocess.run(
+        [*command, "--json", str(tmp_path / "resumed.json")],
+        env=env,
+        check=True,
+        stdout=subprocess.DEVNULL,
+        timeout=300,
+    )
+    resumed = json.loads((tmp_path / "resumed.json").read_text())
+    paid_total = len(log.read_text().splitlines())
+    # at most the batch in flight at the kill was paid twice; nothing stored was paid again
+    assert resumed["rollouts"]["spent"] <= resumed["rollouts"]["evaluations"] - paid_before + 200
+    log.unlink()
+    fresh_cache = tmp_path / "fresh"
+    fresh = [*command[:-1], str(fresh_cache), "--json", str(tmp_path / "fresh.json")]
+    subprocess.run(fresh, env=env, check=True, stdout=subprocess.DEVNULL, timeout=300)
+    assert json.loads((tmp_path / "fresh.json").read_text())["units"] == resumed["units"]
+    assert paid_total >= paid_before
+
+
+def test_without_an_oracle_the_command_says_which_exist(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    skill, evals = _planted(tmp_path, cases=4)
+    assert main(["value", str(skill), "--evals", str(evals)]) == 2
+    err = capsys.readouterr().err
+    assert "needs --oracle" in err and "python:MODULE:FUNC" in err and "not available as an oracle yet" in err
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("python:nocolon", "expected python:MODULE:FUNC"),
+        ("python:no_such_module_here:score", "cannot import 'no_such_module_here'"),
+        (f"{ORACLE}:missing", "has no 'missing'"),
+        (f"{ORACLE}:CALLS", "is not callable"),
+        ("live:claude", "unknown oracle"),
+    ],
+)
+def test_a_bad_oracle_is_a_configuration_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], spec: str, message: str
+) -> None:
+    skill, evals = _planted(tmp_path, cases=4)
+    assert main(["value", str(skill), "--evals", str(evals), "--oracle", spec, "--no-cache"]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_an_oracle_that_fails_mid_run_exits_3_and_keeps_what_it_scored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    skill, evals = _planted(tmp_path, cases=8)
+    log = tmp_path / "calls.log"
+    monkeypatch.setenv("PLANTED_ORACLE_LOG", str(log))
+    monkeypatch.setenv("PLANTED_ORACLE_FAIL_AFTER", "150")
+    import tests.skillsv.planted_oracle as planted
+
+    monkeypatch.setattr(planted, "CALLS", log)
+    code, report = _value(tmp_path, str(skill), "--evals", str(evals), "--oracle", f"{ORACLE}:noisy", "-K", "4")
+    assert code == 3
+    _valid(report)
+    assert report["stopped_by"] == "oracle_error"
+    assert "lost its database connection" in report["error"]
+    assert "STOPPED by an oracle failure" in capsys.readouterr().out
+    stored = (tmp_path / "cache" / "scores.jsonl").read_text().splitlines()
+    assert len(stored) == 150  # every score returned before the failure is on disk
+    code, _ = _value(tmp_path, str(skill), "--evals", str(evals), "--oracle", f"{ORACLE}:not_a_number", "-K", "2")
+    assert code == 3
