@@ -67,13 +67,21 @@ def test_cross_block_constraint_e_prime_under_uniform_orders() -> None:
     assert _values(E_PRIME, _soum(E_PRIME_TERMS), "uniform") == pytest.approx(expected, abs=1e-9)
 
 
+def _weighted_vote(quota: float, weights: dict[str, float]) -> Callable[[frozenset[str]], float]:
+    return lambda members: float(sum(weights[p] for p in members) >= quota)
+
+
+def _airport(costs: dict[str, float]) -> Callable[[frozenset[str]], float]:
+    return lambda members: max([costs[p] for p in members], default=0)
+
+
 FLAT_GAMES = [
     ("glove", "012", lambda s: min(len(s & {"0", "1"}), len(s & {"2"})), [1 / 6, 1 / 6, 2 / 3]),
-    ("voting [51;50,49,1]", "012", lambda s: float(sum({"0": 50, "1": 49, "2": 1}[p] for p in s) >= 51), [2 / 3, 1 / 6, 1 / 6]),
-    ("voting [6;4,3,2,1]", "0123", lambda s: float(sum({"0": 4, "1": 3, "2": 2, "3": 1}[p] for p in s) >= 6), [5 / 12, 1 / 4, 1 / 4, 1 / 12]),
-    ("airport (1,2,3)", "012", lambda s: max([{"0": 1, "1": 2, "2": 3}[p] for p in s], default=0), [1 / 3, 5 / 6, 11 / 6]),
+    ("voting [51;50,49,1]", "012", _weighted_vote(51, {"0": 50, "1": 49, "2": 1}), [2 / 3, 1 / 6, 1 / 6]),
+    ("voting [6;4,3,2,1]", "0123", _weighted_vote(6, {"0": 4, "1": 3, "2": 2, "3": 1}), [5 / 12, 1 / 4, 1 / 4, 1 / 12]),
+    ("airport (1,2,3)", "012", _airport({"0": 1, "1": 2, "2": 3}), [1 / 3, 5 / 6, 11 / 6]),
     ("miner n=5", "01234", lambda s: len(s) // 2, [2 / 5] * 5),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize(("name", "players", "game", "shapley"), FLAT_GAMES, ids=[g[0] for g in FLAT_GAMES])
