@@ -19,6 +19,7 @@ footprint is fixed, so the cost is the same for every coalition). Every number i
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -54,6 +55,7 @@ class PlantedGame:
     """groups × tasks multipliers (0 or 1/active share), each row averaging exactly 1."""
     roles: dict[str, str] = field(default_factory=dict)
     term_sets: list[frozenset[str]] = field(default_factory=list)
+    _memo: dict[tuple[frozenset[str], str, int], float] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self.term_sets = [term.members for term in self.terms]
@@ -63,15 +65,20 @@ class PlantedGame:
         return [Task(f"t{index}", {"id": f"t{index}", "prompt": f"task {index}"}) for index in range(len(self.base))]
 
     def probability(self, members: frozenset[str], operator: str, task: int) -> float:
-        if not members:
-            return float(self.base[task])
+        key = (members, operator, task)
+        known = self._memo.get(key)
+        if known is not None:
+            return known
         value = float(self.base[task])
-        for row, term in enumerate(self.term_sets):
-            if term <= members:
-                value += self.terms[row].coefficient * float(self.activity[self.terms[row].group, task])
-        kept = self.tokens.keys() if operator == "pad" else members
-        value -= self.context_cost * sum(self.tokens.get(unit, 0) for unit in kept)
-        return min(1.0, max(0.0, value))
+        if members:
+            for row, term in enumerate(self.term_sets):
+                if term <= members:
+                    value += self.terms[row].coefficient * float(self.activity[self.terms[row].group, task])
+            kept = self.tokens.keys() if operator == "pad" else members
+            value -= self.context_cost * sum(self.tokens.get(unit, 0) for unit in kept)
+        value = min(1.0, max(0.0, value))
+        self._memo[key] = value
+        return value
 
     def exact(self, distribution: OrderDistribution) -> dict[str, dict[str, float]]:
         """μ-exact values per operator: ``{"pad": {unit: φ}, "del": {unit: φ}}`` (trigger excluded)."""
@@ -84,13 +91,27 @@ class PlantedGame:
 
 
 class BernoulliOracle:
-    """Scores each request with a fresh seeded Bernoulli draw of the planted probability."""
+    """Scores each request with a Bernoulli draw of the planted probability.
 
-    def __init__(self, game: PlantedGame, seed: int) -> None:
+    ``fresh``: every request is a new rollout (a new draw), as with an agent sampled at temperature
+    > 0 and no cache: asking again costs again and tells something new. ``seeded``: the draw is a
+    function of (coalition, operator, task, seed), as with a reproducible rollout (the embedded
+    model with a seed, or the engine's rollout cache): asking again costs again and tells nothing.
+    """
+
+    def __init__(self, game: PlantedGame, seed: int, noise: str = "fresh") -> None:
         self.game = game
+        self.seed = seed
+        self.noise = noise
         self.rng = np.random.default_rng(seed)
         self.calls = 0
         self.task_index = {f"t{index}": index for index in range(len(game.base))}
+
+    def _draw(self, request: CoalitionRequest) -> float:
+        if self.noise == "fresh":
+            return float(self.rng.random())
+        text = f"{self.seed}|{request.key}|{request.task.id}|{request.seed}"
+        return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") / 2**64
 
     @property
     def identity(self) -> str:
@@ -98,16 +119,20 @@ class BernoulliOracle:
 
     def evaluate(self, requests: Sequence[CoalitionRequest]) -> list[Outcome]:
         self.calls += len(requests)
-        draws = self.rng.random(len(requests))
         out = []
-        for request, draw in zip(requests, draws, strict=True):
+        for request in requests:
             p = self.game.probability(request.members, request.operator, self.task_index[request.task.id])
-            out.append(Outcome(1.0 if draw < p else 0.0))
+            out.append(Outcome(1.0 if self._draw(request) < p else 0.0))
         return out
 
 
-def planted_game(units: int, seed: int, tasks: int = 40) -> PlantedGame:
-    """A game of ``units`` execution units (plus the trigger), every planted role included."""
+def planted_game(units: int, seed: int, tasks: int = 40, profile: str = "spread") -> PlantedGame:
+    """A game of ``units`` execution units (plus the trigger), every planted role included.
+
+    ``spread``: every solo unit carries some value. ``concentrated``: a fifth of the solo units carry
+    most of it and the rest next to nothing, as the SkillSV paper finds in optimized skills (the top
+    10% of units hold 21–100% of the value).
+    """
     rng = np.random.default_rng(seed)
     resources = max(1, units // 8)
     body = units - resources
@@ -147,7 +172,11 @@ def planted_game(units: int, seed: int, tasks: int = 40) -> PlantedGame:
             for unit in section[1:3]:
                 requires[unit].add(section[0])
     for unit in shuffled:
-        terms.append(Term(frozenset({unit}), float(rng.uniform(0.2, 1.0)), "solo", len(terms)))
+        if profile == "concentrated":
+            value = float(rng.uniform(0.5, 1.0)) if rng.random() < 0.2 else float(rng.uniform(0.0, 0.03))
+        else:
+            value = float(rng.uniform(0.2, 1.0))
+        terms.append(Term(frozenset({unit}), value, "solo", len(terms)))
         roles[unit] = "solo"
     for extra in files[1:]:
         owner = str(rng.choice(names))

@@ -1,0 +1,161 @@
+"""The estimator on planted games: unbiasedness, coverage, caching by coalition, budgets, truncation."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from aces_ci.skillsv import (
+    CoalitionRequest,
+    DecisionRules,
+    Estimate,
+    Estimator,
+    EstimatorSettings,
+    Interval,
+    Outcome,
+    published_settings,
+    summarize,
+)
+from aces_ci.skillsv._summary import decide
+from benchmarks.skillsv_games import BernoulliOracle, PlantedGame, planted_game
+
+
+class ExpectedOracle:
+    """Scores every request with its probability itself: a deterministic oracle; counts what it is asked."""
+
+    identity = "planted-expected"
+
+    def __init__(self, game: PlantedGame) -> None:
+        self.game = game
+        self.asked: Counter[tuple[frozenset[str], str, str]] = Counter()
+
+    def evaluate(self, requests: Sequence[CoalitionRequest]) -> list[Outcome]:
+        out = []
+        for request in requests:
+            self.asked[(request.members, request.operator, request.task.id)] += 1
+            index = int(request.task.id[1:])
+            out.append(Outcome(self.game.probability(request.members, request.operator, index)))
+        return out
+
+
+def _estimates(game: PlantedGame, settings: EstimatorSettings, oracle: object) -> dict[str, dict[str, float]]:
+    run = Estimator(game.structure, game.tasks, oracle, settings).estimate()  # type: ignore[arg-type]
+    players = game.structure.players
+    out: dict[str, dict[str, float]] = {}
+    for op in settings.operators:
+        matrix = np.array([chain.marginals[op] for chain in run.chains]).mean(axis=0)
+        out[op] = {players[i]: float(matrix[slot]) for slot, i in enumerate(run.execution)}
+    return out
+
+
+@pytest.mark.parametrize("mu", ["layer", "uniform"])
+def test_without_noise_or_truncation_the_estimate_converges_to_the_exact_values(mu: str) -> None:
+    game = planted_game(10, seed=4, tasks=24)
+    exact = game.exact(mu)  # type: ignore[arg-type]
+    settings = EstimatorSettings(orders=600, seed=1, tolerance=None, distribution=mu, chains_in_flight=64)  # type: ignore[arg-type]
+    estimate = _estimates(game, settings, ExpectedOracle(game))
+    for op in ("del", "pad"):
+        for unit, value in exact[op].items():
+            assert estimate[op][unit] == pytest.approx(value, abs=0.012), (op, unit)
+
+
+def test_scores_are_cached_by_coalition_never_by_insertion_path() -> None:
+    game = planted_game(8, seed=2, tasks=16)
+    oracle = ExpectedOracle(game)
+    run = Estimator(game.structure, game.tasks, oracle, EstimatorSettings(orders=24, seed=3)).estimate()
+    assert max(oracle.asked.values()) == 1  # no (coalition, operator, task) is ever asked twice
+    assert run.meter.requested > run.meter.evaluated == sum(oracle.asked.values())
+    # ρ_del(N) and ρ_pad(N) are the same skill: N is only ever asked under del
+    full = frozenset(game.structure.players)
+    assert not [key for key in oracle.asked if key[0] == full and key[1] == "pad"]
+    published = ExpectedOracle(game)
+    run = Estimator(game.structure, game.tasks, published, published_settings(24, seed=3)).estimate()
+    assert run.meter.requested == run.meter.evaluated == sum(published.asked.values())
+    assert max(published.asked.values()) > 1  # Algorithm 1 as published pays for repeats
+
+
+def test_antithetic_partners_share_a_window_and_differ_in_order() -> None:
+    game = planted_game(12, seed=5, tasks=40)
+    run = Estimator(game.structure, game.tasks, ExpectedOracle(game), EstimatorSettings(orders=8, seed=2)).estimate()
+    pairs: dict[int, list[tuple[int, ...]]] = {}
+    for chain in run.chains:
+        pairs.setdefault(chain.pair, []).append(chain.window)
+    assert all(len(windows) == 2 and windows[0] == windows[1] for windows in pairs.values())
+    assert all(run.chains[i].order != run.chains[i + 1].order for i in range(0, 8, 2))
+    counts = Counter(task for chain in run.chains[::2] for task in chain.window)
+    assert max(counts.values()) - min(counts.values()) <= 1  # balanced windows: every case used equally often
+
+
+def test_a_budget_stops_between_rounds_with_fewer_chains_and_wider_intervals() -> None:
+    game = planted_game(8, seed=6, tasks=40)
+    settings = EstimatorSettings(orders=16, seed=1)
+    full = Estimator(game.structure, game.tasks, BernoulliOracle(game, 1), settings).estimate()
+    capped = Estimator(
+        game.structure,
+        game.tasks,
+        BernoulliOracle(game, 1),
+        replace(settings, max_evaluations=full.meter.evaluated // 2),
+    ).estimate()
+    assert full.stopped_by is None and capped.stopped_by == "max_evaluations"
+    assert capped.meter.evaluated <= full.meter.evaluated // 2
+    assert 0 < len(capped.chains) < len(full.chains) == 16
+    width = lambda v: sum(u.net_effect.ci.hi - u.net_effect.ci.lo for u in v.units)  # type: ignore[union-attr] # noqa: E731
+    assert width(summarize(capped)) > width(summarize(full))
+    assert summarize(capped).stopped_by == "max_evaluations"
+
+
+def test_truncation_zeroes_the_suffix_and_is_counted() -> None:
+    game = planted_game(16, seed=8, tasks=40)
+    settings = EstimatorSettings(orders=16, seed=2, tolerance=0.2, gate_hits=1)
+    run = Estimator(game.structure, game.tasks, ExpectedOracle(game), settings).estimate()
+    truncated = [chain for chain in run.chains if chain.truncated_at is not None]
+    assert truncated
+    valuation = summarize(run)
+    assert valuation.truncation_rate is not None and valuation.truncation_rate < 1
+    assert sum(unit.zeroed_by_truncation for unit in valuation.units) == sum(
+        len(chain.order) - (chain.truncated_at or 0) for chain in truncated
+    )
+    for chain in truncated:
+        assert all(chain.marginals["del"][run.execution.index(p)] == 0 for p in chain.order[chain.truncated_at :])
+
+
+def test_intervals_cover_the_exact_values_at_their_nominal_rate() -> None:
+    covered = total = 0
+    for seed in range(8):
+        game = planted_game(8, seed=seed, tasks=40)
+        exact = game.exact("layer")
+        run = Estimator(
+            game.structure, game.tasks, BernoulliOracle(game, seed), EstimatorSettings(orders=16, seed=seed)
+        ).estimate()
+        for unit in summarize(run, replicates=400).units:
+            assert unit.net_effect is not None and unit.net_effect.ci is not None
+            total += 1
+            covered += unit.net_effect.ci.lo <= exact["del"][unit.unit] <= unit.net_effect.ci.hi
+    assert covered / total >= 0.9
+
+
+def test_closure_of_an_untruncated_run_is_exact_and_anchors_come_from_the_whole_panel() -> None:
+    game = planted_game(8, seed=3, tasks=32)
+    run = Estimator(
+        game.structure, game.tasks, BernoulliOracle(game, 2), EstimatorSettings(orders=8, seed=1, tolerance=None)
+    ).estimate()
+    valuation = summarize(run)
+    assert valuation.closure_ratio is not None and valuation.closure_ratio.value == pytest.approx(1.0)
+    assert valuation.anchors["full"] is not None and valuation.anchors["full"].n == 32
+    assert valuation.cost.full_audit == 2 * 8 * (game.structure.size + 1) * 32
+
+
+def test_decisions_follow_the_intervals() -> None:
+    rules = DecisionRules(resolution=0.01, compress_share=0.5)
+    value = lambda v, lo, hi: Estimate(v, Interval(lo, hi), 10)  # noqa: E731
+    assert decide(value(-0.1, -0.2, -0.01), None, None, rules)[0] == "delete"
+    assert decide(value(0.0, 0.0, 0.0), None, None, rules)[0] == "delete"
+    assert decide(value(0.2, 0.1, 0.3), value(0.2, 0.1, 0.3), value(0.0, -0.05, 0.05), rules)[0] == "keep"
+    assert decide(value(0.05, 0.01, 0.09), value(0.3, 0.2, 0.4), value(0.25, 0.15, 0.35), rules)[0] == "compress"
+    assert decide(value(0.1, -0.05, 0.2), None, None, rules)[0] == "unresolved"
+    assert decide(value(0.005, 0.001, 0.009), None, None, rules)[0] == "unresolved"
+    assert decide(None, None, None, rules)[0] == "unresolved"
