@@ -7,9 +7,10 @@ skill is scored under ρ_del. The curve runs from the full skill (nothing remove
 alone (everything removed); its AUC over the share of units removed is higher for a ranking that
 removes the expendable units first.
 
-Methods: ``skillsv`` (net effects), ``closure_loo`` (V(N) − V(N minus the unit and its
-dependents), on panel A: the flat baseline that misvalues redundant and complementary units),
-``random`` (a seeded shuffle). An LLM-judge ranking needs a configured model and is not offered here.
+Methods: ``skillsv`` (the net effects of the unit and of the units requiring it), ``closure_loo``
+(V(N) − V(N minus the unit and its dependents), on panel A: the flat baseline that misvalues
+redundant and complementary units), ``random`` (a seeded shuffle). An LLM-judge ranking needs a
+configured model and is not offered here.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from ._model import CompiledSkill
 from ._oracle import CoalitionOracle, Task
 from ._pruning import PruningCurve, closure_loo, pruning_curves, random_ranking, rank
 from ._result import Valuation
-from ._structure import GameStructure
+from ._structure import GameStructure, bits
 from ._summary import DEFAULT_RULES, DecisionRules, summarize
 from ._tasks import split_panels
 
@@ -59,6 +59,21 @@ class ValueReport:
     pruning_cost: Meter | None
 
 
+def removal_values(structure: GameStructure, valuation: Valuation) -> dict[str, float | None]:
+    """What removing each unit costs: the net effects of the unit and of every unit that requires it.
+
+    The pruning walk removes a unit with its dependents, so a prerequisite whose own value is ~0
+    (its value went to the units that need it) is only as expendable as those units together.
+    """
+    net = {u.unit: (u.net_effect.value if u.net_effect is not None else None) for u in valuation.units}
+    out: dict[str, float | None] = {}
+    for unit in net:
+        removed = [structure.players[i] for i in bits(structure.closure_of_dependents(structure.index[unit]))]
+        values = [net.get(player) for player in removed if player in net]
+        out[unit] = None if any(v is None for v in values) else sum(v for v in values if v is not None)
+    return out
+
+
 def valuate(
     game: CompiledSkill, tasks: Sequence[Task], oracle: CoalitionOracle, settings: ValueSettings
 ) -> ValueReport:
@@ -85,9 +100,8 @@ def valuate(
     if panel_b and valuation.stopped_by is None:
         meter = Meter()
         loo = closure_loo(structure, oracle, panel_a, seed, meter)
-        net = {u.unit: (u.net_effect.value if u.net_effect is not None else None) for u in valuation.units}
         rankings = {
-            "skillsv": rank(net, seed),
+            "skillsv": rank(removal_values(structure, valuation), seed),
             "closure_loo": rank(dict(loo), seed),
             "random": random_ranking([u.unit for u in valuation.units], seed),
         }
