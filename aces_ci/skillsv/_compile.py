@@ -135,14 +135,21 @@ def _hierarchy_json(node: HierarchyNode) -> Any:
     return node if isinstance(node, str) else [_hierarchy_json(child) for child in node]
 
 
-def compiled_json(game: CompiledSkill) -> dict[str, Any]:
-    """The compile report as JSON-ready data (``schemas/skillsv-compile.schema.json``)."""
+def report_header(game: CompiledSkill, schema_version: int) -> dict[str, Any]:
+    """The fields every SkillSV report opens with."""
     return {
-        "schema_version": COMPILE_SCHEMA_VERSION,
+        "schema_version": schema_version,
         "tool": {"name": "aces-ci", "version": __version__},
         "skill": game.name,
         "skill_dir": game.skill_dir,
         "tokenizer": game.tokenizer,
+    }
+
+
+def compiled_json(game: CompiledSkill) -> dict[str, Any]:
+    """The compile report as JSON-ready data (``schemas/skillsv-compile.schema.json``)."""
+    return {
+        **report_header(game, COMPILE_SCHEMA_VERSION),
         "trigger": TRIGGER_ID,
         "units": [unit_json(unit) for unit in game.players],
         "edges": [

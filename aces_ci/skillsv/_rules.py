@@ -167,20 +167,23 @@ class _Extractor:
             if len(title.split()) < _HEADING_MIN_WORDS or len(title) < _HEADING_MIN_CHARS:
                 continue
             pattern = re.compile(r"(?<!\w)" + re.escape(title) + r"(?!\w)")
-            inside = set(section.unit_ids())
             target = primary(section)
-            for cut in self.context.units:
-                if cut.unit.id == TRIGGER_ID or cut.unit.id in inside or cut.binary:
-                    continue
-                match = pattern.search(cut.text)
-                if match:
-                    line = cut.unit.lines[0] + cut.text.count("\n", 0, match.start())
-                    self.emit(
-                        cut.unit.id,
-                        target,
-                        "R3",
-                        f"mentions heading '{title}' ({self.context.skill_file}:{section.line}) at {_where(cut, line)}",
-                    )
+            for cut, line in self._matches(pattern, skip=set(section.unit_ids())):
+                self.emit(
+                    cut.unit.id,
+                    target,
+                    "R3",
+                    f"mentions heading '{title}' ({self.context.skill_file}:{section.line}) at {_where(cut, line)}",
+                )
+
+    def _matches(self, pattern: re.Pattern[str], skip: set[str]) -> Iterator[tuple[CutUnit, int]]:
+        """Each unit (not the trigger, not in ``skip``) whose text matches, with the line of its first match."""
+        for cut in self.context.units:
+            if cut.unit.id == TRIGGER_ID or cut.unit.id in skip or cut.binary:
+                continue
+            match = pattern.search(cut.text)
+            if match:
+                yield cut, cut.unit.lines[0] + cut.text.count("\n", 0, match.start())
 
     # --- R4 def-use ---------------------------------------------------------------------------
     def _tables(self, cut: CutUnit) -> Iterable[SymbolTable]:
@@ -245,18 +248,13 @@ class _Extractor:
             if len(stem) < _EXAMPLE_MIN_CHARS:
                 continue
             pattern = re.compile(r"(?<![\w/.-])" + re.escape(stem) + r"(?![\w-])")
-            for cut in self.context.units:
-                if cut.unit.id in (TRIGGER_ID, example.unit.id) or cut.binary:
-                    continue
-                match = pattern.search(cut.text)
-                if match:
-                    line = cut.unit.lines[0] + cut.text.count("\n", 0, match.start())
-                    self.emit(
-                        cut.unit.id,
-                        example.unit.id,
-                        "R5",
-                        f"invokes example '{stem}' at {_where(cut, line)} → {example.unit.file}",
-                    )
+            for cut, line in self._matches(pattern, skip={example.unit.id}):
+                self.emit(
+                    cut.unit.id,
+                    example.unit.id,
+                    "R5",
+                    f"invokes example '{stem}' at {_where(cut, line)} → {example.unit.file}",
+                )
 
     # --- R6 trigger -------------------------------------------------------------------------------
     def trigger(self) -> None:

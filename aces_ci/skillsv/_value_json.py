@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import __version__
-from ._compile import unit_json
+from ._compile import report_header, unit_json
 from ._result import Estimate, UnitValue
 from ._valuate import ValueReport
 
@@ -87,11 +86,7 @@ def value_json(report: ValueReport) -> dict[str, Any]:
     cost = valuation.cost
     pruning = report.pruning_cost
     return {
-        "schema_version": VALUE_SCHEMA_VERSION,
-        "tool": {"name": "aces-ci", "version": __version__},
-        "skill": game.name,
-        "skill_dir": game.skill_dir,
-        "tokenizer": game.tokenizer,
+        **report_header(game, VALUE_SCHEMA_VERSION),
         "oracle": report.oracle,
         "method": valuation.method,
         "order_distribution": estimator.distribution,
