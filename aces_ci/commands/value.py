@@ -77,6 +77,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument("--window", type=_COUNT, default=8, metavar="B", help="cases per order's window (default 8)")
     parser.add_argument("--tolerance", type=_FRACTION, default=0.05, metavar="TAU", help="truncation τ (default 0.05)")
     parser.add_argument("--no-truncation", action="store_true", help="walk every chain to the full skill")
+    parser.add_argument("--gate-hits", type=_COUNT, default=1, metavar="N", help="prefixes within τ before truncating")
+    parser.add_argument("--antithetic", action="store_true", help="draw orders in antithetic pairs (u, 1 − u)")
     parser.add_argument("--operators", choices=("both", "del"), default="both", help="del: deletion only")
     parser.add_argument("--seed", type=_NON_NEGATIVE_INT, default=0, help="seeds orders, windows and the oracle")
     parser.add_argument("--exact", action="store_true", help=f"enumerate μ-exact values (≤ {MAX_EXACT_UNITS} units)")
@@ -147,6 +149,8 @@ def _settings(args: argparse.Namespace, game: CompiledSkill) -> ValueSettings:
         operators=("del",) if args.operators == "del" else ("del", "pad"),
         distribution=args.orders,
         seed=args.seed,
+        gate_hits=args.gate_hits,
+        antithetic=args.antithetic,
         max_evaluations=args.max_evaluations,
         max_usd=args.budget_usd,
     )

@@ -78,16 +78,14 @@ def test_scores_are_cached_by_coalition_never_by_insertion_path() -> None:
     assert max(published.asked.values()) > 1  # Algorithm 1 as published pays for repeats
 
 
-def test_antithetic_partners_share_a_window_and_differ_in_order() -> None:
+def test_antithetic_partners_are_one_cluster_and_windows_are_balanced() -> None:
     game = planted_game(12, seed=5, tasks=40)
-    run = Estimator(game.structure, game.tasks, ExpectedOracle(game), EstimatorSettings(orders=8, seed=2)).estimate()
-    pairs: dict[int, list[tuple[int, ...]]] = {}
-    for chain in run.chains:
-        pairs.setdefault(chain.pair, []).append(chain.window)
-    assert all(len(windows) == 2 and windows[0] == windows[1] for windows in pairs.values())
-    assert all(run.chains[i].order != run.chains[i + 1].order for i in range(0, 8, 2))
-    counts = Counter(task for chain in run.chains[::2] for task in chain.window)
-    assert max(counts.values()) - min(counts.values()) <= 1  # balanced windows: every case used equally often
+    settings = EstimatorSettings(orders=10, seed=2, antithetic=True)
+    run = Estimator(game.structure, game.tasks, ExpectedOracle(game), settings).estimate()
+    assert [chain.pair for chain in run.chains] == [0, 0, 1, 1, 2, 2, 3, 3, 4, 4]
+    assert all(run.chains[i].order != run.chains[i + 1].order for i in range(0, 10, 2))
+    counts = Counter(task for chain in run.chains for task in chain.window)
+    assert set(counts.values()) == {2}  # 10 windows of 8 over 40 cases: every case exactly twice
 
 
 def test_a_budget_stops_between_rounds_with_fewer_chains_and_wider_intervals() -> None:
