@@ -25,8 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from aces_ci.skillsv import CoalitionRequest, GameStructure, Outcome, Task, unanimity_values
-from aces_ci.skillsv._orders import OrderDistribution
+from aces_ci.skillsv import CoalitionRequest, GameStructure, OrderDistribution, Outcome, Task, unanimity_values
 
 ACTIVE_FRACTION = 0.75
 """Share of tasks on which a term helps; its coefficient is scaled so the panel average is exact."""

@@ -5,6 +5,7 @@ counterfactual skills, and estimate structure-aware Shapley values of its units.
 from ._compile import COMPILE_SCHEMA_VERSION, compile_skill, compiled_json
 from ._estimate import EstimateRun, Estimator, EstimatorSettings, Meter, published_settings
 from ._exact import ExactGame, TooLargeForExact, unanimity_values
+from ._hierarchy import repair_hierarchy
 from ._model import (
     OPERATORS,
     RULE_NAMES,
@@ -36,7 +37,7 @@ from ._render import InfeasibleCoalition, render, tree_tokens
 from ._result import Cost, Decision, Estimate, GroupValue, Interval, UnitValue, Valuation
 from ._store import EvaluationStore
 from ._structure import GameStructure
-from ._summary import DecisionRules, summarize
+from ._summary import DecisionRules, decide, summarize
 from ._tasks import load_tasks, split_panels
 from ._tokens import TOKENIZER, count_tokens
 from ._valuate import HeldOut, ValueReport, ValueSettings, valuate
@@ -94,10 +95,12 @@ __all__ = [
     "compile_skill",
     "compiled_json",
     "count_tokens",
+    "decide",
     "load_tasks",
     "low_value_units",
     "published_settings",
     "render",
+    "repair_hierarchy",
     "split_panels",
     "store_key",
     "summarize",

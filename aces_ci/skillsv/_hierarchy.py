@@ -196,3 +196,17 @@ def repaired_hierarchy(
     cleaned = _clean(repaired)
     top: tuple[HierarchyNode, ...] = cleaned if isinstance(cleaned, tuple) else (cleaned,) if cleaned else ()
     return top, tuple(repairs)
+
+
+def repair_hierarchy(
+    hierarchy: HierarchyNode, requires: Mapping[str, frozenset[str]]
+) -> tuple[tuple[HierarchyNode, ...], tuple[Repair, ...]]:
+    """:func:`repaired_hierarchy` for a hierarchy written as nested tuples (blocks labelled by position)."""
+
+    def block(node: HierarchyNode, label: str) -> Block | str:
+        if isinstance(node, str):
+            return node
+        return Block(label, [block(child, f"{label}.{index}") for index, child in enumerate(node)])
+
+    root = block(hierarchy, "root")
+    return repaired_hierarchy(root if isinstance(root, Block) else Block("root", [root]), requires)

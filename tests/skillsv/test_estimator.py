@@ -17,10 +17,10 @@ from aces_ci.skillsv import (
     EstimatorSettings,
     Interval,
     Outcome,
+    decide,
     published_settings,
     summarize,
 )
-from aces_ci.skillsv._summary import decide
 from benchmarks.skillsv_games import BernoulliOracle, PlantedGame, planted_game
 
 

@@ -9,8 +9,14 @@ from collections.abc import Callable, Mapping
 import numpy as np
 import pytest
 
-from aces_ci.skillsv import ExactGame, GameStructure, OrderSampler, unanimity_values
-from aces_ci.skillsv._orders import OrderDistribution
+from aces_ci.skillsv import (
+    ExactGame,
+    GameStructure,
+    OrderDistribution,
+    OrderSampler,
+    repair_hierarchy,
+    unanimity_values,
+)
 
 Terms = list[tuple[str, float]]
 
@@ -146,14 +152,9 @@ def test_unanimity_closed_form_matches_enumeration_on_random_structured_games(mu
         a, b = rng.choice(range(1, 9), size=2, replace=False)
         if a > b:
             requires[players[a]].add(players[b])  # edges to earlier players only: no cycle
-    structure = GameStructure(tuple(players), {k: frozenset(v) for k, v in requires.items()}, hierarchy)
-    from aces_ci.skillsv._hierarchy import Block, repaired_hierarchy
-
-    def block(node: object) -> Block | str:
-        return node if isinstance(node, str) else Block("b", [block(c) for c in node])  # type: ignore[union-attr]
-
-    repaired, _ = repaired_hierarchy(block(hierarchy), structure.requires)  # type: ignore[arg-type]
-    structure = GameStructure(tuple(players), structure.requires, repaired)
+    needs = {k: frozenset(v) for k, v in requires.items()}
+    repaired, _ = repair_hierarchy(hierarchy, needs)
+    structure = GameStructure(tuple(players), needs, repaired)
     terms = [
         (
             frozenset(str(p) for p in rng.choice(players, size=int(rng.integers(1, 4)), replace=False)),

@@ -10,10 +10,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from aces_ci.skillsv import CompiledSkill, compile_skill
-from aces_ci.skillsv._orders import OrderSampler
-from aces_ci.skillsv._render import InfeasibleCoalition, render, tree_tokens
-from aces_ci.skillsv._structure import GameStructure
+from aces_ci.skillsv import (
+    CompiledSkill,
+    GameStructure,
+    InfeasibleCoalition,
+    OrderSampler,
+    compile_skill,
+    render,
+    tree_tokens,
+)
 from tests.skillsv.test_compile import EXAMPLES
 
 
