@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ..skill import files_digest
 from ._model import CompiledSkill, Operator
 from ._render import render
 
@@ -119,15 +120,6 @@ class ScoreStore(Protocol):
     def put(self, entries: Sequence[tuple[str, float, Mapping[str, Any]]]) -> None: ...
 
 
-def tree_digest(files: Mapping[str, bytes]) -> str:
-    digest = hashlib.sha256()
-    for path in sorted(files):
-        data = files[path]
-        digest.update(f"{path}\0{len(data)}\0".encode())
-        digest.update(data)
-    return digest.hexdigest()
-
-
 def store_key(scorer_identity: str, render_digest: str, task: Task, seed: int) -> str:
     """The persistent key of one score: scorer, rendered bytes, case content, seed — never an insertion path."""
     text = f"{scorer_identity}\0{render_digest}\0{task.digest}\0{seed}"
@@ -151,7 +143,7 @@ class RenderingOracle:
         key = (members, operator)
         if key not in self._renders:
             files = render(self.game, members, operator)
-            self._renders[key] = (files, tree_digest(files))
+            self._renders[key] = (files, files_digest(files))
         return self._renders[key]
 
     def evaluate(self, requests: Sequence[CoalitionRequest]) -> list[Outcome]:
