@@ -17,8 +17,8 @@ from typing import TextIO
 
 from tabulate import tabulate
 
-from ..errors import EXIT_PASS
 from ..atomic import write_output
+from ..errors import EXIT_PASS
 from ..report import json_bytes
 from ..skillsv import RULE_NAMES, CompiledSkill, HierarchyNode, compile_skill, compiled_json
 

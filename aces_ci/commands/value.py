@@ -25,9 +25,9 @@ from typing import TextIO
 
 from tabulate import tabulate
 
+from ..atomic import write_output
 from ..errors import EXIT_PASS, EXIT_RUNTIME_ERROR, ConfigError, InputError
 from ..evals import find_datasets
-from ..atomic import write_output
 from ..report import json_bytes
 from ..skillsv import (
     ORDER_DISTRIBUTIONS,
