@@ -184,21 +184,22 @@ class _Scores:
             outcomes = self.oracle.evaluate(requests)
             meter.evaluated += len(missing)
             problem: str | None = None
-            fatal = False
+            fatal = budget = False
             for key, outcome in zip(missing, outcomes, strict=True):
                 meter.rollouts += outcome.rollouts
                 meter.cost_usd += outcome.cost_usd
                 if outcome.score is None:
                     problem = problem or outcome.error or "not scored"
                     fatal = fatal or outcome.fatal
+                    budget = budget or outcome.budget_stop
                     continue
                 if settings.reuse:
                     self.cache[key] = outcome.score
                 found[key] = outcome.score  # without reuse a repeat overwrites: each was paid for
             if fatal:
                 raise _BudgetStop("oracle_error", problem)
-            if problem is not None:
-                raise _BudgetStop("budget_usd" if "budget" in problem else "oracle_error", problem)
+            if problem is not None:  # a budget reached inside the oracle, or a rollout that failed (retried on rerun)
+                raise _BudgetStop("budget_usd" if budget else "oracle_error", problem)
             if settings.max_usd is not None and meter.cost_usd >= settings.max_usd:
                 self.pending_stop = "budget_usd"
         return found

@@ -75,6 +75,10 @@ class Outcome:
     error: str | None = None
     fatal: bool = False
     """The oracle itself failed (an exception, a non-number): the valuation stops, keeping what was scored."""
+    budget_stop: bool = False
+    """Not run because the oracle's own budget is spent (the engine's cost cap): the valuation stops
+    as on ``--budget-usd``. Any other unscored outcome (a rollout's infrastructure error) stops it as
+    an oracle error; unscored requests are never cached, so a rerun tries them again."""
 
 
 class CoalitionOracle(Protocol):

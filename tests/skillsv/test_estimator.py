@@ -157,3 +157,27 @@ def test_decisions_follow_the_intervals() -> None:
     assert decide(value(0.1, -0.05, 0.2), None, None, rules)[0] == "unresolved"
     assert decide(value(0.005, 0.001, 0.009), None, None, rules)[0] == "unresolved"
     assert decide(None, None, None, rules)[0] == "unresolved"
+
+
+class _CappedOracle(ExpectedOracle):
+    """Runs ``allowed`` requests, then reports the rest as stopped by its own budget (or as failed)."""
+
+    def __init__(self, game: PlantedGame, allowed: int, budget: bool) -> None:
+        super().__init__(game)
+        self.allowed, self.budget = allowed, budget
+
+    def evaluate(self, requests: Sequence[CoalitionRequest]) -> list[Outcome]:
+        scored = super().evaluate(requests[: self.allowed])
+        self.allowed -= len(scored)
+        rest = [Outcome(None, rollouts=0, error="cap reached", budget_stop=self.budget)] * (len(requests) - len(scored))
+        return scored + rest
+
+
+@pytest.mark.parametrize(("budget", "reason"), [(True, "budget_usd"), (False, "oracle_error")])
+def test_an_oracle_that_stops_mid_batch_ends_the_run_with_the_chains_so_far(budget: bool, reason: str) -> None:
+    game = planted_game(8, seed=1, tasks=24)
+    oracle = _CappedOracle(game, allowed=900, budget=budget)
+    run = Estimator(game.structure, game.tasks, oracle, EstimatorSettings(orders=16, seed=1)).estimate()
+    assert run.stopped_by == reason and run.error == "cap reached"
+    assert 0 < len(run.chains) < 16
+    assert summarize(run).chains == len(run.chains)
