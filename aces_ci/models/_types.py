@@ -40,13 +40,19 @@ class ModelSpec:
     """Max output tokens per model call."""
 
     def cache_identity(self) -> dict[str, Any]:
-        return {
+        identity: dict[str, Any] = {
             "provider": self.provider,
             "model": self.model,
             "base_url": self.base_url,
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
         }
+        if self.provider == "local":
+            # The embedded model's llama.cpp build and weights decide its answers as much as the prompt does.
+            from . import local_runtime_identity  # the package imports this module: resolve at call time
+
+            identity["local_runtime"] = local_runtime_identity()
+        return identity
 
 
 @dataclass(frozen=True)
