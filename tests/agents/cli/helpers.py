@@ -10,15 +10,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import pytest
-
 from aces_ci.agents import HarnessSpec, RolloutRequest, Workspace, stage_workspace
 from aces_ci.agents.cli import CLI_HARNESSES, CliHarness, create_cli_harness, find_cli
 from aces_ci.models import ModelSpec
 from aces_ci.schemas import validator
 from tests.engine.helpers import rendered, request
+from tests.needs import unavailable
 
 FIXTURES = Path(__file__).parent / "fixtures"
+HANG_GUARD_S = 120.0
+"""How long a test waits for something that takes well under a second on an idle machine."""
 FIXTURE_TOP = "/work/rollout"
 """The rollout directory the recorded streams were rewritten to (see fixtures/README.md)."""
 
@@ -37,7 +38,7 @@ def real_cli(name: str, *, api_retries: int = 0, kill_grace_s: float = 2.0) -> C
     """The adapter for an installed CLI; the test is skipped, saying how to install it, when it is missing."""
     command = CLI_HARNESSES[name].command
     if find_cli(command) is None:
-        pytest.skip(f"{command!r} is not installed: run scripts/install-harness-clis.sh and export ACES_CLI_BIN")
+        unavailable(f"{command!r} is not installed: run scripts/install-harness-clis.sh and export ACES_CLI_BIN")
     spec = HarnessSpec(name=name)  # type: ignore[arg-type]
     harness = create_cli_harness(spec, api_retries=api_retries, kill_grace_s=kill_grace_s)
     assert isinstance(harness, CliHarness)

@@ -13,6 +13,9 @@ from tests.servers import Fault, Hang, ScriptedRequest, Text, ToolUse
 from tests.servers.fixtures import ServerFactory
 
 pytestmark = pytest.mark.cli_harness
+HUNG_TIMEOUT_S = 20.0
+"""The rollout timeout against a server that never answers. The CLI must reach the server first (well under 1 s
+from launch on an idle machine), so it is set far above that: what is checked is the timeout, not the speed."""
 SECRET_KEY = "sk-proj-" + "Vb3Nq8Lw" * 6
 
 
@@ -78,11 +81,11 @@ async def test_a_hung_server_times_out_and_nothing_is_left_running(
 ) -> None:
     server = scripted_server(lambda req: Hang())
     cli = real_cli("codex")
-    req = cli_request("codex", model(server.openai_url), timeout_s=4)
+    req = cli_request("codex", model(server.openai_url), timeout_s=HUNG_TIMEOUT_S)
     with staged(req, cli, tmp_path) as workspace:
         outcome = await cli.run(req, workspace)
         assert live_processes_in(workspace.root) == []
     assert server.calls >= 1  # it did reach the model before hanging there
     assert outcome.end_reason == "timeout"
-    assert outcome.infra_error == "Codex did not finish within 4s; its processes were stopped"
+    assert outcome.infra_error == f"Codex did not finish within {HUNG_TIMEOUT_S:g}s; its processes were stopped"
     assert_valid_atif(outcome.trajectory)

@@ -13,6 +13,10 @@ from tests.servers import Fault, Hang, ScriptedRequest, Text, ToolUse
 from tests.servers.fixtures import ServerFactory
 
 pytestmark = pytest.mark.cli_harness
+HUNG_TIMEOUT_S = 45.0
+"""The rollout timeout against a server that never answers. The CLI must reach the server first: a few seconds
+from launch on an idle machine, and more than 15 s on a 2-core runner with both cores busy (measured; see
+BENCHMARKS.md), so it is set far above that: what is checked is the timeout, not the speed."""
 SECRET_KEY = "sk-proj-" + "Rt5Yu7Io" * 6
 
 
@@ -82,11 +86,11 @@ async def test_a_hung_server_times_out_and_nothing_is_left_running(
 ) -> None:
     server = scripted_server(lambda req: Hang())
     cli = real_cli("opencode")
-    req = cli_request("opencode", model(server.openai_url), timeout_s=15)
+    req = cli_request("opencode", model(server.openai_url), timeout_s=HUNG_TIMEOUT_S)
     with staged(req, cli, tmp_path) as workspace:
         outcome = await cli.run(req, workspace)
         assert live_processes_in(workspace.root) == []
     assert server.calls >= 1  # it did reach the model before hanging there
     assert outcome.end_reason == "timeout"
-    assert outcome.infra_error == "OpenCode did not finish within 15s; its processes were stopped"
+    assert outcome.infra_error == f"OpenCode did not finish within {HUNG_TIMEOUT_S:g}s; its processes were stopped"
     assert_valid_atif(outcome.trajectory)

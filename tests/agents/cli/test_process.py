@@ -6,12 +6,13 @@ import asyncio
 import os
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
 
 from aces_ci.agents.cli._process import MAX_LINE_BYTES, STDERR_TAIL_BYTES, run_process
-from tests.agents.cli.helpers import live_processes_in
+from tests.agents.cli.helpers import HANG_GUARD_S, live_processes_in
 
 
 def python(code: str) -> list[str]:
@@ -176,17 +177,15 @@ async def test_cancelling_the_run_still_kills_the_group(tmp_path: Path) -> None:
             on_line=lambda line: None,
         )
     )
-    for _ in range(200):
-        if live_processes_in(tmp_path):
-            break
+    deadline = time.monotonic() + HANG_GUARD_S  # a guard only: the child is up within a second when idle
+    while not live_processes_in(tmp_path) and time.monotonic() < deadline:
         await asyncio.sleep(0.05)
     assert live_processes_in(tmp_path)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    for _ in range(100):
-        if not live_processes_in(tmp_path):
-            break
+    deadline = time.monotonic() + HANG_GUARD_S
+    while live_processes_in(tmp_path) and time.monotonic() < deadline:
         await asyncio.sleep(0.05)
     assert live_processes_in(tmp_path) == []
 
