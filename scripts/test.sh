@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # Set up everything the test suite needs on a fresh machine, then lint, type-check and test.
+# Under CI=true (as .ci/run and GitHub Actions set it) a test whose model or CLI is missing fails
+# instead of skipping, so a broken install cannot show green.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,6 +13,7 @@ export ACES_CLI_BIN
 ACES_REPORT_TOOLS="$(bash scripts/install-report-tools.sh)"
 export ACES_REPORT_TOOLS
 
+echo "test: ruff, mypy, then pytest (the slowest tests are listed at the end)"
 .venv/bin/ruff check aces_ci tests benchmarks
 .venv/bin/mypy
-.venv/bin/python -m pytest -q "$@"
+.venv/bin/python -m pytest -q --durations=10 "$@"
