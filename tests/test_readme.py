@@ -4,9 +4,10 @@ The commands are read from the READMEs' ``bash`` blocks (and inline code with a 
 edit that breaks one fails here. Each is first checked statically — the CLI's own parser accepts it,
 its paths exist, its ``--case`` ids are in the skill's dataset — then run:
 
-- the static tier, ``rules`` and ``merge`` for real, with the exit code the README states (the example
-  repository fails the gate: it holds deliberately flawed skills), ``merge`` after scanning every shard
-  as the README's matrix does, with its glob expanded as the shell would;
+- the static tier, ``rules``, ``merge``, ``compile`` and ``value`` for real, with the exit code the README
+  states (the example repository fails the gate: it holds deliberately flawed skills), ``merge`` after
+  scanning every shard as the README's matrix does, with its glob expanded as the shell would, and
+  ``value`` with a stand-in for the oracle module the README leaves to the user;
 - the keyless rollouts on the embedded model (``local_model``): the paired batch is the README's claim
   that the knowledge skill helps, checked;
 - the API rollouts against a scripted server on 127.0.0.1 standing in for the provider: the Anthropic
@@ -60,7 +61,8 @@ class Command:
 
 
 def readme_commands(path: Path) -> list[Command]:
-    """The ``aces-ci`` command lines of ``path``: in ``bash`` blocks, and in inline code that has a flag."""
+    """The ``aces-ci`` command lines of ``path``: in ``bash`` blocks, and in inline code that has a flag
+    and no placeholder (``SKILL_DIR``, ``FILE``: a usage line, not a command)."""
     texts: list[str] = []
     in_bash = False
     for line in path.read_text(encoding="utf-8").splitlines():
@@ -70,7 +72,8 @@ def readme_commands(path: Path) -> list[Command]:
         if in_bash:
             texts += [line.split(" #", 1)[0].strip()] if re.match(r"^([A-Z_]+=\S+ )*aces-ci ", line) else []
         else:
-            texts += [span for span in re.findall(r"`(aces-ci [^`]*)`", line) if " --" in span]
+            spans = re.findall(r"`(aces-ci [^`]*)`", line)  # a usage line names its placeholders in capitals
+            texts += [span for span in spans if " --" in span and not re.search(r"\b[A-Z_]{4,}\b", span)]
     commands = []
     for text in texts:
         words = shlex.split(text)
@@ -90,7 +93,7 @@ def find(*words: str) -> Command:
 
 def test_the_readmes_hold_the_commands_these_tests_run() -> None:
     verbs = sorted({command.verb for command in ALL})
-    assert verbs == ["merge", "rollout", "rules", "scan"]
+    assert verbs == ["compile", "merge", "rollout", "rules", "scan", "value"]
     assert len(ALL) >= 10, [command.text for command in ALL]
 
 
@@ -134,7 +137,16 @@ def run(command: Command, checkout: Path, monkeypatch: pytest.MonkeyPatch, *extr
     return main([*args, *extra])  # globs expanded as the shell would
 
 
-STATIC = [command for command in ALL if command.verb in ("scan", "rules", "merge")]
+STATIC = [command for command in ALL if command.verb in ("scan", "rules", "merge", "compile", "value")]
+STAND_IN_ORACLE = '''
+from pathlib import Path
+
+
+def score(skill_dir, case, seed):
+    """Stands in for the user's oracle the README's value command names: 1 when SKILL.md talks of columns."""
+    skill_md = Path(skill_dir) / "SKILL.md"  # a coalition without the skill's text renders none
+    return float(skill_md.is_file() and "column" in skill_md.read_text(encoding="utf-8").lower())
+'''
 
 
 def expected_exits(command: Command) -> set[int]:
@@ -142,13 +154,16 @@ def expected_exits(command: Command) -> set[int]:
 
     One shard's verdict depends on which skills it drew; writing a baseline or listing rules passes.
     """
-    if command.verb == "rules" or "--write-baseline" in command.args:
+    if command.verb in ("rules", "compile", "value") or "--write-baseline" in command.args:
         return {0}
     return {0, 1} if "--shard" in command.args else {1}
 
 
 @pytest.mark.parametrize("command", STATIC, ids=[command.text for command in STATIC])
 def test_the_static_tier_commands_run(command: Command, checkout: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    if command.verb == "value":  # the README's oracle module is the user's own: the test writes one
+        module, _ = (command.flag("--oracle") or "").removeprefix("python:").split(":")
+        (checkout / f"{module}.py").write_text(STAND_IN_ORACLE, encoding="utf-8")
     if command.verb == "merge":  # the README's matrix: every shard scanned first, as its jobs do
         shard = find("scan", "--shard")
         for index in range(1, 5):
