@@ -21,7 +21,7 @@ if [ ! -x .venv/bin/python ]; then
   .venv/bin/python -m pip install --quiet --upgrade pip
 fi
 
-say "installing aces-ci and its dependencies, extras [$extras] (pip; under a minute on a fresh machine)..."
+say "installing aces-ci and its dependencies, extras [$extras] (pip; about a minute on a fresh machine)..."
 .venv/bin/python -m pip install --quiet -e ".[$extras]"
 say "packages installed after $(took)"
 

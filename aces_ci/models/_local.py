@@ -48,9 +48,9 @@ LOCAL_THREADS = 2
 so another count can change an answer at temperature 0 (1 thread against 2 changed 1 answer in 14 of the
 example's prompts, see BENCHMARKS.md). It is part of the rollout cache key."""
 SERVER_ENVIRONMENT = {"OMP_WAIT_POLICY": "PASSIVE"}
-"""Set for the server: idle OpenMP threads sleep instead of spinning. Spinning threads on a busy 2-core
-runner slowed generation about 4x (they wait for a core held by the other spinner); passive waiting
-costs nothing measurable on an idle one (BENCHMARKS.md)."""
+"""Set for the server: idle OpenMP threads sleep instead of spinning. With spinning threads, generation
+on a busy 2-core runner was 5-15x slower (each thread waits for a core held by the other's spinning;
+BENCHMARKS.md), which is how local-model calls used to time out under load."""
 _SERVE_SCRIPT = Path(__file__).with_name("_local_serve.py")
 _READY = "READY "
 _LOG_TAIL_CHARS = 2000

@@ -12,6 +12,10 @@ from aces_ci.schemas import validator
 from tests.engine.helpers import anthropic_model, fast_clients, rendered, request
 from tests.servers import Call, Fault, ScriptedRequest, ScriptedServer, Text, Tokens, ToolUse
 
+HANG_GUARD_S = 120.0
+"""The rollouts' timeout: they answer from a scripted server in well under a second when the machine is
+idle, and on a 2-core runner with both cores busy one took more than 30 s; only a hang may end one."""
+
 Server = Callable[..., ScriptedServer]
 
 
@@ -42,7 +46,7 @@ async def test_a_busy_rollout_is_valid_atif_with_per_step_and_total_metrics(
     )
     server = scripted_server(lambda _req: next(replies))
     clients = fast_clients()
-    spec = HarnessSpec(name="builtin", max_turns=8, timeout_s=30)
+    spec = HarnessSpec(name="builtin", max_turns=8, timeout_s=HANG_GUARD_S)
     try:
         batch = await run_rollouts(
             [request("with", harness=spec, model=anthropic_model(server.url))],
@@ -78,7 +82,7 @@ async def test_a_busy_rollout_is_valid_atif_with_per_step_and_total_metrics(
 async def test_an_infra_error_still_leaves_a_valid_trajectory(scripted_server: Server) -> None:
     server = scripted_server(lambda _req: Fault(403, message="forbidden"))
     clients = fast_clients()
-    spec = HarnessSpec(name="builtin", timeout_s=30)
+    spec = HarnessSpec(name="builtin", timeout_s=HANG_GUARD_S)
     try:
         batch = await run_rollouts(
             [request("with", harness=spec, model=anthropic_model(server.url))], create_harness(spec, clients=clients)
@@ -97,7 +101,7 @@ async def test_the_baseline_trajectory_is_valid_and_names_no_skill(scripted_serv
 
     server = scripted_server(script)
     clients = fast_clients()
-    spec = HarnessSpec(name="builtin", timeout_s=30)
+    spec = HarnessSpec(name="builtin", timeout_s=HANG_GUARD_S)
     target = rendered()
     try:
         batch = await run_rollouts(
