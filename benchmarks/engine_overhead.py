@@ -2,9 +2,9 @@
 
 **Overhead.** The server answers at once. The same number of model calls is made twice, serially:
 once straight through the model client (the very request the agent loop sends: same system prompt,
-same tools), once as rollouts through the whole engine (cache key,
-workspace staging and removal, the built-in agent loop, ATIF building and redaction, skill-event
-detection, scoring; optionally the cache and the synced journal). The difference divided by the
+same tools), once as rollouts through the whole engine (cache key, staging guard, workspace
+staging, artifact capture and removal, the built-in agent loop, ATIF building and redaction,
+skill-event detection, grading; optionally the cache and the synced journal). The difference divided by the
 number of rollouts is what the engine adds to each rollout, model time excluded. Target: < 5 ms.
 Disk work that trails a rollout (workspace removal, cache write, journal sync) runs on worker
 threads, but the batch returns only when it is done, so the wall-clock figure includes it.
@@ -46,10 +46,18 @@ from pathlib import Path
 # The scripted server lives with the tests; this script runs from a checkout, so put its root on the path.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from aces_ci.agents import HarnessSpec, ModelClients, RolloutRequest, SkillSet, create_harness, stage_workspace
+from aces_ci.agents import (
+    HarnessSpec,
+    ModelClients,
+    RolloutRequest,
+    SkillSet,
+    baseline_guard,
+    create_harness,
+    stage_workspace,
+)
 from aces_ci.agents.builtin import TOOL_SPECS, StagedSkill, system_prompt
-from aces_ci.engine import Journal, RolloutCache, run_rollouts
-from aces_ci.grading import ExpectedOutputScorer
+from aces_ci.engine import Journal, RolloutCache, RolloutEngine
+from aces_ci.grading import ExpectedOutputGrader
 from aces_ci.models import ConcurrencyLimiter, Message, ModelRequest, ModelSpec, RetryPolicy
 from aces_ci.redact import redact_obj
 from aces_ci.skill import skill_card
@@ -64,7 +72,9 @@ def _requests(model: ModelSpec, count: int, offset: int = 0) -> list[RolloutRequ
     target = rendered()
     skills = SkillSet(skills=(target,), target=target.name)
     return [
-        RolloutRequest(case=case("bench"), skills=skills, arm="with", harness=SPEC, model=model, run_index=offset + i)
+        RolloutRequest(
+            case=case("bench"), skills=skills, condition="with", harness=SPEC, model=model, replicate=offset + i
+        )
         for i in range(count)
     ]
 
@@ -104,14 +114,15 @@ async def _engine(
 ) -> None:
     cache = RolloutCache(store / "cache") if store is not None else None
     journal = store / "journal.jsonl" if store is not None else None
-    batch = await run_rollouts(
-        requests,
+    engine = RolloutEngine(
         create_harness(SPEC, clients=clients),
-        scorer=ExpectedOutputScorer(),
         concurrency=concurrency,
         cache=cache,
         journal=journal,
+        guard=baseline_guard([rendered()]),
     )
+    async with engine:
+        batch = await engine.run(requests, grader=ExpectedOutputGrader())
     if not batch.all_completed or any(r.source != "run" for r in batch.records):
         raise RuntimeError("benchmark rollouts must all run and complete")
 
@@ -201,7 +212,8 @@ async def parts(repeat: int) -> None:
         clients = ModelClients(retry=NO_RETRY)
         harness = create_harness(SPEC, clients=clients)
         try:
-            batch = await run_rollouts(_requests(model, 1), harness)
+            async with RolloutEngine(harness) as engine:
+                batch = await engine.run(_requests(model, 1))
         finally:
             await clients.aclose()
     result = batch.records[0].result
@@ -213,7 +225,7 @@ async def parts(repeat: int) -> None:
             pass
 
     with tempfile.TemporaryDirectory() as tmp:
-        journal = Journal(Path(tmp) / "journal.jsonl", "bench")
+        journal = Journal(Path(tmp) / "journal.jsonl")
         journal.open()
         pieces: dict[str, tuple[Callable[[], object], int]] = {
             f"redact a finished trajectory ({len(json.dumps(trajectory)) / 1024:.1f} KB)": (

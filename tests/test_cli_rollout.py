@@ -10,10 +10,13 @@ from pathlib import Path
 
 import pytest
 
+from aces_ci.agents import render_skill_dir
 from aces_ci.cli import build_parser, main
 from aces_ci.commands._run_options import resolve_run_options
+from aces_ci.commands.rollout import build_requests
 from aces_ci.config import AcesConfig, RunSettings, load_config
 from aces_ci.errors import ConfigError
+from aces_ci.evals import EvalCase
 from aces_ci.models import LOCAL_MODEL_ID
 from aces_ci.schemas import validator
 from tests.engine.helpers import planted_skill, write_skill
@@ -132,7 +135,7 @@ def test_an_unwritable_trajectory_file_still_shows_what_the_rollout_did(
     assert "cannot write the trajectory" in err and destination in err
 
 
-def test_a_budget_cap_exits_3_and_lists_what_was_not_run(
+def test_a_budget_cap_is_not_an_infra_error_it_exits_0_and_says_what_ran_and_what_did_not(
     scripted_server: Server, skill_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     server = scripted_server(planted_skill)
@@ -149,10 +152,88 @@ def test_a_budget_cap_exits_3_and_lists_what_was_not_run(
         "1",
         *against(server, tmp_path),
     ]
-    assert main(argv) == 3
+    assert main(argv) == 0
     out = capsys.readouterr().out
-    assert "not run (max_rollouts reached): case=number arm=without run=0" in out
+    assert ["number", "0", "with", "completed", "final_answer", "1.00"] in rows(out, 6)
+    assert "budget stop (max_rollouts reached): 1 of 2 rollouts finished; not run: case=number arm=without run=0" in out
+    assert (
+        "arm without: 0/0 scored rollouts succeeded (score ≥ 0.5); 0 infra errors, 0 without a score, 1 not run" in out
+    )
     assert server.calls == 2  # the one rollout run: read SKILL.md, then answer
+
+
+def test_a_budget_stop_beside_an_infra_error_still_exits_3(
+    scripted_server: Server, skill_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = scripted_server(lambda _req: Fault(401, message="invalid x-api-key"))
+    argv = ["rollout", str(skill_dir), "--case", "number", "--arm", "both", "--max-rollouts", "1"]
+    assert main([*argv, "--concurrency", "1", *against(server, tmp_path)]) == 3
+    out = capsys.readouterr().out
+    assert "infra error: case=number arm=with run=0" in out and "budget stop (max_rollouts reached)" in out
+
+
+def test_more_runs_after_fewer_with_a_journal_run_only_the_new_replicates(
+    scripted_server: Server, skill_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = scripted_server(planted_skill)
+    journal = tmp_path / "journal.jsonl"
+    argv = ["rollout", str(skill_dir), "--case", "number", "--case", "again", "--arm", "both", "--no-cache"]
+    argv += ["--journal", str(journal), *against(server, tmp_path)]
+    assert main([*argv, "--runs", "3"]) == 0
+    capsys.readouterr()
+    calls_for_three = server.calls
+    assert main([*argv, "--runs", "5"]) == 0
+    out = capsys.readouterr().out
+    # with arm: read SKILL.md then answer (2 calls); without: answer (1 call); 2 cases × 2 new replicates
+    assert calls_for_three == 2 * 3 * (2 + 1) and server.calls - calls_for_three == 2 * 2 * (2 + 1)
+    sources = {
+        (row[0], row[1], row[2]): row[-1] for row in rows(out, 9) if len(row) == 9 and row[0] in ("number", "again")
+    }
+    assert sources == {
+        (case, str(run), arm): "resumed" if run < 3 else "miss"
+        for case in ("number", "again")
+        for run in range(5)
+        for arm in ("with", "without")
+    }
+    lines = [json.loads(line) for line in journal.read_text().splitlines()]
+    assert len(lines) == 20 and len({line["key"] for line in lines}) == 20
+    assert not [e.message for line in lines for e in validator("rollout-store").iter_errors(line)]
+    assert sorted((line["rollout"]["case"], line["rollout"]["replicate"]) for line in lines)[-2:] == [
+        ("number", 4),
+        ("number", 4),
+    ]
+
+
+def test_every_trajectory_line_joins_back_to_its_case_condition_replicate_and_seed(
+    scripted_server: Server, skill_dir: Path, tmp_path: Path
+) -> None:
+    server = scripted_server(planted_skill)
+    out = tmp_path / "trajectories.jsonl"
+    argv = ["rollout", str(skill_dir), "--case", "number", "--arm", "both", "--runs", "2", "--seed", "11"]
+    assert main([*argv, "--trajectory", str(out), *against(server, tmp_path)]) == 0
+    first = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [t["extra"]["rollout"] for t in first] == [
+        {"case": "number", "condition": arm, "replicate": run, "seed": 11, "target": "marker"}
+        for run in range(2)
+        for arm in ("with", "without")
+    ]
+    assert len({t["session_id"] for t in first}) == 4 and all(t["trajectory_id"] == t["session_id"] for t in first)
+    assert main([*argv, "--trajectory", str(out), *against(server, tmp_path)]) == 0
+    again = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [t["session_id"] for t in again] == [t["session_id"] for t in first]  # no random ids
+
+
+def test_the_with_arm_stages_the_skill_and_the_without_arm_names_it_without_staging_it(skill_dir: Path) -> None:
+    target = render_skill_dir(skill_dir)
+    options = resolve_run_options(parse("--runs", "2"), AcesConfig())
+    requests = build_requests(target, [EvalCase("c", "p")], {"c": {}}, ("with", "without"), options)
+    assert [(r.condition, r.replicate, [s.name for s in r.skills.skills]) for r in requests] == [
+        ("with", 0, ["marker"]),
+        ("without", 0, []),
+        ("with", 1, ["marker"]),
+        ("without", 1, []),
+    ]
+    assert {r.skills.target for r in requests} == {"marker"}
 
 
 @pytest.mark.parametrize(

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
-from aces_ci.agents import DISCLOSURES, HARNESSES, SKILL_EVENT_VIAS
+from aces_ci.agents import DISCLOSURES, HARNESSES, OMISSIONS, SKILL_EVENT_VIAS, RolloutStatus
+from aces_ci.engine import CACHE_VERSION, JOURNAL_VERSION
 from aces_ci.models import PROVIDERS
 from aces_ci.scan import Severity
 from aces_ci.schemas import load_schema
@@ -41,3 +42,17 @@ def test_skill_event_kinds_match_the_trajectory_schema() -> None:
 
     walk(atif)
     assert found == [list(SKILL_EVENT_VIAS)]
+
+
+def test_stored_rollout_names_match_the_rollout_store_schema() -> None:
+    store = load_schema("rollout-store")
+    result = store["$defs"]["result"]["properties"]
+    assert result["status"]["enum"] == list(get_args(RolloutStatus))
+    assert result["skill_events"]["items"]["properties"]["via"]["enum"] == list(SKILL_EVENT_VIAS)
+    assert store["$defs"]["artifact"]["properties"]["omitted"]["enum"] == list(OMISSIONS)
+    assert (
+        store["$defs"]["rollout_identity"]["properties"]
+        == load_schema("atif")["$defs"]["rollout_identity"]["properties"]
+    )
+    assert store["$defs"]["journal_line"]["properties"]["v"]["const"] == JOURNAL_VERSION
+    assert store["$defs"]["cache_entry"]["properties"]["version"]["const"] == CACHE_VERSION

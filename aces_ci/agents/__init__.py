@@ -1,5 +1,14 @@
 """Harnesses that run one case in one staged workspace and return an ATIF trajectory."""
 
+from ._artifacts import (
+    NO_ARTIFACTS,
+    OMISSIONS,
+    Artifact,
+    ArtifactLimits,
+    Omission,
+    WorkspaceArtifacts,
+    capture_artifacts,
+)
 from ._atif import TrajectoryBuilder
 from ._factory import ModelClients, create_harness
 from ._harness import Harness, HarnessOutcome, Workspace
@@ -8,8 +17,8 @@ from ._skill_events import detect_skill_events
 from ._types import (
     DISCLOSURES,
     HARNESSES,
+    MAX_CONDITION_CHARS,
     SKILL_EVENT_VIAS,
-    Arm,
     Disclosure,
     HarnessName,
     HarnessSpec,
@@ -20,32 +29,51 @@ from ._types import (
     SkillEventVia,
     SkillSet,
 )
-from ._workspace import MIN_GUARDED_BODY_CHARS, check_baseline, plan_arm, plan_workspace, stage_workspace
+from ._workspace import (
+    MIN_GUARDED_BODY_CHARS,
+    StagingGuard,
+    StagingPlan,
+    baseline_guard,
+    check_baseline,
+    plan_checked,
+    plan_workspace,
+    stage_workspace,
+)
 
 __all__ = [
     "DISCLOSURES",
     "HARNESSES",
+    "MAX_CONDITION_CHARS",
     "MIN_GUARDED_BODY_CHARS",
+    "NO_ARTIFACTS",
+    "OMISSIONS",
     "SKILL_EVENT_VIAS",
-    "Arm",
+    "Artifact",
+    "ArtifactLimits",
     "Disclosure",
     "Harness",
     "HarnessName",
     "HarnessOutcome",
     "HarnessSpec",
     "ModelClients",
+    "Omission",
     "RolloutRequest",
     "RolloutResult",
     "RolloutStatus",
     "SkillEvent",
     "SkillEventVia",
     "SkillSet",
+    "StagingGuard",
+    "StagingPlan",
     "TrajectoryBuilder",
     "Workspace",
+    "WorkspaceArtifacts",
+    "baseline_guard",
+    "capture_artifacts",
     "check_baseline",
     "create_harness",
     "detect_skill_events",
-    "plan_arm",
+    "plan_checked",
     "plan_workspace",
     "render_skill_dir",
     "stage_workspace",

@@ -4,11 +4,15 @@ Every harness, whatever its native event stream, reports through this builder, s
 layer reads every rollout. Steps are numbered from 1 in order; tool results attach to the agent
 step that made the calls; the skill events we detect ride along in ``extra.skill_events``. The
 finished document passes through secret redaction before anyone can write it anywhere.
+
+The builder invents no identifiers: a random id would make two runs of the same rollout differ
+and a trajectory impossible to join back to its case. The engine stamps ``session_id``,
+``trajectory_id`` (both the rollout's cache key) and ``extra.rollout`` (case, condition,
+replicate, seed) on every trajectory it returns.
 """
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -53,7 +57,6 @@ class TrajectoryBuilder:
         agent_name: str,
         agent_version: str,
         model_name: str | None = None,
-        session_id: str | None = None,
         tool_definitions: Sequence[Mapping[str, Any]] | None = None,
     ) -> None:
         self._agent: dict[str, Any] = {"name": agent_name, "version": agent_version}
@@ -61,7 +64,6 @@ class TrajectoryBuilder:
             self._agent["model_name"] = model_name
         if tool_definitions:
             self._agent["tool_definitions"] = [dict(t) for t in tool_definitions]
-        self._session_id = session_id or str(uuid.uuid4())
         self._steps: list[dict[str, Any]] = []
         self._skill_events: list[SkillEvent] = []
 
@@ -163,8 +165,6 @@ class TrajectoryBuilder:
         # The builder's own agent and steps go in uncopied: redaction returns a copy of every container.
         doc: dict[str, Any] = {
             "schema_version": ATIF_VERSION,
-            "session_id": self._session_id,
-            "trajectory_id": str(uuid.uuid4()),
             "agent": self._agent,
             "steps": self._steps,
             "final_metrics": final_metrics,

@@ -8,7 +8,7 @@ implement :class:`Harness`; the engine treats them alike.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -26,11 +26,14 @@ class Workspace:
     """A throwaway HOME (CLI harnesses write their config and sessions there)."""
     skill_dirs: Mapping[str, Path]
     """Staged skill name → its directory, wherever this harness looks for skills."""
+    staged: Mapping[str, bytes] = field(default_factory=dict)
+    """Every file staged under ``root`` (root-relative path → bytes): what the agent found there.
+    Anything else under ``root`` when the rollout ends, the agent wrote (see ``capture_artifacts``)."""
 
 
 @dataclass(frozen=True)
 class HarnessOutcome:
-    """What a harness reports for one rollout; the engine adds identity, timing and score."""
+    """What a harness reports for one rollout; the engine adds identity, timing and the workspace's artifacts."""
 
     end_reason: str
     """``final_answer``, ``max_turns``, ``max_tokens``, ``timeout``, ``retries_exhausted``, ``harness_error``…"""
@@ -48,7 +51,15 @@ class Harness(Protocol):
     name: HarnessName
 
     def version(self) -> str:
-        """Identifies the harness build; part of every cache key, so an upgrade misses the cache."""
+        """The harness build as a trajectory's ``agent.version`` reports it (for people, not keys)."""
+        ...
+
+    def cache_identity(self) -> str:
+        """What of the harness changes what an agent does; part of every cache key, so a change misses.
+
+        Only what matters: the built-in harness names its loop protocol, not the aces-ci release, so a
+        release that leaves the loop alone keeps every cached rollout.
+        """
         ...
 
     def skill_root(self, workspace_root: Path, home: Path) -> Path:

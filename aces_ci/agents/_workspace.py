@@ -1,14 +1,16 @@
-"""Stage one rollout's workspace, and prove the baseline arm holds no copy of the skill under test.
+"""Stage one rollout's workspace, and the baseline guard that proves a condition lacks the skill under test.
 
 A rollout gets a fresh temporary tree: the case's fixture files under ``root`` (the agent's working
-directory), a throwaway ``home``, and every skill of the arm's :class:`SkillSet` written where the
-harness discovers skills. Supporting skills and decoys are written the same way in both arms, so
-the only difference between the arms of a pair is the target skill.
+directory), a throwaway ``home``, and every skill of the request's :class:`SkillSet` written where
+the harness discovers skills. Supporting skills and decoys are written the same way in every
+condition, so the only difference between the conditions of a pair is what the caller put there.
 
-The baseline guard exists because a paired trial is only meaningful when the ``without`` arm
-really lacks the skill. A copy can sneak in under another name, as a decoy with the same bytes, or
-pasted into a fixture; each of these would make the skill look useless. The guard checks every
-file that will be staged before anything is written, and refuses with the offending path.
+What a condition must or must not stage is the caller's policy, given to staging as a
+:data:`StagingGuard` that sees the whole :class:`StagingPlan` before anything is written.
+:func:`baseline_guard` is the one paired trials need: a request that does not stage its skill
+under test must carry no copy of it either. A copy can sneak in under another name, as a decoy
+with the same bytes, or pasted into a fixture; each of these would make the skill look useless.
+The guard checks every file that will be staged, and refuses with the offending path.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ import os
 import shutil
 import stat
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from ..errors import InfraError, InputError
@@ -55,7 +58,29 @@ def _skill_root_rel(harness: Harness, top: Path) -> PurePosixPath:
     return rel
 
 
-def plan_workspace(request: RolloutRequest, harness: Harness) -> dict[str, bytes]:
+@dataclass(frozen=True)
+class StagingPlan:
+    """Every file staging will write, before any is written: what a :data:`StagingGuard` inspects."""
+
+    files: Mapping[str, bytes]
+    """Path relative to the workspace's top directory (``work/…`` or ``home/…``) → content."""
+    skill_root: str
+    """Where this harness discovers skills, relative to the top directory (e.g. ``work/.agents/skills``)."""
+
+    def skill_dir(self, name: str) -> str:
+        """Where a skill called ``name`` is (or would be) staged, relative to the top directory."""
+        return f"{self.skill_root}/{name}"
+
+    def under_root(self) -> dict[str, bytes]:
+        """The planned files inside the agent's working directory, relative to it."""
+        return {path[len("work/") :]: data for path, data in self.files.items() if path.startswith("work/")}
+
+
+StagingGuard = Callable[[RolloutRequest, StagingPlan], None]
+"""The caller's check of one request's plan (raise :class:`InputError` to refuse); see :func:`baseline_guard`."""
+
+
+def plan_workspace(request: RolloutRequest, harness: Harness) -> StagingPlan:
     """Every file staging will write, keyed by its path relative to the workspace's top directory.
 
     Fixtures go under ``work/`` (the agent's working directory); each skill under
@@ -74,7 +99,7 @@ def plan_workspace(request: RolloutRequest, harness: Harness) -> dict[str, bytes
         if not is_safe_name(skill.name):
             raise InputError(f"skill name {skill.name!r} cannot be used as a directory name", field="name")
         if skill.name in seen:
-            raise InputError(f"two skills of this arm are both named {skill.name!r}", field="name")
+            raise InputError(f"two staged skills are both named {skill.name!r}", field="name")
         seen.add(skill.name)
         if SKILL_FILE not in skill.files:
             raise InputError(f"rendered skill {skill.name!r} has no {SKILL_FILE}", path=skill.name)
@@ -92,7 +117,7 @@ def plan_workspace(request: RolloutRequest, harness: Harness) -> dict[str, bytes
             if parent in planned:
                 raise InputError("a staged file would have to be a directory too", path=parent)
             parent = parent.rsplit("/", 1)[0]
-    return planned
+    return StagingPlan(files=planned, skill_root=skill_root.as_posix())
 
 
 def _skill_trees(planned: Mapping[str, bytes]) -> dict[str, dict[str, bytes]]:
@@ -107,8 +132,8 @@ def _skill_trees(planned: Mapping[str, bytes]) -> dict[str, dict[str, bytes]]:
 def check_baseline(planned: Mapping[str, bytes], target: RenderedSkill, target_dir: str) -> None:
     """Refuse a baseline workspace plan that still carries the target skill in any form.
 
-    ``planned`` is :func:`plan_workspace`'s output; ``target_dir`` is where the target would be
-    staged in the ``with`` arm. Checked in this order, the first offending path named in the
+    ``planned`` is a :class:`StagingPlan`'s files; ``target_dir`` is where the target would be
+    staged (:meth:`StagingPlan.skill_dir`). Checked in this order, the first offending path named in the
     :class:`InputError`:
 
     1. anything staged at the target's own directory (its name);
@@ -120,59 +145,62 @@ def check_baseline(planned: Mapping[str, bytes], target: RenderedSkill, target_d
     target_md = target.files.get(SKILL_FILE, b"")
     for path in sorted(planned):
         if path.startswith(target_dir + "/"):
-            raise InputError(f"the baseline arm stages the skill under test, {target.name!r}, by name", path=path)
+            raise InputError(f"the baseline stages the skill under test, {target.name!r}, by name", path=path)
     target_digest = target.digest
     for directory, tree in _skill_trees(planned).items():
         if files_digest(tree) == target_digest:
-            raise InputError(f"the baseline arm stages a renamed copy of skill {target.name!r}", path=directory)
+            raise InputError(f"the baseline stages a renamed copy of skill {target.name!r}", path=directory)
     for path in sorted(planned):
         if path.endswith(f"/{SKILL_FILE}") and planned[path] == target_md:
-            raise InputError(
-                f"the baseline arm stages a copy of {target.name!r}'s SKILL.md under another name", path=path
-            )
+            raise InputError(f"the baseline stages a copy of {target.name!r}'s SKILL.md under another name", path=path)
     body = skill_card(target).body.strip()
     whole = _normalised_text(target_md).strip()
     for path in sorted(planned):
         data = planned[path]
         if target_md and target_md in data:
-            raise InputError(f"the baseline arm carries {target.name!r}'s SKILL.md inside this file", path=path)
+            raise InputError(f"the baseline carries {target.name!r}'s SKILL.md inside this file", path=path)
         if len(body) >= MIN_GUARDED_BODY_CHARS:
             text = _normalised_text(data)
             if body in text or whole in text:
-                raise InputError(
-                    f"the baseline arm carries the body of skill {target.name!r} inside this file", path=path
-                )
+                raise InputError(f"the baseline carries the body of skill {target.name!r} inside this file", path=path)
 
 
-def plan_arm(request: RolloutRequest, harness: Harness, baseline_of: RenderedSkill | None = None) -> dict[str, bytes]:
-    """:func:`plan_workspace`, validated for the request's arm: cheap, so run it before spending money.
+def baseline_guard(
+    skills_under_test: Iterable[RenderedSkill], baseline_conditions: Iterable[str] = ("without",)
+) -> StagingGuard:
+    """The guard of paired trials: a request of a baseline condition holds no copy of its skill under test.
 
-    The ``with`` arm must stage the target it names. The ``without`` arm must name no target and
-    pass :func:`check_baseline` against ``baseline_of`` (the skill under test), which is required.
+    ``skills_under_test`` are the skills requests may name as their target (by name);
+    ``baseline_conditions`` the condition labels that must lack it. A request of such a condition
+    must name a known skill and pass :func:`check_baseline` against it (so not even a different
+    skill may take the target's name there); a target unknown to the guard is refused, since its
+    absence could not be proven. Requests of other conditions pass.
     """
-    planned = plan_workspace(request, harness)
-    names = {s.name for s in request.skills.skills}
-    if request.arm == "with":
-        if request.skills.target is None or request.skills.target not in names:
+    by_name = {skill.name: skill for skill in skills_under_test}
+    baselines = frozenset(baseline_conditions)
+
+    def guard(request: RolloutRequest, plan: StagingPlan) -> None:
+        if request.condition not in baselines:
+            return
+        target = request.skills.target
+        skill = by_name.get(target)
+        if skill is None:
             raise InputError(
-                f"the 'with' arm must stage its target skill; target is {request.skills.target!r}, "
-                f"staged: {sorted(names)}",
+                f"condition {request.condition!r} must lack skill {target!r}, but the baseline guard was not "
+                f"given that skill, so its absence cannot be proven",
                 field="skills.target",
             )
-        return planned
-    if request.skills.target is not None:
-        raise InputError(
-            f"the baseline arm names a target skill ({request.skills.target!r}); it must have none",
-            field="skills.target",
-        )
-    if baseline_of is None:
-        raise InputError(
-            "a 'without'-arm rollout needs the skill under test, to prove the baseline lacks it",
-            field="baseline_of",
-        )
-    target_dir = f"{_skill_root_rel(harness, _PROBE_TOP).as_posix()}/{baseline_of.name}"
-    check_baseline(planned, baseline_of, target_dir)
-    return planned
+        check_baseline(plan.files, skill, plan.skill_dir(target))
+
+    return guard
+
+
+def plan_checked(request: RolloutRequest, harness: Harness, guard: StagingGuard | None = None) -> StagingPlan:
+    """:func:`plan_workspace`, passed through ``guard``: cheap, so run it before spending money."""
+    plan = plan_workspace(request, harness)
+    if guard is not None:
+        guard(request, plan)
+    return plan
 
 
 def _make_executable_if_script(path: Path, data: bytes) -> None:
@@ -228,15 +256,14 @@ def stage_workspace(
     base_dir: Path | None = None,
     keep: bool = False,
     *,
-    baseline_of: RenderedSkill | None = None,
+    guard: StagingGuard | None = None,
 ) -> Iterator[Workspace]:
     """Create the rollout's workspace under ``base_dir`` (the system temp dir by default).
 
-    ``baseline_of`` is the skill under test; it is required for the ``without`` arm, whose
-    staging is refused (:class:`InputError`) if any copy of that skill would be present.
-    The tree is deleted on exit unless ``keep``.
+    ``guard`` sees the plan first and may refuse it (:class:`InputError`), before anything is
+    written. The tree is deleted on exit unless ``keep``.
     """
-    planned = plan_arm(request, harness, baseline_of)
+    plan = plan_checked(request, harness, guard)
     try:
         top = Path(tempfile.mkdtemp(prefix="aces-rollout-", dir=base_dir)).resolve()
     except OSError as exc:
@@ -245,13 +272,18 @@ def stage_workspace(
         root, home = top / "work", top / "home"
         root.mkdir()
         home.mkdir()
-        skill_root = top / _skill_root_rel(harness, top)
+        skill_root = top / plan.skill_root
         try:
-            _write_tree(top, planned)
+            _write_tree(top, plan.files)
             skill_root.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise InfraError(f"cannot stage the workspace in {top}: {exc}") from exc
-        yield Workspace(root=root, home=home, skill_dirs={s.name: skill_root / s.name for s in request.skills.skills})
+        yield Workspace(
+            root=root,
+            home=home,
+            skill_dirs={s.name: skill_root / s.name for s in request.skills.skills},
+            staged=plan.under_root(),
+        )
     finally:
         if not keep:
             remove_tree(top)

@@ -5,8 +5,14 @@ a small paired batch. It prints each rollout's status, why it ended, its score, 
 and whether it came from the cache, plus per-arm success counts. It makes no claim about lift:
 estimates with intervals are the ``trial`` verb's job.
 
-Exit codes: 0 every rollout completed; 2 bad input (missing skill, unknown case id, bad flags,
-a leaked baseline); 3 any rollout ended as an infrastructure error or was left out by a budget cap.
+The arms are a thin mapping onto the engine's conditions: arm ``with`` is the condition ``with``
+(the skill staged), ``without`` the condition ``without`` (it is not, and the baseline guard
+proves no copy is), and run *i* is replicate *i*. The score is the ``expected_output`` metric of
+:class:`~aces_ci.grading.ExpectedOutputGrader`.
+
+Exit codes: 0 every rollout that ran completed (a budget cap may have left some unrun: the summary
+says which); 2 bad input (missing skill, unknown case id, bad flags, a leaked baseline); 3 a
+rollout ended as an infrastructure error, or its grading failed.
 """
 
 from __future__ import annotations
@@ -20,13 +26,13 @@ from typing import Any, TextIO
 
 from tabulate import tabulate
 
-from ..agents import Arm, ModelClients, RolloutRequest, SkillSet, create_harness, render_skill_dir
+from ..agents import ModelClients, RolloutRequest, SkillSet, baseline_guard, create_harness, render_skill_dir
 from ..atomic import write_output
 from ..config import find_project
-from ..engine import RolloutBatch, RolloutCache, RolloutRecord, auto_progress, run_rollouts
+from ..engine import RolloutBatch, RolloutCache, RolloutEngine, RolloutRecord, auto_progress, paired_schedule
 from ..errors import EXIT_PASS, EXIT_RUNTIME_ERROR, InputError
 from ..evals import EvalCase, load_evals, load_fixtures
-from ..grading import ExpectedOutputScorer
+from ..grading import EXPECTED_OUTPUT, ExpectedOutputGrader, MetricGrade
 from ..models import ConcurrencyLimiter
 from ..redact import environment_secrets, redacted_json
 from ..skill import RenderedSkill
@@ -34,6 +40,8 @@ from ._run_options import RunOptions, add_run_options, resolve_run_options
 
 SUCCESS_SCORE = 0.5
 """A scored rollout at or above this counts as a success in the per-arm counts (ACES pass threshold)."""
+ARMS = ("with", "without")
+"""The verb's arms, each the engine condition of the same name, ``with`` launched first in each pair."""
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -76,23 +84,23 @@ def build_requests(
     target: RenderedSkill,
     cases: Sequence[EvalCase],
     fixtures: dict[str, dict[str, bytes]],
-    arms: Sequence[Arm],
+    arms: Sequence[str],
     options: RunOptions,
 ) -> list[RolloutRequest]:
-    """Case × run × arm, the arms of each (case, run) adjacent; the baseline arm stages no skill."""
-    skill_sets: dict[Arm, SkillSet] = {
+    """Case × run × arm, the arms of each (case, run) adjacent; ``without`` stages no skill."""
+    skill_sets = {
         "with": SkillSet(skills=(target,), target=target.name),
-        "without": SkillSet(skills=(), target=None),
+        "without": SkillSet(skills=(), target=target.name),
     }
     return [
         RolloutRequest(
             case=case,
             skills=skill_sets[arm],
-            arm=arm,
+            condition=arm,
             harness=options.harness,
             model=options.model,
             seed=options.seed,
-            run_index=run_index,
+            replicate=run_index,
             fixtures=fixtures[case.id],
         )
         for case in cases
@@ -107,19 +115,19 @@ async def _execute(requests: list[RolloutRequest], target: RenderedSkill, option
     try:
         if options.harness.name == "builtin":
             clients.get(options.model)  # a missing key or an unknown provider is a config error: say so now
-        harness = create_harness(options.harness, clients=clients)
-        return await run_rollouts(
-            requests,
-            harness,
-            scorer=ExpectedOutputScorer(),
+        engine = RolloutEngine(
+            create_harness(options.harness, clients=clients),
             concurrency=options.concurrency,
             cache=RolloutCache(options.cache_dir) if options.cache_dir is not None else None,
             journal=options.journal,
             budget=options.budget,
             progress=auto_progress(sys.stderr),
-            baseline_of=lambda _request: target,
+            schedule=paired_schedule(ARMS),
+            guard=baseline_guard([target]),
             keep_workspaces=options.keep_workspaces,
         )
+        async with engine:
+            return await engine.run(requests, grader=ExpectedOutputGrader())
     finally:
         await clients.aclose()
 
@@ -137,11 +145,21 @@ def _write_trajectories(destination: str, records: Sequence[RolloutRecord]) -> N
     write_output(Path(destination), text, "trajectory")
 
 
-def _score_text(score: float | None) -> str:
-    return "-" if score is None else f"{score:.2f}"
+def _grade(record: RolloutRecord) -> MetricGrade | None:
+    return record.grades.get(EXPECTED_OUTPUT) if record.grades is not None else None
 
 
-def _summary(batch: RolloutBatch, arms: Sequence[Arm], options: RunOptions, out: TextIO) -> None:
+def _score_text(grade: MetricGrade | None) -> str:
+    if grade is None or grade.status in ("not_applicable", "could_not_grade"):
+        return "-"
+    return "error" if grade.value is None else f"{grade.value:.2f}"
+
+
+def _where(request: RolloutRequest) -> str:
+    return f"case={request.case.id} arm={request.condition} run={request.replicate}"
+
+
+def _summary(batch: RolloutBatch, arms: Sequence[str], options: RunOptions, out: TextIO) -> None:
     model = options.model
     count = len(batch.records) + len(batch.not_run)
     out.write(
@@ -155,45 +173,43 @@ def _summary(batch: RolloutBatch, arms: Sequence[Arm], options: RunOptions, out:
         rows.append(
             [
                 record.request.case.id,
-                record.request.run_index,
-                record.request.arm,
+                record.request.replicate,
+                record.request.condition,
                 result.status,
                 result.end_reason,
-                _score_text(result.score),
+                _score_text(_grade(record)),
                 f"{tokens:,}",
                 f"${result.usage.cost_usd:.4f}",
-                {"cache": "hit", "journal": "resumed", "run": "miss"}[record.source],
+                {"cache": "hit", "journal": "resumed", "session": "reused", "run": "miss"}[record.source],
             ]
         )
     headers = ["case", "run", "arm", "status", "ended by", "score", "tokens", "cost", "cache"]
     out.write(tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True) + "\n")
     for record in batch.infra_errors:
-        out.write(
-            f"infra error: case={record.request.case.id} arm={record.request.arm} "
-            f"run={record.request.run_index}: {record.result.error}\n"
-        )
+        out.write(f"infra error: {_where(record.request)}: {record.result.error}\n")
+    for record in batch.grader_errors:
+        reasons = "; ".join(f"{g.metric}: {g.reason}" for g in record.grades.errors) if record.grades else ""
+        out.write(f"grading failed (the rollout is kept): {_where(record.request)}: {reasons}\n")
     for record in batch.records:
         if record.workspace is not None:
-            out.write(
-                f"workspace kept: case={record.request.case.id} arm={record.request.arm} "
-                f"run={record.request.run_index}: {record.workspace}\n"
-            )
+            out.write(f"workspace kept: {_where(record.request)}: {record.workspace}\n")
     for arm in arms:
-        records = batch.for_arm(arm)
-        scored = [r for r in records if r.result.score is not None]
-        successes = sum(1 for r in scored if r.result.score is not None and r.result.score >= SUCCESS_SCORE)
+        records = batch.for_condition(arm)
+        scored = [r for r in records if r.value(EXPECTED_OUTPUT) is not None]
+        successes = sum(1 for r in scored if (r.value(EXPECTED_OUTPUT) or 0.0) >= SUCCESS_SCORE)
         infra = sum(1 for r in records if r.result.status == "infra_error")
         unscored = len(records) - len(scored) - infra
-        not_run = sum(1 for n in batch.not_run if n.request.arm == arm)
+        not_run = sum(1 for n in batch.not_run if n.request.condition == arm)
         out.write(
             f"arm {arm}: {successes}/{len(scored)} scored rollouts succeeded (score ≥ {SUCCESS_SCORE:g}); "
             f"{infra} infra errors, {unscored} without a score, {not_run} not run\n"
         )
     if batch.not_run:
-        listed = ", ".join(
-            f"case={n.request.case.id} arm={n.request.arm} run={n.request.run_index}" for n in batch.not_run
+        listed = ", ".join(_where(n.request) for n in batch.not_run)
+        out.write(
+            f"budget stop ({batch.stopped_by} reached): {len(batch.records)} of {count} rollouts finished; "
+            f"not run: {listed}\n"
         )
-        out.write(f"not run ({batch.stopped_by} reached): {listed}\n")
     spent = batch.usage
     out.write(
         f"spent now: {spent.prompt_tokens + spent.completion_tokens:,} tokens, ${spent.cost_usd:.4f} "
@@ -209,11 +225,12 @@ def run(args: argparse.Namespace) -> int:
     options = resolve_run_options(args, project.config)
     cases = _cases(args, skill_dir, repo_root)
     fixtures = {case.id: load_fixtures(skill_dir, case) for case in cases}
-    arms: tuple[Arm, ...] = ("with", "without") if args.arm == "both" else (args.arm,)
+    arms = ARMS if args.arm == "both" else (args.arm,)
     requests = build_requests(target, cases, fixtures, arms, options)
     batch = asyncio.run(_execute(requests, target, options))
     # The summary first: a trajectory file that cannot be written must not hide what the rollouts cost and did.
     _summary(batch, arms, options, sys.stderr if args.trajectory == "-" else sys.stdout)
     if args.trajectory is not None:
         _write_trajectories(args.trajectory, batch.records)
-    return EXIT_PASS if batch.all_completed else EXIT_RUNTIME_ERROR
+    # A budget stop is not an outage: what ran is reported, and only a failure of what ran is exit 3.
+    return EXIT_RUNTIME_ERROR if batch.infra_errors or batch.grader_errors else EXIT_PASS

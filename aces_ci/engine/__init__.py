@@ -1,21 +1,25 @@
 """The rollout engine: scheduling, concurrency, budget caps, a content-addressed cache, a crash-safe journal.
 
-One engine serves trials and SkillSV alike: both hand it :class:`~aces_ci.agents.RolloutRequest`
-objects and read back a :class:`RolloutBatch`.
+One engine serves trials and SkillSV alike: a command opens one :class:`RolloutEngine`, hands it
+:class:`~aces_ci.agents.RolloutRequest` batches as often as it needs, and reads back graded
+:class:`RolloutBatch` objects.
 """
 
 from ._batch import NotRun, RolloutBatch, RolloutRecord, RolloutSource
 from ._budget import Budget, BudgetMeter, StopReason
-from ._cache import RolloutCache
-from ._engine import TIMEOUT_GRACE_S, BaselineOf, batch_run_id, run_rollouts, schedule
-from ._journal import Journal, JournalAppender
+from ._cache import CACHE_VERSION, RolloutCache
+from ._engine import RolloutEngine, default_batch_id
+from ._journal import JOURNAL_VERSION, Journal, JournalAppender
 from ._progress import BarProgress, LineProgress, NoProgress, Progress, auto_progress
+from ._rollout import TIMEOUT_GRACE_S
+from ._schedule import Schedule, in_order, paired_schedule
 from ._serialize import result_from_dict, result_to_dict
 
 __all__ = [
+    "CACHE_VERSION",
+    "JOURNAL_VERSION",
     "TIMEOUT_GRACE_S",
     "BarProgress",
-    "BaselineOf",
     "Budget",
     "BudgetMeter",
     "Journal",
@@ -26,13 +30,15 @@ __all__ = [
     "Progress",
     "RolloutBatch",
     "RolloutCache",
+    "RolloutEngine",
     "RolloutRecord",
     "RolloutSource",
+    "Schedule",
     "StopReason",
     "auto_progress",
-    "batch_run_id",
+    "default_batch_id",
+    "in_order",
+    "paired_schedule",
     "result_from_dict",
     "result_to_dict",
-    "run_rollouts",
-    "schedule",
 ]

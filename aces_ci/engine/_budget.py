@@ -1,10 +1,13 @@
-"""Spending caps of one batch: how many rollouts, how many dollars, how much wall-clock time.
+"""Spending caps of one engine's lifetime (a whole command): rollouts, dollars, wall-clock time.
 
-The engine asks :meth:`BudgetMeter.exhausted` before launching each rollout and stops launching
-once any cap is reached; rollouts already running finish (dollars, count) or are cancelled (wall
-time). Only rollouts that actually run count: cache and journal hits cost nothing. The dollar cap
-is checked against finished rollouts, so rollouts in flight when it is reached can overshoot it
-by at most ``concurrency`` rollouts' cost.
+One meter spans every ``run`` call of an engine, so a cap set when a command starts holds across
+all its batches: a trial's sequential rounds, SkillSV's thousands of small batches. The engine
+asks :meth:`BudgetMeter.exhausted` before launching each rollout and stops launching once any cap
+is reached; rollouts already running finish (dollars, count) or are cancelled (wall time). Only
+rollouts that actually run count: cache, journal and session hits cost nothing. Graders' model
+costs (judges) count towards the dollar cap too, but never stop a paid rollout from being graded.
+The dollar cap is checked against finished rollouts, so rollouts in flight when it is reached can
+overshoot it by at most ``concurrency`` rollouts' cost.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ class Budget:
     max_usd: float | None = None
     """Dollars, summed from each finished rollout's ``Usage.cost_usd``."""
     max_wall_s: float | None = None
-    """Seconds since the batch started; running rollouts are cancelled when it passes."""
+    """Seconds since the engine opened; running rollouts are cancelled when it passes."""
 
     def __post_init__(self) -> None:
         if self.max_rollouts is not None and self.max_rollouts < 0:
@@ -38,7 +41,7 @@ class Budget:
 
 
 class BudgetMeter:
-    """What one batch has used so far of its :class:`Budget`."""
+    """What one engine has used so far of its :class:`Budget`."""
 
     def __init__(self, budget: Budget, clock: Callable[[], float] = time.monotonic) -> None:
         self.budget = budget

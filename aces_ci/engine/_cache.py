@@ -1,23 +1,27 @@
 """A content-addressed cache of finished rollouts: one JSON file per rollout key.
 
 The key (:meth:`RolloutRequest.cache_key`) covers everything that changes what the agent sees —
-case, rendered skills, arm, harness and its version, model settings, seed, run index, fixtures —
-so an unchanged rerun finds every rollout here and makes no model call. Only completed rollouts
-are stored: an infrastructure error must be retried, not remembered. Scores are not stored
-either; they are recomputed on every read, so a scorer change never needs a paid rerun.
+case, rendered skills, the skill under test, condition, replicate, the harness's cache identity,
+model settings, seed, fixtures — so an unchanged rerun finds every rollout here and makes no model
+call. Only completed rollouts are stored: an infrastructure error must be retried, not
+remembered. Entries are ungraded (the workspace's artifacts included), so any grader, today's or
+a new one, grades a cached rollout again without a paid rerun. Each entry also names the case,
+condition, replicate and seed it belongs to, for a person reading the directory.
 
 Files live at ``<dir>/<key[:2]>/<key>.json``. Each is written to a temporary file and renamed into
 place (:func:`os.replace`), so a reader sees a whole entry or none. Entries are not fsynced: a
 power cut may lose or empty the newest ones, which then read as damaged, and a damaged or foreign
-file is a miss (with a warning), never a failure: the rollout is simply run again. Durability of
-paid results is the journal's job, which syncs every record. The engine writes entries from a
-worker thread; distinct keys never share a file, so writers need no lock.
+file is a miss (with a warning), never a failure: the rollout is simply run again. An entry of
+another format version (an older aces-ci) is a miss too, noted once per cache, never misread.
+Durability of paid results is the journal's job, which syncs every record. The engine writes
+entries from a worker thread; distinct keys never share a file, so writers need no lock.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from pathlib import Path
 
 from ..agents import RolloutResult
@@ -28,7 +32,8 @@ from ._serialize import result_from_dict, result_to_dict
 _log = get_logger(__name__)
 
 CACHE_FORMAT = "aces-ci-rollout"
-CACHE_VERSION = 1
+CACHE_VERSION = 2
+"""Version 2 entries are ungraded results with their workspace artifacts, keyed by the v2 rollout key."""
 _KEY = re.compile(r"^[0-9a-f]{64}$")
 
 
@@ -37,6 +42,8 @@ class RolloutCache:
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
+        self.other_versions = 0
+        """Entries of another format version met so far (each a miss)."""
 
     def path_for(self, key: str) -> Path:
         if not _KEY.match(key):
@@ -58,7 +65,8 @@ class RolloutCache:
             if not isinstance(document, dict) or document.get("format") != CACHE_FORMAT:
                 raise ValueError("not an aces-ci rollout cache file")
             if document.get("version") != CACHE_VERSION:
-                raise ValueError(f"cache format version {document.get('version')!r}, expected {CACHE_VERSION}")
+                self._note_other_version(path, document.get("version"))
+                return None
             result = result_from_dict(document.get("result"))
         except (ValueError, UnicodeDecodeError) as exc:
             _log.warning("rollout cache: ignoring damaged entry %s (%s)", path, exc)
@@ -68,13 +76,27 @@ class RolloutCache:
             return None
         return result
 
-    def put(self, result: RolloutResult) -> bool:
-        """Store a completed rollout (its score left out); False when it was not stored."""
+    def _note_other_version(self, path: Path, version: object) -> None:
+        self.other_versions += 1
+        if self.other_versions == 1:
+            _log.warning(
+                "rollout cache: ignoring %s, written in cache format %r (this aces-ci writes %d); such entries "
+                "are misses and their rollouts run again",
+                path,
+                version,
+                CACHE_VERSION,
+            )
+
+    def put(self, result: RolloutResult, rollout: Mapping[str, str | int] | None = None) -> bool:
+        """Store a completed rollout, with the request's identity for readers; False when it was not stored."""
         if result.status != "completed":
             return False
-        stored = result_to_dict(result)
-        stored["score"] = None
-        document = {"format": CACHE_FORMAT, "version": CACHE_VERSION, "result": stored}
+        document = {
+            "format": CACHE_FORMAT,
+            "version": CACHE_VERSION,
+            "rollout": dict(rollout) if rollout is not None else None,
+            "result": result_to_dict(result),
+        }
         try:
             write_atomic(self.path_for(result.key), redacted_json(document, ensure_ascii=False).encode("utf-8"))
         except OSError as exc:

@@ -1,10 +1,13 @@
-"""A crash-safe journal of one batch of rollouts: append-only JSON Lines, one line per finished rollout.
+"""A crash-safe journal of rollouts: append-only JSON Lines, one line per finished rollout.
 
-Each line holds the whole scored result. Restarted with the same journal, the batch reloads the
-records of its own run (same ``run_id``), skips the rollouts they completed, and retries the ones
-that ended in an infrastructure error. A line torn by the crash (no newline at the end, not valid
-JSON) is dropped with a warning; any other unreadable line is skipped with a warning. Neither is
-ever fatal.
+Each line holds one rollout's whole ungraded result, keyed by its rollout key, with the case,
+condition, replicate and seed it belongs to and the label of the batch that ran it (metadata
+only). An engine reads its journal once when it opens and appends from then on; any later run
+that finds a key completed in the journal reuses it, whichever batch or command wrote it, so
+``--runs 5`` after ``--runs 3`` pays only for the two new replicates. Rollouts that ended in an
+infrastructure error are run again. A line torn by a crash (no newline at the end, not valid
+JSON) is dropped with a warning; any other unreadable line is skipped with a warning; lines of
+another format version (an older aces-ci) are ignored with one note. None of it is ever fatal.
 
 What is guaranteed: once :meth:`Journal.append` returns, or the awaitable of
 :meth:`JournalAppender.append` completes, the record's line is on stable storage. It was handed
@@ -29,6 +32,7 @@ import asyncio
 import json
 import os
 import threading
+from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
 
@@ -39,7 +43,9 @@ from ._serialize import result_from_dict, result_to_dict
 
 _log = get_logger(__name__)
 
-JOURNAL_VERSION = 1
+JOURNAL_VERSION = 2
+"""Version 2 keys records by rollout key alone and holds ungraded results with their artifacts;
+version-1 lines (keyed by batch, with a score) are ignored, never misread."""
 
 _sync_data = getattr(os, "fdatasync", os.fsync)
 """``fdatasync`` skips the timestamp update ``fsync`` also waits for; macOS and Windows lack it."""
@@ -60,11 +66,10 @@ def _sync_directory(directory: Path) -> None:
 
 
 class Journal:
-    """The journal file at ``path`` for the run ``run_id``; open it with :meth:`open` or ``with``."""
+    """The journal file at ``path``; open it with :meth:`open` or ``with``."""
 
-    def __init__(self, path: Path, run_id: str) -> None:
+    def __init__(self, path: Path) -> None:
         self.path = path
-        self.run_id = run_id
         self._fd: int | None = None
         self._lock = threading.Lock()
         """Held while syncing, so :meth:`close` never closes a descriptor a worker thread is syncing."""
@@ -72,7 +77,7 @@ class Journal:
         """Why the journal takes no more records: a failed write that could not be cut back off."""
 
     def open(self) -> dict[str, RolloutResult]:
-        """Open for appending and return this run's latest record per rollout key."""
+        """Open for appending and return the record of every rollout key: its latest completed one, else its latest."""
         records = self._load()
         new_entries = [path for path in (self.path, *self.path.parents) if not path.exists()]
         try:
@@ -94,11 +99,12 @@ class Journal:
         lines = data.split(b"\n")
         torn = lines.pop()  # the bytes after the last newline: empty unless the last write was cut short
         records: dict[str, RolloutResult] = {}
+        other_versions: list[int] = []
         for number, line in enumerate(lines, start=1):
             if line.strip():
-                self._take(line, number, records)
+                self._take(line, number, records, other_versions)
         if torn.strip():
-            if self._take(torn, len(lines) + 1, records, quiet=True):
+            if self._take(torn, len(lines) + 1, records, other_versions, quiet=True):
                 self._append_raw(b"\n")  # complete record, only its newline was lost
             else:
                 _log.warning(
@@ -107,19 +113,42 @@ class Journal:
                     len(lines) + 1,
                 )
                 self._truncate(len(data) - len(torn))
+        if other_versions:
+            _log.warning(
+                "%s: ignoring %d line(s) written in another journal format (first at line %d; this aces-ci "
+                "writes version %d); their rollouts will run again",
+                self.path,
+                len(other_versions),
+                other_versions[0],
+                JOURNAL_VERSION,
+            )
         return records
 
-    def _take(self, line: bytes, number: int, records: dict[str, RolloutResult], *, quiet: bool = False) -> bool:
+    def _take(
+        self,
+        line: bytes,
+        number: int,
+        records: dict[str, RolloutResult],
+        other_versions: list[int],
+        *,
+        quiet: bool = False,
+    ) -> bool:
         try:
             record = json.loads(line)
-            if not isinstance(record, dict) or record.get("v") != JOURNAL_VERSION:
-                raise ValueError("not a version-1 journal record")
+            if not isinstance(record, dict) or "v" not in record:
+                raise ValueError("not a journal record")
+            if record["v"] != JOURNAL_VERSION:
+                other_versions.append(number)
+                return True
             result = result_from_dict(record.get("result"))
+            if record.get("key") != result.key:
+                raise ValueError("the record's key is not its result's")
         except (ValueError, UnicodeDecodeError) as exc:
             if not quiet:
                 _log.warning("%s:%d: skipping an unreadable journal line (%s)", self.path, number, exc)
             return False
-        if record.get("run") == self.run_id:
+        earlier = records.get(result.key)
+        if earlier is None or result.status == "completed" or earlier.status != "completed":
             records[result.key] = result
         return True
 
@@ -136,9 +165,22 @@ class Journal:
         except OSError as exc:
             raise InputError(f"cannot repair the rollout journal: {exc}", path=str(self.path)) from exc
 
-    def encode(self, result: RolloutResult) -> bytes:
-        """The journal line of ``result``, newline included."""
-        record = {"v": JOURNAL_VERSION, "run": self.run_id, "key": result.key, "result": result_to_dict(result)}
+    def encode(
+        self, result: RolloutResult, *, rollout: Mapping[str, str | int] | None = None, batch: str | None = None
+    ) -> bytes:
+        """The journal line of ``result``, newline included.
+
+        ``rollout`` is the request's :meth:`~aces_ci.agents.RolloutRequest.identity` (case,
+        condition, replicate, seed, target), ``batch`` the label of the run that made it; both are
+        for readers of the file, the journal itself resumes by key.
+        """
+        record = {
+            "v": JOURNAL_VERSION,
+            "key": result.key,
+            "batch": batch,
+            "rollout": dict(rollout) if rollout is not None else None,
+            "result": result_to_dict(result),
+        }
         return redacted_json(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
 
     def write(self, line: bytes) -> None:
@@ -171,11 +213,13 @@ class Journal:
                 raise OSError("the journal is closed")
             _sync_data(self._fd)
 
-    def append(self, result: RolloutResult) -> None:
+    def append(
+        self, result: RolloutResult, *, rollout: Mapping[str, str | int] | None = None, batch: str | None = None
+    ) -> None:
         """Write one finished rollout and force it to disk before returning."""
         if self._fd is None:
             raise RuntimeError("the journal is not open")
-        self.write(self.encode(result))
+        self.write(self.encode(result, rollout=rollout, batch=batch))
         self.sync()
 
     def close(self) -> None:
@@ -207,9 +251,11 @@ class JournalAppender:
         self._unsynced: list[asyncio.Future[None]] = []
         self._syncer: asyncio.Task[None] | None = None
 
-    async def append(self, result: RolloutResult) -> None:
+    async def append(
+        self, result: RolloutResult, *, rollout: Mapping[str, str | int] | None = None, batch: str | None = None
+    ) -> None:
         """Return once ``result`` is on stable storage; raise OSError when it could not be written or synced."""
-        self.journal.write(self.journal.encode(result))
+        self.journal.write(self.journal.encode(result, rollout=rollout, batch=batch))
         safe = asyncio.get_running_loop().create_future()
         self._unsynced.append(safe)
         if self._syncer is None:

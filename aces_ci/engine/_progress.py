@@ -1,8 +1,11 @@
-"""Progress of a batch: a tqdm bar on a terminal, plain lines in CI logs.
+"""Progress of an engine's rollouts: a tqdm bar on a terminal, plain lines in CI logs.
+
+One display serves an engine's whole lifetime: each ``run`` call adds its rollouts to the total
+(:meth:`Progress.expect`), so a command that runs several batches counts on in one display.
 
 A bar redrawn in place is unreadable in a CI log (every redraw becomes a line, or nothing shows
 until the end), so when the stream is not a TTY, or ``CI=true``, each finished rollout prints one
-line instead: ``[12/200] case=3 arm=with run=1 done 1.2s``.
+line instead: ``[12/200] case=3 condition=with replicate=1 done 1.2s``.
 """
 
 from __future__ import annotations
@@ -17,7 +20,9 @@ from ..agents import RolloutRequest
 
 
 class Progress(Protocol):
-    def start(self, total: int) -> None: ...
+    def expect(self, count: int) -> None:
+        """``count`` more rollouts are coming (a ``run`` call's distinct rollouts)."""
+        ...
 
     def advance(self, request: RolloutRequest, outcome: str, seconds: float) -> None:
         """One rollout finished: ``outcome`` is ``done``, ``cached``, ``resumed`` or ``infra_error (why)``."""
@@ -27,13 +32,13 @@ class Progress(Protocol):
 
 
 def _label(request: RolloutRequest) -> str:
-    return f"case={request.case.id} arm={request.arm} run={request.run_index}"
+    return f"case={request.case.id} condition={request.condition} replicate={request.replicate}"
 
 
 class NoProgress:
     """Reports nothing (library use, tests)."""
 
-    def start(self, total: int) -> None:
+    def expect(self, count: int) -> None:
         """Nothing to show."""
 
     def advance(self, request: RolloutRequest, outcome: str, seconds: float) -> None:
@@ -51,9 +56,8 @@ class LineProgress:
         self.total = 0
         self.count = 0
 
-    def start(self, total: int) -> None:
-        self.total = total
-        self.count = 0
+    def expect(self, count: int) -> None:
+        self.total += count
 
     def advance(self, request: RolloutRequest, outcome: str, seconds: float) -> None:
         self.count += 1
@@ -72,8 +76,12 @@ class BarProgress:
         self.stream = stream
         self._bar: tqdm | None = None
 
-    def start(self, total: int) -> None:
-        self._bar = tqdm(total=total, file=self.stream, unit="rollout", dynamic_ncols=True)
+    def expect(self, count: int) -> None:
+        if self._bar is None:
+            self._bar = tqdm(total=count, file=self.stream, unit="rollout", dynamic_ncols=True)
+        else:
+            self._bar.total += count
+            self._bar.refresh()
 
     def advance(self, request: RolloutRequest, outcome: str, seconds: float) -> None:
         if self._bar is not None:

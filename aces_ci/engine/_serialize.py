@@ -3,22 +3,37 @@
 Cache files and journal lines are read back by later runs, possibly after a crash mid-write or
 a hand edit; :func:`result_from_dict` therefore checks every field's type and raises
 :class:`ValueError` naming the field, and the callers treat that record as absent.
+
+Workspace artifacts are bytes: a file that is valid UTF-8 is stored as ``text``, any other as
+``base64``, so a cached rollout hands a later grader exactly the bytes the agent wrote.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import math
 from dataclasses import fields
 from typing import Any, get_args
 
-from ..agents import SKILL_EVENT_VIAS, RolloutResult, RolloutStatus, SkillEvent
+from ..agents import (
+    OMISSIONS,
+    SKILL_EVENT_VIAS,
+    Artifact,
+    ArtifactLimits,
+    RolloutResult,
+    RolloutStatus,
+    SkillEvent,
+    WorkspaceArtifacts,
+)
 from ..models import Usage
 
 _STATUSES = frozenset(get_args(RolloutStatus))
 _VIAS = frozenset(SKILL_EVENT_VIAS)
+_OMISSIONS = frozenset(OMISSIONS)
 
 
-def _flat(record: Usage | SkillEvent | RolloutResult) -> dict[str, Any]:
+def _flat(record: Usage | SkillEvent | RolloutResult | ArtifactLimits) -> dict[str, Any]:
     """A dataclass's fields by name, values as they are (no copy)."""
     return {field.name: getattr(record, field.name) for field in fields(record)}
 
@@ -32,7 +47,31 @@ def result_to_dict(result: RolloutResult) -> dict[str, Any]:
     data = _flat(result)
     data["usage"] = _flat(result.usage)
     data["skill_events"] = [_flat(event) for event in result.skill_events]
+    data["artifacts"] = _artifacts_to_dict(result.artifacts)
     return data
+
+
+def _artifacts_to_dict(artifacts: WorkspaceArtifacts) -> dict[str, Any]:
+    files = []
+    for artifact in artifacts.files:
+        entry: dict[str, Any] = {"path": artifact.path, "size": artifact.size}
+        if artifact.omitted is not None:
+            entry["omitted"] = artifact.omitted
+        if artifact.redacted:
+            entry["redacted"] = True
+        if artifact.content is not None:
+            text = artifact.text
+            if text is not None:
+                entry["text"] = text
+            else:
+                entry["base64"] = base64.b64encode(artifact.content).decode("ascii")
+        files.append(entry)
+    return {
+        "files": files,
+        "deleted": list(artifacts.deleted),
+        "truncated": artifacts.truncated,
+        "limits": _flat(artifacts.limits),
+    }
 
 
 def _field(data: dict[str, Any], name: str, kinds: type | tuple[type, ...], *, optional: bool = False) -> Any:
@@ -95,7 +134,6 @@ def result_from_dict(data: Any) -> RolloutResult:
     if status not in _STATUSES:
         raise ValueError(f"unknown status {status!r}")
     events = _field(data, "skill_events", list)
-    score = _field(data, "score", (int, float), optional=True)
     return RolloutResult(
         key=_field(data, "key", str),
         status=status,
@@ -106,5 +144,53 @@ def result_from_dict(data: Any) -> RolloutResult:
         duration_s=_finite("duration_s", _field(data, "duration_s", (int, float))),
         skill_events=tuple(_event(e) for e in events),
         error=_field(data, "error", str, optional=True),
-        score=None if score is None else _finite("score", score),
+        artifacts=_artifacts(data.get("artifacts")),
+    )
+
+
+def _count(data: dict[str, Any], name: str) -> int:
+    value = _field(data, name, int)
+    if value < 0:
+        raise ValueError(f"field {name!r} is negative")
+    return int(value)
+
+
+def _artifact(data: Any) -> Artifact:
+    if not isinstance(data, dict):
+        raise ValueError("an artifact must be an object")
+    path = _field(data, "path", str)
+    omitted = data.get("omitted")
+    if omitted is not None and omitted not in _OMISSIONS:
+        raise ValueError(f"artifact {path!r}: unknown omission {omitted!r}")
+    redacted = data.get("redacted", False)
+    if not isinstance(redacted, bool):
+        raise ValueError(f"artifact {path!r}: field 'redacted' must be a boolean")
+    content: bytes | None = None
+    if "text" in data:
+        content = _field(data, "text", str).encode("utf-8")
+    elif "base64" in data:
+        try:
+            content = base64.b64decode(_field(data, "base64", str), validate=True)
+        except binascii.Error as exc:
+            raise ValueError(f"artifact {path!r}: damaged base64 ({exc})") from None
+    if (content is None) == (omitted is None):
+        raise ValueError(f"artifact {path!r}: needs either content or the reason it was omitted")
+    return Artifact(path=path, size=_count(data, "size"), content=content, omitted=omitted, redacted=redacted)
+
+
+def _artifacts(data: Any) -> WorkspaceArtifacts:
+    if not isinstance(data, dict):
+        raise ValueError("field 'artifacts' must be an object")
+    limits = _field(data, "limits", dict)
+    bounds = ArtifactLimits(
+        **{name: _count(limits, name) for name in ("max_file_bytes", "max_total_bytes", "max_files")}
+    )
+    deleted = _field(data, "deleted", list)
+    if not all(isinstance(path, str) for path in deleted):
+        raise ValueError("field 'artifacts.deleted' must hold paths")
+    return WorkspaceArtifacts(
+        files=tuple(_artifact(entry) for entry in _field(data, "files", list)),
+        deleted=tuple(deleted),
+        truncated=_field(data, "truncated", bool),
+        limits=bounds,
     )

@@ -11,6 +11,7 @@ from ._discover import (
     iter_skill_dirs,
     load_skill,
 )
+from ._filemap import FileMap, files_digest
 from ._files import MAX_TEXT_BYTES, is_within, looks_binary, read_resource, read_text
 from ._frontmatter import load_yaml_mapping, split_frontmatter
 from ._markdown import HtmlComment, find_mentions, html_comments, parse_markdown, strip_html_comments
@@ -33,7 +34,6 @@ from ._render import (
     RenderedSkill,
     RenderError,
     SkillCard,
-    files_digest,
     is_safe_name,
     read_skill_tree,
     safe_relative_path,
@@ -53,6 +53,7 @@ __all__ = [
     "Block",
     "BlockKind",
     "CodeBlock",
+    "FileMap",
     "Frontmatter",
     "Heading",
     "HtmlComment",

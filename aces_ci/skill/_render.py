@@ -15,8 +15,6 @@ stage the skill as it is.
 from __future__ import annotations
 
 import functools
-import hashlib
-import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -25,6 +23,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ._discover import LOWERCASE_SKILL_FILE, SKILL_FILE
+from ._filemap import FileMap, files_digest
 from ._frontmatter import split_frontmatter
 from ._tree import MAX_SKILL_BYTES, MAX_SKILL_FILES, TreeEntry, staging_problem, walk_skill
 
@@ -36,12 +35,6 @@ class RenderError(Exception):
         super().__init__(message)
         self.path = path
         self.field = field
-
-
-def files_digest(files: Mapping[str, bytes]) -> str:
-    """sha256 over sorted (path, sha256(content)) pairs: identical trees hash identically."""
-    pairs = sorted((path, hashlib.sha256(data).hexdigest()) for path, data in files.items())
-    return hashlib.sha256(json.dumps(pairs, separators=(",", ":"), ensure_ascii=False).encode("utf-8")).hexdigest()
 
 
 def is_safe_name(name: str) -> bool:
@@ -72,7 +65,11 @@ class RenderedSkill:
 
     name: str
     files: Mapping[str, bytes]
-    """Path relative to the skill directory (POSIX) → content. Must contain ``SKILL.md``."""
+    """Path relative to the skill directory (POSIX) → content. Must contain ``SKILL.md``.
+    Always a :class:`FileMap` once built (any mapping given is frozen), so the skill is hashable."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "files", FileMap.of(self.files))
 
     @property
     def digest(self) -> str:

@@ -6,10 +6,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from aces_ci.agents import HarnessSpec, create_harness
-from aces_ci.engine import run_rollouts
+from aces_ci.agents import HarnessSpec, baseline_guard, create_harness
 from aces_ci.schemas import validator
-from tests.engine.helpers import anthropic_model, fast_clients, rendered, request
+from tests.engine.helpers import anthropic_model, fast_clients, rendered, request, run_once
 from tests.servers import Call, Fault, ScriptedRequest, ScriptedServer, Text, Tokens, ToolUse
 
 HANG_GUARD_S = 120.0
@@ -48,7 +47,7 @@ async def test_a_busy_rollout_is_valid_atif_with_per_step_and_total_metrics(
     clients = fast_clients()
     spec = HarnessSpec(name="builtin", max_turns=8, timeout_s=HANG_GUARD_S)
     try:
-        batch = await run_rollouts(
+        batch = await run_once(
             [request("with", harness=spec, model=anthropic_model(server.url))],
             create_harness(spec, clients=clients),
             workspace_dir=tmp_path,
@@ -84,7 +83,7 @@ async def test_an_infra_error_still_leaves_a_valid_trajectory(scripted_server: S
     clients = fast_clients()
     spec = HarnessSpec(name="builtin", timeout_s=HANG_GUARD_S)
     try:
-        batch = await run_rollouts(
+        batch = await run_once(
             [request("with", harness=spec, model=anthropic_model(server.url))], create_harness(spec, clients=clients)
         )
     finally:
@@ -104,13 +103,21 @@ async def test_the_baseline_trajectory_is_valid_and_names_no_skill(scripted_serv
     spec = HarnessSpec(name="builtin", timeout_s=HANG_GUARD_S)
     target = rendered()
     try:
-        batch = await run_rollouts(
+        batch = await run_once(
             [request("without", harness=spec, model=anthropic_model(server.url))],
             create_harness(spec, clients=clients),
-            baseline_of=lambda _r: target,
+            guard=baseline_guard([target]),
         )
     finally:
         await clients.aclose()
     trajectory = batch.records[0].result.trajectory
     check(trajectory)
-    assert trajectory["extra"]["skill_events"] == [] and trajectory["extra"]["arm"] == "without"
+    assert trajectory["extra"]["skill_events"] == []
+    assert trajectory["extra"]["rollout"] == {
+        "case": "c1",
+        "condition": "without",
+        "replicate": 0,
+        "seed": 0,
+        "target": "marker",
+    }
+    assert trajectory["session_id"] == trajectory["trajectory_id"] == batch.records[0].result.key

@@ -11,11 +11,18 @@ from pathlib import Path
 
 import pytest
 
-from aces_ci.agents import HarnessSpec, create_harness
-from aces_ci.engine import run_rollouts
-from aces_ci.grading import ExpectedOutputScorer
+from aces_ci.agents import HarnessSpec, baseline_guard, create_harness
+from aces_ci.grading import EXPECTED_OUTPUT, ExpectedOutputGrader
 from aces_ci.models import ModelSpec
-from tests.engine.helpers import anthropic_model, fast_clients, openai_model, planted_skill, rendered, request
+from tests.engine.helpers import (
+    anthropic_model,
+    fast_clients,
+    openai_model,
+    planted_skill,
+    rendered,
+    request,
+    run_once,
+)
 from tests.servers import ScriptedRequest, ScriptedServer, ToolUse
 
 PROVIDERS: dict[str, Callable[[ScriptedServer], ModelSpec]] = {
@@ -36,18 +43,18 @@ async def test_planted_skill_effect_shows_in_the_with_arm_only(
     target = rendered()
     requests = [request(arm, target=target, harness=spec, model=model) for arm in ("with", "without")]
     try:
-        batch = await run_rollouts(
+        batch = await run_once(
             requests,
             create_harness(spec, clients=clients),
-            scorer=ExpectedOutputScorer(),
-            baseline_of=lambda _r: target,
+            grader=ExpectedOutputGrader(),
+            guard=baseline_guard([target]),
             workspace_dir=tmp_path,
         )
     finally:
         await clients.aclose()
     with_arm, without_arm = batch.records
-    assert (with_arm.result.final_answer, with_arm.result.score) == ("42", 1.0)
-    assert (without_arm.result.final_answer, without_arm.result.score) == ("I do not know", 0.0)
+    assert (with_arm.result.final_answer, with_arm.value(EXPECTED_OUTPUT)) == ("42", 1.0)
+    assert (without_arm.result.final_answer, without_arm.value(EXPECTED_OUTPUT)) == ("I do not know", 0.0)
     expected_via = "file_read" if disclosure == "on-demand" else "preloaded"
     assert [e.via for e in with_arm.result.skill_events] == [expected_via]
     assert without_arm.result.skill_events == ()
@@ -73,13 +80,13 @@ async def test_the_agent_runs_a_skill_script_it_read_about(
     clients = fast_clients()
     spec = HarnessSpec(name="builtin", max_turns=4, timeout_s=30)
     try:
-        batch = await run_rollouts(
+        batch = await run_once(
             [request("with", target=target, harness=spec, model=openai_model(server.openai_url))],
             create_harness(spec, clients=clients),
-            scorer=ExpectedOutputScorer(),
+            grader=ExpectedOutputGrader(),
         )
     finally:
         await clients.aclose()
     result = batch.records[0].result
-    assert result.final_answer == "the answer is 42" and result.score == 1.0
+    assert result.final_answer == "the answer is 42" and batch.records[0].value(EXPECTED_OUTPUT) == 1.0
     assert [(e.via, e.path) for e in result.skill_events] == [("script_run", "scripts/answer.py")]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from aces_ci.agents import HarnessOutcome, HarnessSpec, RolloutRequest, stage_workspace
+from aces_ci.agents import HarnessOutcome, HarnessSpec, RolloutRequest, baseline_guard, stage_workspace
 from aces_ci.agents.builtin import NUDGE, BuiltinHarness, model_seed
 from aces_ci.models import ModelAPIError, RetriesExhausted
 from aces_ci.schemas import validator
@@ -20,8 +20,7 @@ def spec(disclosure: str = "on-demand", **limits: float) -> HarnessSpec:
 
 async def run(req: RolloutRequest, client: ScriptedClient, tmp_path: Path) -> HarnessOutcome:
     harness = BuiltinHarness(lambda _spec: client)
-    baseline = rendered() if req.arm == "without" else None
-    with stage_workspace(req, harness, tmp_path, baseline_of=baseline) as workspace:
+    with stage_workspace(req, harness, tmp_path, guard=baseline_guard([rendered()])) as workspace:
         return await harness.run(req, workspace)
 
 
@@ -55,7 +54,7 @@ async def test_preload_prompt_carries_the_bodies(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("disclosure", ["on-demand", "preload"])
-async def test_the_arms_prompts_differ_only_by_the_skills_section(tmp_path: Path, disclosure: str) -> None:
+async def test_the_conditions_prompts_differ_only_by_the_skills_section(tmp_path: Path, disclosure: str) -> None:
     prompts = {}
     for arm in ("with", "without"):
         client = ScriptedClient([calls(("final_answer", {"answer": "x"}))])
@@ -163,10 +162,11 @@ async def test_secrets_from_the_environment_never_reach_the_trajectory(
     assert secret not in json.dumps(outcome.trajectory)
 
 
-def test_both_arms_share_the_model_seed_and_runs_differ() -> None:
-    with_arm, without_arm = request("with", run_index=1, seed=7), request("without", run_index=1, seed=7)
-    assert model_seed(with_arm) == model_seed(without_arm)
-    assert model_seed(request("with", run_index=2, seed=7)) != model_seed(with_arm)
+def test_every_condition_shares_the_model_seed_and_replicates_differ() -> None:
+    with_arm, without_arm = request("with", replicate=1, seed=7), request("without", replicate=1, seed=7)
+    assert model_seed(with_arm) == model_seed(without_arm) == model_seed(request("base", replicate=1, seed=7))
+    assert model_seed(request("with", replicate=2, seed=7)) != model_seed(with_arm)
+    assert model_seed(request("with", replicate=1, seed=8)) != model_seed(with_arm)
 
 
 def test_version_names_the_loop_protocol() -> None:

@@ -7,7 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from aces_ci.agents import HarnessName, RolloutRequest, SkillSet, plan_arm, render_skill_dir, stage_workspace
+from aces_ci.agents import (
+    HarnessName,
+    RolloutRequest,
+    SkillSet,
+    baseline_guard,
+    plan_checked,
+    render_skill_dir,
+    stage_workspace,
+)
 from aces_ci.agents.builtin import BuiltinHarness
 from aces_ci.errors import InputError
 from aces_ci.skill import MAX_SKILL_FILES, RenderedSkill
@@ -129,12 +137,13 @@ def test_skills_go_where_the_harness_discovers_them(tmp_path: Path) -> None:
         assert not (ws.root / ".agents").exists()
 
 
-def test_supporting_skills_and_decoys_are_identical_in_both_arms(tmp_path: Path) -> None:
+def test_supporting_skills_and_decoys_are_identical_in_both_conditions(tmp_path: Path) -> None:
     others = (rendered("helper", body="Helper skill body " * 5), rendered("decoy", body="Decoy skill body " * 5))
     target = rendered()
     trees = {}
+    guard = baseline_guard([target])
     for arm in ("with", "without"):
-        with stage_workspace(request(arm, target=target, others=others), harness(), tmp_path, baseline_of=target) as ws:
+        with stage_workspace(request(arm, target=target, others=others), harness(), tmp_path, guard=guard) as ws:
             skill_root = ws.root / ".agents" / "skills"
             trees[arm] = {
                 p.relative_to(skill_root).as_posix(): p.read_bytes() for p in skill_root.rglob("*") if p.is_file()
@@ -146,7 +155,7 @@ def test_supporting_skills_and_decoys_are_identical_in_both_arms(tmp_path: Path)
 
 def test_a_harness_may_not_put_skills_outside_the_workspace(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="outside the workspace"):
-        plan_arm(request("with"), EscapingHarness(lambda _s: ScriptedClient()))
+        plan_checked(request("with"), EscapingHarness(lambda _s: ScriptedClient()))
 
 
 @pytest.mark.parametrize(
@@ -169,30 +178,40 @@ def test_unsafe_or_colliding_fixture_paths_are_refused(
     assert not list(tmp_path.iterdir())
 
 
-def test_the_with_arm_must_stage_its_target(tmp_path: Path) -> None:
-    req = request("with")
-    broken = RolloutRequest(req.case, SkillSet(skills=(), target="marker"), "with", req.harness, req.model)
-    with pytest.raises(InputError, match="must stage its target"):
-        plan_arm(broken, harness())
+def test_the_staging_guard_sees_the_whole_plan_before_anything_is_written(tmp_path: Path) -> None:
+    seen: list[tuple[str, list[str], str]] = []
+
+    def refuse(req: RolloutRequest, plan: object) -> None:
+        seen.append((req.condition, sorted(plan.files), plan.skill_dir("marker")))  # type: ignore[attr-defined]
+        raise InputError("refused by the caller's policy")
+
+    with (
+        pytest.raises(InputError, match="caller's policy"),
+        stage_workspace(request("with", fixtures={"in.txt": b"x"}), harness(), tmp_path, guard=refuse),
+    ):
+        pass
+    assert seen == [("with", ["work/.agents/skills/marker/SKILL.md", "work/in.txt"], "work/.agents/skills/marker")]
+    assert not list(tmp_path.iterdir())
 
 
 # -- the baseline guard ----------------------------------------------------------------------------
 
 
-def test_the_baseline_needs_the_skill_under_test_to_prove_its_absence() -> None:
-    with pytest.raises(InputError, match="needs the skill under test"):
-        plan_arm(request("without"), harness())
+def test_the_baseline_guard_needs_the_skill_under_test_to_prove_its_absence() -> None:
+    with pytest.raises(InputError, match="absence cannot be proven"):
+        plan_checked(request("without"), harness(), baseline_guard([]))
+    plan_checked(request("with"), harness(), baseline_guard([]))  # a staged target needs no proof
 
 
 def test_a_clean_baseline_passes_even_when_it_mentions_the_skill() -> None:
     target = rendered()
     req = request("without", target=target, fixtures={"notes.md": b"Use the marker skill for numbers."})
-    plan_arm(req, harness(), baseline_of=target)
+    plan_checked(req, harness(), baseline_guard([target]))
 
 
 def guard_error(req: RolloutRequest, target_name: str = "marker") -> str:
     with pytest.raises(InputError) as caught:
-        plan_arm(req, harness(), baseline_of=rendered(target_name))
+        plan_checked(req, harness(), baseline_guard([rendered(target_name)]))
     return str(caught.value)
 
 
@@ -241,11 +260,20 @@ def test_guard_catches_the_skill_md_inside_a_fixture_even_with_windows_newlines(
 def test_guard_ignores_a_body_too_short_to_identify_the_skill() -> None:
     tiny = rendered("tiny", body="# Title")
     req = request("without", target=tiny, fixtures={"readme.md": b"# Title\n\nSomething else."})
-    plan_arm(req, harness(), baseline_of=tiny)
+    plan_checked(req, harness(), baseline_guard([tiny]))
 
 
-def test_guard_refuses_a_baseline_that_names_a_target() -> None:
-    req = request("without")
-    named = RolloutRequest(req.case, SkillSet(skills=(), target="marker"), "without", req.harness, req.model)
-    with pytest.raises(InputError, match="must have none"):
-        plan_arm(named, harness(), baseline_of=rendered())
+def test_the_guard_checks_every_baseline_condition_and_only_those() -> None:
+    req = request("without", others=(RenderedSkill(name="innocent", files=dict(rendered().files)),))
+    guard = baseline_guard([rendered()], baseline_conditions=("without", "without-again"))
+    for label in ("without", "without-again"):
+        relabelled = RolloutRequest(req.case, req.skills, label, req.harness, req.model)
+        with pytest.raises(InputError, match="renamed copy"):
+            plan_checked(relabelled, harness(), guard)
+    plan_checked(RolloutRequest(req.case, req.skills, "base", req.harness, req.model), harness(), guard)
+
+
+@pytest.mark.parametrize("name", ["", "../escape", "a/b"])
+def test_the_skill_under_test_needs_a_usable_name(name: str) -> None:
+    with pytest.raises(InputError, match="skill under test needs a usable name"):
+        SkillSet(skills=(), target=name)

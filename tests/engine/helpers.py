@@ -12,8 +12,10 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from aces_ci.agents import Arm, HarnessSpec, ModelClients, RolloutRequest, SkillSet
+from aces_ci.agents import Harness, HarnessSpec, ModelClients, RolloutRequest, SkillSet
+from aces_ci.engine import RolloutBatch, RolloutEngine
 from aces_ci.evals import EvalCase
+from aces_ci.grading import Grader
 from aces_ci.models import ModelClient, ModelRequest, ModelResponse, ModelSpec, RetryPolicy, ToolCall, Usage
 from aces_ci.skill import RenderedSkill
 from tests.servers import Reply, ScriptedRequest, Text, ToolUse
@@ -73,7 +75,7 @@ def case(
 
 
 def request(
-    arm: Arm = "with",
+    condition: str = "with",
     *,
     target: RenderedSkill | None = None,
     others: Sequence[RenderedSkill] = (),
@@ -81,22 +83,30 @@ def request(
     fixtures: Mapping[str, bytes] | None = None,
     harness: HarnessSpec | None = None,
     model: ModelSpec | None = None,
-    run_index: int = 0,
+    replicate: int = 0,
     seed: int = 0,
 ) -> RolloutRequest:
-    """One arm of a pair: ``with`` stages ``target`` plus ``others``, ``without`` only ``others``."""
+    """One condition of a pair: ``with`` stages ``target`` plus ``others``, any other condition only ``others``."""
     target = target or rendered()
-    skills = (target, *others) if arm == "with" else tuple(others)
+    skills = (target, *others) if condition == "with" else tuple(others)
     return RolloutRequest(
         case=eval_case or case(),
-        skills=SkillSet(skills=skills, target=target.name if arm == "with" else None),
-        arm=arm,
+        skills=SkillSet(skills=skills, target=target.name),
+        condition=condition,
         harness=harness or HarnessSpec(name="builtin", disclosure="on-demand", max_turns=6, timeout_s=30),
         model=model or ModelSpec(provider="openai", model="scripted-model"),
         seed=seed,
-        run_index=run_index,
+        replicate=replicate,
         fixtures=dict(fixtures or {}),
     )
+
+
+async def run_once(
+    requests: Sequence[RolloutRequest], harness: Harness, *, grader: Grader | None = None, **engine_options: Any
+) -> RolloutBatch:
+    """One engine, opened for a single ``run`` call: what a command with one batch does."""
+    async with RolloutEngine(harness, **engine_options) as engine:
+        return await engine.run(requests, grader=grader)
 
 
 def openai_model(server_url: str, model: str = "scripted-model") -> ModelSpec:

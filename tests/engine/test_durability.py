@@ -17,12 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from aces_ci.agents import HarnessSpec, RolloutRequest, RolloutResult, create_harness
-from aces_ci.engine import Budget, Journal, JournalAppender, RolloutBatch, RolloutCache, _journal, run_rollouts
+from aces_ci.agents import HarnessSpec, RolloutRequest, RolloutResult, baseline_guard, create_harness
+from aces_ci.engine import Budget, Journal, JournalAppender, RolloutBatch, RolloutCache, _journal
 from aces_ci.engine._trailing import TrailingWork
-from aces_ci.grading import ExpectedOutputScorer
+from aces_ci.grading import EXPECTED_OUTPUT, ExpectedOutputGrader
 from aces_ci.models import ModelSpec, Usage
-from tests.engine.helpers import case, fast_clients, openai_model, planted_skill, rendered, request
+from tests.engine.helpers import case, fast_clients, openai_model, planted_skill, rendered, request, run_once
 from tests.servers import Hang, ScriptedServer, Text
 
 Server = Callable[..., ScriptedServer]
@@ -47,13 +47,13 @@ def result(key: str) -> RolloutResult:
 async def execute(requests: list[RolloutRequest], **options: object) -> RolloutBatch:
     clients = fast_clients()
     try:
-        return await run_rollouts(
+        return await run_once(
             requests,
             create_harness(PRELOAD, clients=clients),
-            scorer=ExpectedOutputScorer(),
-            baseline_of=lambda _r: TARGET,
+            grader=ExpectedOutputGrader(),
+            guard=baseline_guard([TARGET]),
             **options,
-        )  # type: ignore[arg-type]
+        )
     finally:
         await clients.aclose()
 
@@ -82,14 +82,14 @@ class JournalWitness:
         self.reported: list[str] = []
         self.unsynced: list[str] = []
 
-    def start(self, total: int) -> None:
-        self.reported.clear()
+    def expect(self, count: int) -> None:
+        """Counts are not checked here."""
 
     def advance(self, request: RolloutRequest, outcome: str, seconds: float) -> None:
         self.reported.append(outcome)
         safe = self.journal.read_bytes()[: self.syncs.safe_sizes[-1]] if self.syncs.safe_sizes else b""
         if f'"key":"{request.cache_key(self.version)}"'.encode() not in safe:
-            self.unsynced.append(f"{request.case.id}/{request.arm} reported {outcome} before its line was synced")
+            self.unsynced.append(f"{request.case.id}/{request.condition} reported {outcome} before its line was synced")
 
     def close(self) -> None:
         """Nothing to close."""
@@ -102,7 +102,7 @@ async def test_rollouts_are_reported_finished_only_once_their_journal_line_is_sy
     requests = paired(openai_model(server.openai_url), cases=6)
     syncs = SyncLog(monkeypatch)
     cache = RolloutCache(tmp_path / "cache")
-    version = create_harness(PRELOAD, clients=fast_clients()).version()
+    version = create_harness(PRELOAD, clients=fast_clients()).cache_identity()
 
     ran = JournalWitness(tmp_path / "first.jsonl", syncs, version)
     first = await execute(requests, concurrency=4, cache=cache, journal=ran.journal, progress=ran)
@@ -128,7 +128,7 @@ async def test_records_waiting_for_a_sync_share_the_next_one_and_each_waits_for_
         real_sync(fd)
 
     monkeypatch.setattr(_journal, "_sync_data", held_sync)
-    journal = Journal(tmp_path / "journal.jsonl", "run")
+    journal = Journal(tmp_path / "journal.jsonl")
     journal.open()
     appender = JournalAppender(journal)
     keys = KEYS[:6]
@@ -156,7 +156,7 @@ async def test_records_waiting_for_a_sync_share_the_next_one_and_each_waits_for_
             gate.release()
         journal.close()
     assert len(entered) == 2  # six records, two syncs
-    assert set(Journal(tmp_path / "journal.jsonl", "run").open()) == set(keys)
+    assert set(Journal(tmp_path / "journal.jsonl").open()) == set(keys)
 
 
 async def test_a_journal_the_disk_refuses_warns_and_keeps_every_result(
@@ -169,7 +169,7 @@ async def test_a_journal_the_disk_refuses_warns_and_keeps_every_result(
             paired(openai_model(server.openai_url), cases=2), concurrency=2, journal=tmp_path / "journal.jsonl"
         )
     assert batch.all_completed and len(batch.records) == 4
-    assert [r.result.score for r in batch.records] == [1.0, 0.0, 1.0, 0.0]
+    assert [r.value(EXPECTED_OUTPUT) for r in batch.records] == [1.0, 0.0, 1.0, 0.0]
     assert "cannot append" in caplog.text and "Input/output error" in caplog.text
 
 
@@ -179,17 +179,17 @@ def test_a_new_journal_syncs_every_directory_that_gained_an_entry(
     synced: list[Path] = []
     monkeypatch.setattr(_journal, "_sync_directory", synced.append)
     path = tmp_path / "runs" / "nightly" / "journal.jsonl"
-    with Journal(path, "run"):
+    with Journal(path):
         pass
     assert synced == [tmp_path, tmp_path / "runs", tmp_path / "runs" / "nightly"]
     synced.clear()
-    with Journal(path, "run"):
+    with Journal(path):
         pass
     assert synced == []  # reopening creates nothing
 
 
 def test_writing_to_a_closed_journal_is_an_os_error(tmp_path: Path) -> None:
-    journal = Journal(tmp_path / "journal.jsonl", "run")
+    journal = Journal(tmp_path / "journal.jsonl")
     journal.open()
     journal.close()
     with pytest.raises(OSError, match="closed"):
@@ -221,7 +221,7 @@ def test_a_write_cut_short_by_a_full_disk_leaves_no_torn_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     path = tmp_path / "journal.jsonl"
-    journal = Journal(path, "run")
+    journal = Journal(path)
     journal.open()
     journal.append(result(KEYS[0]))
     with monkeypatch.context() as patch:
@@ -231,13 +231,13 @@ def test_a_write_cut_short_by_a_full_disk_leaves_no_torn_line(
     journal.append(result(KEYS[2]))  # space was freed
     journal.close()
     with caplog.at_level(logging.WARNING):
-        assert set(Journal(path, "run").open()) == {KEYS[0], KEYS[2]}
+        assert set(Journal(path).open()) == {KEYS[0], KEYS[2]}
     assert caplog.text == ""
 
 
 def test_a_torn_write_that_cannot_be_cut_off_stops_the_journal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "journal.jsonl"
-    journal = Journal(path, "run")
+    journal = Journal(path)
     journal.open()
     journal.append(result(KEYS[0]))
     with monkeypatch.context() as patch:
@@ -247,14 +247,14 @@ def test_a_torn_write_that_cannot_be_cut_off_stops_the_journal(tmp_path: Path, m
     with pytest.raises(OSError, match="stopped taking records"):
         journal.append(result(KEYS[2]))  # it would land behind the torn line and be lost to the next run
     journal.close()
-    assert set(Journal(path, "run").open()) == {KEYS[0]}
+    assert set(Journal(path).open()) == {KEYS[0]}
 
 
 async def test_a_crashing_progress_display_fails_the_batch_after_its_results_are_safe(
     scripted_server: Server, tmp_path: Path
 ) -> None:
     class BrokenDisplay:
-        def start(self, total: int) -> None:
+        def expect(self, count: int) -> None:
             """Nothing to show."""
 
         def advance(self, request: RolloutRequest, outcome: str, seconds: float) -> None:
@@ -291,7 +291,7 @@ async def test_rollouts_finished_before_the_wall_cap_are_journaled(scripted_serv
     )
     assert batch.stopped_by == "max_wall"
     assert [r.request.case.id for r in batch.records] == ["case-0"] * 2
-    assert set(Journal(journal, batch.run_id).open()) == {r.result.key for r in batch.records}
+    assert set(Journal(journal).open()) == {r.result.key for r in batch.records}
     assert [p.name for p in tmp_path.iterdir()] == ["journal.jsonl"]  # every workspace removed
 
 

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from aces_ci.agents import HarnessOutcome, HarnessSpec, RolloutRequest, Workspace, create_harness
+from aces_ci.agents import HarnessOutcome, HarnessSpec, RolloutRequest, Workspace, baseline_guard, create_harness
 from aces_ci.agents.builtin import BuiltinHarness
 from aces_ci.config import Price
-from aces_ci.engine import TIMEOUT_GRACE_S, Budget, RolloutBatch, RolloutCache, run_rollouts, schedule
+from aces_ci.engine import TIMEOUT_GRACE_S, Budget, RolloutBatch, RolloutCache, paired_schedule
 from aces_ci.errors import ConfigError, InfraError
-from aces_ci.grading import ExpectedOutputScorer
+from aces_ci.grading import EXPECTED_OUTPUT, ExpectedOutputGrader, Grader, Grades, GradingInput
 from aces_ci.models import ModelSpec, PriceTable
 from aces_ci.schemas import validator
 from tests.engine.helpers import (
@@ -25,11 +25,13 @@ from tests.engine.helpers import (
     planted_skill,
     rendered,
     request,
+    run_once,
 )
 from tests.servers import Drop, Fault, Hang, ScriptedRequest, ScriptedServer, SlowStream, Text, Tokens
 
 PRELOAD = HarnessSpec(name="builtin", disclosure="preload", max_turns=3, timeout_s=30)
 TARGET = rendered()
+PAIRS = paired_schedule(("with", "without"))
 
 
 def paired(model: ModelSpec, cases: int, runs: int = 1, spec: HarnessSpec = PRELOAD) -> list[RolloutRequest]:
@@ -39,7 +41,7 @@ def paired(model: ModelSpec, cases: int, runs: int = 1, spec: HarnessSpec = PREL
             target=TARGET,
             harness=spec,
             model=model,
-            run_index=run,
+            replicate=run,
             eval_case=case(f"case-{i}", prompt=f"Question {i}: what is the secret project number?"),
         )
         for i in range(cases)
@@ -49,19 +51,29 @@ def paired(model: ModelSpec, cases: int, runs: int = 1, spec: HarnessSpec = PREL
 
 
 async def execute(
-    requests: Sequence[RolloutRequest], *, prices: PriceTable | None = None, timeout_s: float = 5.0, **options: object
+    requests: Sequence[RolloutRequest],
+    *,
+    prices: PriceTable | None = None,
+    timeout_s: float = 5.0,
+    grader: Grader | None = None,
+    **options: object,
 ) -> RolloutBatch:
     clients = fast_clients(timeout_s=timeout_s, prices=prices)
     try:
-        return await run_rollouts(
+        return await run_once(
             requests,
             create_harness(PRELOAD, clients=clients),
-            scorer=ExpectedOutputScorer(),
-            baseline_of=lambda _r: TARGET,
+            grader=grader or ExpectedOutputGrader(),
+            guard=baseline_guard([TARGET]),
+            schedule=PAIRS,
             **options,
-        )  # type: ignore[arg-type]
+        )
     finally:
         await clients.aclose()
+
+
+def scores(batch: RolloutBatch) -> list[float | None]:
+    return [record.value(EXPECTED_OUTPUT) for record in batch.records]
 
 
 Server = Callable[..., ScriptedServer]
@@ -79,7 +91,7 @@ async def test_an_unchanged_rerun_is_served_from_the_cache_with_no_model_call(
     assert calls_after_first == 4 and server.calls == calls_after_first
     assert [r.source for r in first.records] == ["run"] * 4
     assert [r.source for r in second.records] == ["cache"] * 4
-    assert [r.result.score for r in second.records] == [r.result.score for r in first.records] == [1.0, 0.0] * 2
+    assert scores(second) == scores(first) == [1.0, 0.0] * 2
     assert second.usage.model_calls == 0 and first.usage.model_calls == 4
 
 
@@ -101,8 +113,8 @@ async def test_a_changed_skill_misses_the_cache_but_the_baseline_hits(scripted_s
     ]
     clients = fast_clients()
     try:
-        batch = await run_rollouts(
-            changed, create_harness(PRELOAD, clients=clients), cache=cache, baseline_of=lambda _r: edited
+        batch = await run_once(
+            changed, create_harness(PRELOAD, clients=clients), cache=cache, guard=baseline_guard([edited])
         )
     finally:
         await clients.aclose()
@@ -127,16 +139,16 @@ async def test_concurrency_is_capped_and_pairs_run_side_by_side(scripted_server:
     assert all(r.result.status == "completed" for r in batch.records)
 
 
-def test_schedule_puts_the_arms_of_a_pair_next_to_each_other_with_first() -> None:
+def test_the_paired_schedule_puts_the_conditions_of_a_pair_next_to_each_other_with_first() -> None:
     requests = [
         request("without", eval_case=case("a")),
         request("with", eval_case=case("b")),
         request("with", eval_case=case("a")),
         request("without", eval_case=case("b")),
-        request("with", eval_case=case("a"), run_index=1),
+        request("with", eval_case=case("a"), replicate=1),
+        request("base", eval_case=case("a")),
     ]
-    keys = [r.cache_key("v") for r in requests]
-    assert schedule(requests, keys) == [2, 0, 1, 3, 4]
+    assert PAIRS(requests) == [2, 0, 5, 1, 3, 4]
 
 
 async def test_identical_requests_run_once_and_share_the_result(scripted_server: Server) -> None:
@@ -153,7 +165,7 @@ async def test_max_rollouts_stops_launching_and_names_what_was_not_run(scripted_
     batch = await execute(requests, concurrency=1, budget=Budget(max_rollouts=4))
     assert server.calls == 4 and len(batch.records) == 4
     assert batch.stopped_by == "max_rollouts" and not batch.all_completed
-    assert [(n.request.case.id, n.request.arm, n.reason) for n in batch.not_run] == [
+    assert [(n.request.case.id, n.request.condition, n.reason) for n in batch.not_run] == [
         ("case-2", "with", "max_rollouts"),
         ("case-2", "without", "max_rollouts"),
     ]
@@ -177,7 +189,7 @@ async def test_the_wall_clock_cap_cancels_running_rollouts(scripted_server: Serv
     batch = await execute(requests, concurrency=2, budget=Budget(max_wall_s=3.0), timeout_s=30, workspace_dir=tmp_path)
     assert [(r.request.case.id, r.result.status) for r in batch.records] == [("case-0", "completed")] * 2
     assert batch.stopped_by == "max_wall"
-    assert [(n.request.case.id, n.request.arm) for n in batch.not_run] == [
+    assert [(n.request.case.id, n.request.condition) for n in batch.not_run] == [
         ("case-1", "with"),
         ("case-1", "without"),
         ("case-2", "with"),
@@ -201,17 +213,22 @@ class CrashingHarness(BuiltinHarness):
 
 async def test_a_hanging_harness_is_cut_at_its_timeout() -> None:
     spec = HarnessSpec(name="builtin", timeout_s=0.2)
-    batch = await run_rollouts([request("with", harness=spec)], HangingHarness(lambda _s: ScriptedClient()))
-    result = batch.records[0].result
+    batch = await run_once(
+        [request("with", harness=spec)], HangingHarness(lambda _s: ScriptedClient()), grader=ExpectedOutputGrader()
+    )
+    record = batch.records[0]
+    result = record.result
     assert (result.status, result.end_reason) == ("infra_error", "timeout")
     assert result.duration_s < spec.timeout_s + TIMEOUT_GRACE_S + 5
-    assert result.score is None and "timeout of 0.2s" in (result.error or "")
+    assert "timeout of 0.2s" in (result.error or "")
+    grade = record.grades.get(EXPECTED_OUTPUT) if record.grades else None
+    assert grade is not None and (grade.status, grade.value) == ("could_not_grade", None)
     assert not list(validator("atif").iter_errors(result.trajectory))
 
 
 async def test_a_crashing_harness_costs_one_rollout_not_the_batch() -> None:
     requests = [request("with", eval_case=case("a")), request("with", eval_case=case("b"))]
-    batch = await run_rollouts(requests, CrashingHarness(lambda _s: ScriptedClient()))
+    batch = await run_once(requests, CrashingHarness(lambda _s: ScriptedClient()))
     assert [r.result.end_reason for r in batch.records] == ["harness_error"] * 2
     assert "KeyError" in (batch.records[0].result.error or "")
 
@@ -227,7 +244,7 @@ async def test_a_missing_api_key_stops_the_batch_as_a_config_error_not_an_infra_
     clients = fast_clients()
     try:
         with pytest.raises(ConfigError, match="ANTHROPIC_API_KEY"):
-            await run_rollouts(requests, create_harness(PRELOAD, clients=clients), workspace_dir=workspaces)
+            await run_once(requests, create_harness(PRELOAD, clients=clients), workspace_dir=workspaces)
     finally:
         await clients.aclose()
     assert list(workspaces.iterdir()) == []
@@ -251,11 +268,13 @@ async def test_under_faults_every_rollout_ends_scored_or_labelled(scripted_serve
     assert len(batch.records) == len(requests) and not batch.not_run
     for record in batch.records:
         result = record.result
+        grade = record.grades.get(EXPECTED_OUTPUT) if record.grades else None
+        assert grade is not None
         if result.status == "completed":
-            assert result.score is not None
+            assert grade.status == "graded" and grade.value is not None
         else:
             assert result.end_reason in ("retries_exhausted", "model_error", "timeout") and result.error
-            assert result.score is None
+            assert grade.status == "could_not_grade" and grade.value is None
         assert result.duration_s < spec.timeout_s + TIMEOUT_GRACE_S + 1
     by_case = {r.request.case.id: r.result for r in batch.records}
     assert by_case["case-3"].end_reason == by_case["case-4"].end_reason == "retries_exhausted"
@@ -283,8 +302,12 @@ async def test_a_resumed_journal_reruns_only_infra_errors(scripted_server: Serve
     assert server.calls - calls == 2  # the two infra errors, nothing else
     assert [r.source for r in second.records] == ["journal", "journal", "run", "run", "journal", "journal"]
     assert second.all_completed
-    lines = journal.read_text().splitlines()
-    assert len(lines) == 8 and all(json.loads(line)["run"] == first.run_id for line in lines)
+    lines = [json.loads(line) for line in journal.read_text().splitlines()]
+    assert len(lines) == 8 and all(line["batch"] == first.batch_id for line in lines)
+    assert sorted((line["rollout"]["case"], line["rollout"]["condition"]) for line in lines[-2:]) == [
+        ("case-1", "with"),
+        ("case-1", "without"),
+    ]
 
 
 async def test_resumed_rollouts_are_scored_against_the_current_expected_output(
@@ -298,10 +321,10 @@ async def test_resumed_rollouts_are_scored_against_the_current_expected_output(
         return [request("with", target=TARGET, harness=PRELOAD, model=model, eval_case=case(expected=expected))]
 
     typo = await execute(requests_expecting("41"), journal=journal)
-    assert typo.records[0].result.score == 0.0
+    assert scores(typo) == [0.0]
     fixed = await execute(requests_expecting("42"), journal=journal)
     assert fixed.records[0].source == "journal" and server.calls == 1
-    assert fixed.records[0].result.score == 1.0
+    assert scores(fixed) == [1.0]
 
 
 async def test_no_api_key_reaches_trajectory_journal_or_cache(
@@ -328,31 +351,29 @@ async def test_no_api_key_reaches_trajectory_journal_or_cache(
         *(r.result.final_answer or "" for r in batch.records),
     ]:
         assert key not in text
-    assert batch.records[0].result.score == 1.0
+    assert scores(batch)[0] == 1.0
 
 
 class UnreachableJudge:
     name = "judge"
+    metrics: tuple[str, ...] = ("judged",)
 
-    async def score(self, case: object, result: object) -> float | None:
+    async def grade(self, rollout: GradingInput) -> Grades:
         raise InfraError("judge API down")
 
 
-async def test_a_judge_outage_is_an_infra_error_but_the_rollout_stays_cached(
+async def test_a_judge_outage_keeps_the_paid_rollout_and_a_later_grader_grades_it_from_the_cache(
     scripted_server: Server, tmp_path: Path
 ) -> None:
     server = scripted_server(planted_skill)
     requests = paired(openai_model(server.openai_url), cases=1)[:1]
     cache = RolloutCache(tmp_path)
-    clients = fast_clients()
-    try:
-        judged = await run_rollouts(
-            requests, create_harness(PRELOAD, clients=clients), scorer=UnreachableJudge(), cache=cache
-        )
-    finally:
-        await clients.aclose()
-    result = judged.records[0].result
-    assert (result.status, result.score, result.error) == ("infra_error", None, "scoring failed: judge API down")
-    rescored = await execute(requests, cache=cache)
-    assert rescored.records[0].source == "cache" and rescored.records[0].result.score == 1.0
+    judged = await execute(requests, cache=cache, grader=UnreachableJudge())
+    record = judged.records[0]
+    assert record.result.status == "completed" and judged.all_completed
+    grade = record.grades.get("judged") if record.grades else None
+    assert grade is not None and (grade.status, grade.value) == ("grader_error", None)
+    assert grade.reason == "InfraError: judge API down" and judged.grader_errors == (record,)
+    regraded = await execute(requests, cache=cache)
+    assert regraded.records[0].source == "cache" and scores(regraded) == [1.0]
     assert server.calls == 1

@@ -16,16 +16,19 @@ class Terminal(io.StringIO):
         return True
 
 
-def test_ci_logs_get_one_plain_line_per_rollout() -> None:
+def test_ci_logs_get_one_plain_line_per_rollout_counting_on_across_batches() -> None:
     stream = io.StringIO()
     progress = LineProgress(stream)
-    progress.start(12)
+    progress.expect(12)
     progress.advance(request("with", eval_case=case("refund")), "done", 1.234)
-    progress.advance(request("without", eval_case=case("refund"), run_index=2), "infra_error (timeout)", 300)
+    progress.advance(request("without", eval_case=case("refund"), replicate=2), "infra_error (timeout)", 300)
+    progress.expect(88)  # the command's next batch
+    progress.advance(request("base", eval_case=case("refund")), "cached", 0)
     progress.close()
     assert stream.getvalue().splitlines() == [
-        "[ 1/12] case=refund arm=with run=0 done 1.2s",
-        "[ 2/12] case=refund arm=without run=2 infra_error (timeout) 300.0s",
+        "[ 1/12] case=refund condition=with replicate=0 done 1.2s",
+        "[ 2/12] case=refund condition=without replicate=2 infra_error (timeout) 300.0s",
+        "[  3/100] case=refund condition=base replicate=0 cached 0.0s",
     ]
 
 
@@ -43,8 +46,10 @@ def test_a_bar_only_on_an_interactive_terminal_outside_ci(
     monkeypatch.setenv("CI", ci)
     progress = auto_progress(stream)
     assert isinstance(progress, expected)
-    progress.start(2)
+    progress.expect(1)
     progress.advance(request("with"), "cached", 0.0)
+    progress.expect(1)
+    progress.advance(request("with", replicate=1), "cached", 0.0)
     progress.close()
     assert "case=c1" in stream.getvalue()
 

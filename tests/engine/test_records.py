@@ -1,4 +1,4 @@
-"""Results on disk: lossless JSON, the content-addressed cache, and the crash-safe journal."""
+"""Results on disk: lossless JSON (artifacts' bytes included), the content-addressed cache, the crash-safe journal."""
 
 from __future__ import annotations
 
@@ -10,17 +10,30 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from aces_ci.agents import RolloutResult, SkillEvent
-from aces_ci.engine import Journal, RolloutCache, result_from_dict, result_to_dict
+from aces_ci.agents import Artifact, ArtifactLimits, RolloutResult, SkillEvent, WorkspaceArtifacts
+from aces_ci.engine import CACHE_VERSION, JOURNAL_VERSION, Journal, RolloutCache, result_from_dict, result_to_dict
 from aces_ci.errors import InputError
 from aces_ci.models import Usage
+from aces_ci.schemas import validator
 
 KEY = "ab" + "0" * 62
 OTHER_KEY = "cd" + "1" * 62
 
 
+ARTIFACTS = WorkspaceArtifacts(
+    files=(
+        Artifact("out/chart.png", 6, b"\x89PNG\x00\xff"),
+        Artifact("out/huge.log", 9_999_999, None, "too_large"),
+        Artifact("report.md", 9, b"total: 42"),
+    ),
+    deleted=("input.csv",),
+    truncated=True,
+    limits=ArtifactLimits(max_file_bytes=1000, max_total_bytes=5000, max_files=3),
+)
+
+
 def result(
-    key: str = KEY, status: str = "completed", score: float | None = 1.0, answer: str | None = "42"
+    key: str = KEY, status: str = "completed", answer: str | None = "42", artifacts: WorkspaceArtifacts = ARTIFACTS
 ) -> RolloutResult:
     return RolloutResult(
         key=key,
@@ -32,7 +45,7 @@ def result(
         duration_s=1.25,
         skill_events=(SkillEvent(3, "pdf", "file_read", "SKILL.md"), SkillEvent(1, "pdf", "preloaded")),
         error=None if status == "completed" else "gave up",
-        score=score,
+        artifacts=artifacts,
     )
 
 
@@ -44,14 +57,26 @@ json_values = st.recursive(
 )
 
 
+artifact_files = st.lists(
+    st.builds(
+        Artifact,
+        path=st.text(min_size=1, max_size=20),
+        size=st.integers(0, 10**9),
+        content=st.binary(max_size=64),
+        redacted=st.booleans(),
+    ),
+    max_size=4,
+)
+
+
 @given(
     answer=st.none() | st.text(),
-    score=st.none() | st.floats(0, 1),
     cost=st.floats(0, 1e6, allow_nan=False),
     trajectory=st.dictionaries(json_text, json_values, max_size=4),
+    files=artifact_files,
 )
 def test_results_survive_a_json_round_trip_exactly(
-    answer: str | None, score: float | None, cost: float, trajectory: dict
+    answer: str | None, cost: float, trajectory: dict, files: list[Artifact]
 ) -> None:
     original = RolloutResult(
         KEY,
@@ -63,9 +88,18 @@ def test_results_survive_a_json_round_trip_exactly(
         0.5,
         (SkillEvent(2, "s", "script_run", "scripts/x.py"),),
         None,
-        score,
+        WorkspaceArtifacts(tuple(files), ("gone.txt",), False, ArtifactLimits()),
     )
     assert result_from_dict(json.loads(json.dumps(result_to_dict(original)))) == original
+
+
+def test_artifact_bytes_are_kept_as_text_when_they_are_utf8_and_as_base64_otherwise() -> None:
+    files = result_to_dict(result())["artifacts"]["files"]
+    assert files == [
+        {"path": "out/chart.png", "size": 6, "base64": "iVBORwD/"},
+        {"path": "out/huge.log", "size": 9_999_999, "omitted": "too_large"},
+        {"path": "report.md", "size": 9, "text": "total: 42"},
+    ]
 
 
 @pytest.mark.parametrize(
@@ -79,7 +113,11 @@ def test_results_survive_a_json_round_trip_exactly(
         (lambda d: d.update(trajectory=[]), "trajectory"),
         (lambda d: d["usage"].update(cost_usd=10**400), "'cost_usd' is too large"),
         (lambda d: d.update(duration_s=float("inf")), "'duration_s' is not a finite"),
-        (lambda d: d.update(score=float("nan")), "'score' is not a finite"),
+        (lambda d: d.pop("artifacts"), "'artifacts' must be an object"),
+        (lambda d: d["artifacts"]["files"][0].update(base64="not base64!"), "damaged base64"),
+        (lambda d: d["artifacts"]["files"][1].pop("omitted"), "either content or the reason"),
+        (lambda d: d["artifacts"]["files"][1].update(omitted="lost"), "unknown omission"),
+        (lambda d: d["artifacts"]["limits"].update(max_files=-1), "'max_files' is negative"),
     ],
 )
 def test_damaged_records_name_the_bad_field(damage, message: str) -> None:  # type: ignore[no-untyped-def]
@@ -92,9 +130,13 @@ def test_damaged_records_name_the_bad_field(damage, message: str) -> None:  # ty
 # -- cache -----------------------------------------------------------------------------------------
 
 
-def test_cache_stores_completed_rollouts_without_their_score(tmp_path: Path) -> None:
+def test_cache_stores_completed_rollouts_with_their_artifacts(tmp_path: Path) -> None:
     cache = RolloutCache(tmp_path)
-    assert cache.put(result()) and cache.get(KEY) == result(score=None)
+    identity = {"case": "c1", "condition": "with", "replicate": 2, "seed": 0, "target": "pdf"}
+    assert cache.put(result(), identity) and cache.get(KEY) == result()
+    assert cache.get(KEY).artifacts.file("out/chart.png").content == b"\x89PNG\x00\xff"  # type: ignore[union-attr]
+    entry = json.loads(cache.path_for(KEY).read_text())
+    assert entry["rollout"] == identity and not list(validator("rollout-store").iter_errors(entry))
     assert cache.path_for(KEY) == tmp_path / "ab" / f"{KEY}.json"
     assert not cache.put(result(OTHER_KEY, status="infra_error")) and cache.get(OTHER_KEY) is None
     assert [p.name for p in (tmp_path / "ab").iterdir()] == [f"{KEY}.json"]  # no temp files left behind
@@ -105,8 +147,7 @@ def test_cache_stores_completed_rollouts_without_their_score(tmp_path: Path) -> 
     [
         b"{not json",
         b'{"format": "other"}',
-        b'{"format": "aces-ci-rollout", "version": 99, "result": {}}',
-        b'{"format": "aces-ci-rollout", "version": 1, "result": {"key": 1}}',
+        b'{"format": "aces-ci-rollout", "version": 2, "result": {"key": 1}}',
         b"\xff\xfe",
     ],
 )
@@ -120,6 +161,22 @@ def test_a_damaged_cache_entry_is_a_miss_with_a_warning(
         assert cache.get(KEY) is None
     assert "ignoring" in caplog.text
     assert cache.put(result()) and cache.get(KEY) is not None  # and the next run repairs it
+
+
+def test_an_entry_of_an_older_cache_format_is_ignored_with_a_note_never_misread(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    cache = RolloutCache(tmp_path)
+    old = result_to_dict(result())
+    del old["artifacts"]
+    old["score"] = 1.0  # what version 1 stored: a result with its score
+    for key in (KEY, OTHER_KEY):
+        cache.path_for(key).parent.mkdir(parents=True, exist_ok=True)
+        cache.path_for(key).write_text(json.dumps({"format": "aces-ci-rollout", "version": 1, "result": old}))
+    with caplog.at_level(logging.WARNING):
+        assert cache.get(KEY) is None and cache.get(OTHER_KEY) is None
+    assert cache.other_versions == 2
+    assert caplog.text.count("cache format 1") == 1 and f"writes {CACHE_VERSION}" in caplog.text
 
 
 def test_a_cache_entry_for_another_key_is_not_trusted(tmp_path: Path) -> None:
@@ -140,53 +197,68 @@ def test_an_unwritable_cache_warns_and_goes_on(tmp_path: Path, caplog: pytest.Lo
 # -- journal ---------------------------------------------------------------------------------------
 
 
-def test_journal_reloads_the_latest_record_of_its_own_run(tmp_path: Path) -> None:
+def line(record: RolloutResult, **fields: object) -> str:
+    return json.dumps({"v": JOURNAL_VERSION, "key": record.key, "result": result_to_dict(record), **fields})
+
+
+def test_journal_reloads_every_keys_latest_completed_record_whatever_batch_wrote_it(tmp_path: Path) -> None:
     path = tmp_path / "journal.jsonl"
-    with Journal(path, "run-a") as loaded:
+    with Journal(path) as loaded:
         assert loaded == {}
-    journal = Journal(path, "run-a")
+    journal = Journal(path)
     journal.open()
-    journal.append(result(status="infra_error", score=None))
-    journal.append(result(OTHER_KEY))
-    journal.append(result())  # a retry that completed
+    journal.append(result(status="infra_error"), batch="first")
+    journal.append(result(OTHER_KEY), batch="first")
+    journal.append(result(), batch="second")  # a retry that completed
+    journal.append(result(status="infra_error"), batch="third")  # a later failure never hides a completed run
     journal.close()
-    other = Journal(path, "run-b")
-    other.open()
-    other.append(result(score=0.0))
-    other.close()
-    with Journal(path, "run-a") as loaded:
+    with Journal(path) as loaded:
         assert loaded == {KEY: result(), OTHER_KEY: result(OTHER_KEY)}
     assert len(path.read_text().splitlines()) == 4
 
 
+def test_each_journal_line_names_its_rollout_and_batch(tmp_path: Path) -> None:
+    path = tmp_path / "journal.jsonl"
+    identity = {"case": "refund", "condition": "base", "replicate": 3, "seed": 7, "target": "pdf"}
+    with Journal(path) as _:
+        pass
+    journal = Journal(path)
+    journal.open()
+    journal.append(result(), rollout=identity, batch="round-2")
+    journal.close()
+    record = json.loads(path.read_text())
+    assert (record["v"], record["key"], record["batch"], record["rollout"]) == (2, KEY, "round-2", identity)
+    assert not list(validator("rollout-store").iter_errors(record))
+
+
 def test_a_torn_last_line_is_dropped_with_a_warning(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     path = tmp_path / "journal.jsonl"
-    with Journal(path, "run") as _:
+    with Journal(path) as _:
         pass
-    journal = Journal(path, "run")
+    journal = Journal(path)
     journal.open()
     journal.append(result())
     journal.close()
     intact = path.read_bytes()
-    path.write_bytes(intact + b'{"v":1,"run":"run","key":"cd11')  # the crash hit mid-write
+    path.write_bytes(intact + b'{"v":2,"key":"cd11')  # the crash hit mid-write
     with caplog.at_level(logging.WARNING):
-        journal = Journal(path, "run")
+        journal = Journal(path)
         assert journal.open() == {KEY: result()}
     assert "torn last line" in caplog.text
     journal.append(result(OTHER_KEY))
     journal.close()
     assert path.read_bytes().startswith(intact)
-    assert Journal(path, "run").open() == {KEY: result(), OTHER_KEY: result(OTHER_KEY)}
+    assert Journal(path).open() == {KEY: result(), OTHER_KEY: result(OTHER_KEY)}
 
 
 def test_a_complete_last_record_missing_only_its_newline_is_kept(tmp_path: Path) -> None:
     path = tmp_path / "journal.jsonl"
-    journal = Journal(path, "run")
+    journal = Journal(path)
     journal.open()
     journal.append(result())
     journal.close()
     path.write_bytes(path.read_bytes().rstrip(b"\n"))
-    journal = Journal(path, "run")
+    journal = Journal(path)
     assert journal.open() == {KEY: result()}
     journal.append(result(OTHER_KEY))
     journal.close()
@@ -195,11 +267,27 @@ def test_a_complete_last_record_missing_only_its_newline_is_kept(tmp_path: Path)
 
 def test_garbage_lines_are_skipped_with_a_warning(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     path = tmp_path / "journal.jsonl"
-    good = json.dumps({"v": 1, "run": "run", "key": KEY, "result": result_to_dict(result())})
-    path.write_text(f'garbage\n{{"v": 1}}\n{good}\n\n')
+    mislabelled = json.dumps({"v": JOURNAL_VERSION, "key": OTHER_KEY, "result": result_to_dict(result())})
+    path.write_text(f'garbage\n{{"v": 2}}\n{mislabelled}\n{line(result())}\n\n')
     with caplog.at_level(logging.WARNING):
-        assert Journal(path, "run").open() == {KEY: result()}
+        assert Journal(path).open() == {KEY: result()}
     assert f"{path}:1" in caplog.text and f"{path}:2" in caplog.text
+    assert f"{path}:3" in caplog.text and "not its result's" in caplog.text
+
+
+def test_lines_of_an_older_journal_format_are_ignored_with_one_note_never_misread(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "journal.jsonl"
+    old = result_to_dict(result(OTHER_KEY))
+    del old["artifacts"]
+    old["score"] = 1.0
+    version_1 = json.dumps({"v": 1, "run": "r", "key": OTHER_KEY, "result": old})
+    path.write_text(f"{version_1}\n{version_1}\n{line(result())}\n")
+    with caplog.at_level(logging.WARNING):
+        assert Journal(path).open() == {KEY: result()}
+    assert caplog.text.count("another journal format") == 1
+    assert "ignoring 2 line(s)" in caplog.text and "first at line 1" in caplog.text
 
 
 def test_a_hand_edited_number_too_large_for_a_float_is_skipped_not_fatal(
@@ -208,14 +296,14 @@ def test_a_hand_edited_number_too_large_for_a_float_is_skipped_not_fatal(
     path = tmp_path / "journal.jsonl"
     edited = result_to_dict(result(OTHER_KEY))
     edited["usage"]["cost_usd"] = 10**400
-    good = json.dumps({"v": 1, "run": "run", "key": KEY, "result": result_to_dict(result())})
-    path.write_text(json.dumps({"v": 1, "run": "run", "key": OTHER_KEY, "result": edited}) + f"\n{good}\n")
+    damaged = json.dumps({"v": JOURNAL_VERSION, "key": OTHER_KEY, "result": edited})
+    path.write_text(f"{damaged}\n{line(result())}\n")
     with caplog.at_level(logging.WARNING):
-        assert Journal(path, "run").open() == {KEY: result()}
+        assert Journal(path).open() == {KEY: result()}
     assert f"{path}:1" in caplog.text and "too large" in caplog.text
 
 
 def test_an_unusable_journal_path_is_an_input_error(tmp_path: Path) -> None:
     (tmp_path / "dir").mkdir()
     with pytest.raises(InputError, match="journal"):
-        Journal(tmp_path / "dir", "run").open()
+        Journal(tmp_path / "dir").open()

@@ -14,8 +14,9 @@ from ._loop import AgentLoop, ModelCaller
 from ._sandbox import SandboxLimits
 
 LOOP_PROTOCOL_VERSION = 1
-"""Bump whenever the prompts, the tools or the loop's rules change: it is part of every cache key,
-so rollouts of the old agent are not mistaken for rollouts of the new one."""
+"""Bump whenever the prompts, the tools, the sandbox or the loop's rules change: it is the built-in
+harness's cache identity, so rollouts of the old agent are not mistaken for rollouts of the new one,
+while a release that leaves the agent alone keeps every cached rollout."""
 
 ClientFor = Callable[[ModelSpec], ModelCaller]
 """Returns the (shared) model client for a model spec."""
@@ -36,6 +37,9 @@ class BuiltinHarness:
 
     def version(self) -> str:
         return f"{__version__}+loop{LOOP_PROTOCOL_VERSION}"
+
+    def cache_identity(self) -> str:
+        return f"builtin-loop{LOOP_PROTOCOL_VERSION}"
 
     def skill_root(self, workspace_root: Path, home: Path) -> Path:
         return workspace_root / ".agents" / "skills"

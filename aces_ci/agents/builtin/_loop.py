@@ -52,8 +52,12 @@ class _Conversation:
 
 
 def model_seed(request: RolloutRequest) -> int:
-    """The sampling seed sent to the model: one per (seed, run), shared by both arms of a pair."""
-    digest = hashlib.sha256(f"{request.seed}:{request.run_index}".encode()).digest()
+    """The sampling seed sent to the model: one per (seed, replicate), shared by every condition.
+
+    Shared, so that the conditions of a pair meet the same sampling noise when the caller couples
+    them by giving them one seed; a caller wanting independent draws gives each condition its own seed.
+    """
+    digest = hashlib.sha256(f"{request.seed}:{request.replicate}".encode()).digest()
     return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
 
 
@@ -124,7 +128,7 @@ class AgentLoop:
         trajectory = self.builder.build(
             usage=conversation.usage,
             notes=end.infra_error,
-            extra={"end_reason": end.reason, "disclosure": self.spec.disclosure, "arm": self.request.arm},
+            extra={"end_reason": end.reason, "disclosure": self.spec.disclosure},
             secrets=secrets,
         )
         return HarnessOutcome(

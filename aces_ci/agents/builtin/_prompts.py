@@ -7,8 +7,8 @@
   SmolLM2) cannot drive tools, so this is the only way they see a skill at all; a plain text
   reply then counts as the final answer.
 
-The arms of a pair get the same text except the skills section, which is left out entirely when
-an arm stages no skill. Any wording change here changes what agents do, so it must come with a
+The conditions of a pair get the same text except the skills section, which is left out entirely
+when a condition stages no skill. Any wording change here changes what agents do, so it must come with a
 bump of :data:`aces_ci.agents.builtin.LOOP_PROTOCOL_VERSION`, which invalidates cached rollouts.
 """
 

@@ -38,7 +38,7 @@ from ._stream import EventStream, StreamEnd
 
 ADAPTER_VERSION = 1
 """Bump when an adapter's configuration, flags or stream reading change what a rollout does or
-reports: it is part of :meth:`CliHarness.version`, hence of every cache key."""
+reports: it is part of :meth:`CliHarness.cache_identity`, hence of every cache key."""
 STDERR_IN_MESSAGE_CHARS = 1000
 """How much of stderr's end an infra-error message quotes (the trajectory keeps more)."""
 
@@ -67,6 +67,10 @@ class CliHarness(ABC):
 
     def version(self) -> str:
         return f"{cli_version(self.executable)}; aces-ci adapter {ADAPTER_VERSION}"
+
+    def cache_identity(self) -> str:
+        """The CLI's own version and our adapter's: either changes what a rollout does."""
+        return f"{self.name} {self.version()}"
 
     @abstractmethod
     def skill_root(self, workspace_root: Path, home: Path) -> Path:
@@ -183,7 +187,6 @@ class CliHarness(ABC):
         extra: dict[str, Any] = {
             "end_reason": end.reason,
             "disclosure": request.harness.disclosure,
-            "arm": request.arm,
             "harness": self.name,
             **stream.extra(),
             "model_settings_not_applied": list(self.not_applied),

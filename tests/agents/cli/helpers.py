@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from aces_ci.agents import HarnessSpec, RolloutRequest, Workspace, stage_workspace
+from aces_ci.agents import HarnessSpec, RolloutRequest, Workspace, baseline_guard, stage_workspace
 from aces_ci.agents.cli import CLI_HARNESSES, CliHarness, create_cli_harness, find_cli
 from aces_ci.models import ModelSpec
 from aces_ci.schemas import validator
@@ -57,10 +57,9 @@ def cli_request(name: str, model: ModelSpec, *, timeout_s: float = 120, **limits
 
 @contextmanager
 def staged(req: RolloutRequest, harness: CliHarness, base_dir: Path) -> Iterator[Workspace]:
-    """The request's workspace under ``base_dir``; a baseline arm is checked against the default skill."""
+    """The request's workspace under ``base_dir``; a baseline is checked against the default skill."""
     base_dir.mkdir(parents=True, exist_ok=True)
-    baseline_of = rendered() if req.arm == "without" else None
-    with stage_workspace(req, harness, base_dir, baseline_of=baseline_of) as workspace:
+    with stage_workspace(req, harness, base_dir, guard=baseline_guard([rendered()])) as workspace:
         yield workspace
 
 
