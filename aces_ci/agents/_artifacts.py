@@ -112,7 +112,7 @@ class _Capture:
     def full(self) -> bool:
         return len(self.files) >= self.limits.max_files
 
-    def add(self, path: Path, rel: str, info: os.stat_result, staged: bytes | None) -> None:
+    def add(self, path: str, rel: str, info: os.stat_result, staged: bytes | None) -> None:
         regular = stat.S_ISREG(info.st_mode)
         if regular and staged is not None and info.st_size == len(staged) and _read(path, len(staged)) == staged:
             return  # staged and untouched
@@ -152,7 +152,7 @@ class _Capture:
         return Artifact(rel, len(data), clean.encode("utf-8"), redacted=True)
 
 
-def _read(path: Path, cap: int) -> bytes | None:
+def _read(path: str, cap: int) -> bytes | None:
     """Up to ``cap + 1`` bytes of a regular file, never following a symlink swapped in since ``lstat``."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
@@ -174,29 +174,32 @@ def capture_artifacts(
     """The files under ``root`` that differ from ``staged`` (root-relative path → staged bytes).
 
     Walks without following symlinks, in sorted order, so the same workspace always gives the
-    same capture; ``secrets`` are literal values to redact besides the detected shapes.
+    same capture; ``secrets`` are literal values to redact besides the detected shapes. A
+    directory the agent made unreadable is skipped.
     """
     capture = _Capture(limits, secrets)
     seen: set[str] = set()
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        here = Path(dirpath)
-        prefix = "" if here == root else here.relative_to(root).as_posix() + "/"
-        dirnames.sort()
-        linked = []
-        for name in dirnames:
-            if (here / name).is_symlink():
-                linked.append(name)
-        for name in linked:
-            dirnames.remove(name)  # os.walk would not descend anyway; listed below as a symlink
-        for name in sorted([*filenames, *linked]):
-            rel = prefix + name
-            seen.add(rel)
+    pending = [(str(root), "")]
+    while pending and not capture.truncated:
+        directory, prefix = pending.pop()
+        try:
+            with os.scandir(directory) as listing:
+                entries = sorted(listing, key=lambda entry: entry.name)
+        except OSError:
+            continue
+        subdirectories = []
+        for entry in entries:
+            rel = prefix + entry.name
             try:
-                info = os.lstat(here / name)
+                if entry.is_dir(follow_symlinks=False):
+                    subdirectories.append((entry.path, rel + "/"))
+                    continue
+                info = entry.stat(follow_symlinks=False)
             except OSError:
                 continue  # removed while we walked: a background process of the agent
-            capture.add(here / name, rel, info, staged.get(rel))
-        if capture.truncated:
-            break
+            seen.add(rel)
+            capture.add(entry.path, rel, info, staged.get(rel))
+        pending.extend(reversed(subdirectories))  # depth first, in name order
     deleted = tuple(sorted(rel for rel in staged if rel not in seen and not os.path.lexists(root / rel)))
-    return WorkspaceArtifacts(tuple(capture.files), deleted, capture.truncated, limits)
+    files = tuple(sorted(capture.files, key=lambda artifact: artifact.path))
+    return WorkspaceArtifacts(files, deleted, capture.truncated, limits)

@@ -29,11 +29,15 @@ def test_only_what_the_agent_wrote_changed_or_removed_is_captured(tmp_path: Path
         (ws.root / "old.txt").unlink()
         (ws.root / "out" / "chart.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\xff")
         (ws.root / "empty-dir").mkdir()
+        (ws.root / "zz.txt").write_text("last")
+        (ws.root / "answer.txt").write_text("42")
         captured = capture_artifacts(ws.root, ws.staged)
     assert [(a.path, a.size, a.omitted) for a in captured.files] == [
+        ("answer.txt", 2, None),
         ("data/in.csv", 8, None),
         ("out/chart.png", 10, None),
         ("out/report.md", 10, None),
+        ("zz.txt", 4, None),
     ]
     assert captured.text("out/report.md") == "total: 42\n" and captured.text("./out/report.md") == "total: 42\n"
     chart = captured.file("out/chart.png")

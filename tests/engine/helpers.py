@@ -1,4 +1,4 @@
-"""Building blocks of live-tier tests: skills on disk, rollout requests, and a scripted in-process client.
+"""Building blocks of live-tier tests: skills on disk, rollout requests, a scripted in-process client, kill-and-resume.
 
 End-to-end tests talk HTTP to the scripted servers of tests/servers through ``create_client``;
 :class:`ScriptedClient` is only for unit tests of the agent loop's own logic.
@@ -7,7 +7,11 @@ End-to-end tests talk HTTP to the scripted servers of tests/servers through ``cr
 from __future__ import annotations
 
 import asyncio
+import json
 import re
+import signal
+import subprocess
+import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -18,7 +22,7 @@ from aces_ci.evals import EvalCase
 from aces_ci.grading import Grader
 from aces_ci.models import ModelClient, ModelRequest, ModelResponse, ModelSpec, RetryPolicy, ToolCall, Usage
 from aces_ci.skill import RenderedSkill
-from tests.servers import Reply, ScriptedRequest, Text, ToolUse
+from tests.servers import Reply, ScriptedRequest, ScriptedServer, Text, ToolUse
 
 FAST_RETRY = RetryPolicy(max_attempts=3, base_delay_s=0.01, max_delay_s=0.05, max_retry_after_s=0.05, deadline_s=10)
 """Retries that do not slow the suite down: same policy code, millisecond waits."""
@@ -182,3 +186,42 @@ def planted_skill(req: ScriptedRequest) -> Reply:
     if preload:
         return Text(answer)
     return ToolUse("final_answer", {"answer": answer})
+
+
+# -- killing a command mid-way (the kill-and-resume tests) ----------------------------------------
+
+
+def complete_records(journal: Path) -> list[dict]:
+    """Journal lines that were fully written (a line torn by the kill is not one)."""
+    if not journal.exists():
+        return []
+    records = []
+    for line in journal.read_bytes().split(b"\n"):
+        try:
+            records.append(json.loads(line))
+        except ValueError:
+            continue
+    return records
+
+
+def kill_once_journaled(process: subprocess.Popen[bytes], journal: Path, count: int) -> list[dict]:
+    """SIGKILL ``process`` as soon as ``journal`` holds ``count`` complete records; the records it holds then."""
+    try:
+        deadline = time.monotonic() + 120
+        while len(complete_records(journal)) < count and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.002)
+        process.send_signal(signal.SIGKILL)
+    finally:
+        process.wait()
+    assert process.returncode == -signal.SIGKILL, "the command finished before it could be killed half-way"
+    return complete_records(journal)
+
+
+def settled_calls(server: ScriptedServer) -> int:
+    """The server's call count once requests sent just before the kill have all arrived."""
+    calls, stable_since = server.calls, time.monotonic()
+    while time.monotonic() - stable_since < 0.3:
+        time.sleep(0.02)
+        if server.calls != calls:
+            calls, stable_since = server.calls, time.monotonic()
+    return calls

@@ -4,41 +4,16 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.engine.helpers import planted_skill, write_skill
+from tests.engine.helpers import complete_records, kill_once_journaled, planted_skill, settled_calls, write_skill
 from tests.servers import ScriptedServer
 
 CASES, RUNS = 10, 10
 TOTAL = CASES * RUNS * 2
-
-
-def complete_records(journal: Path) -> list[dict]:
-    """Journal lines that were fully written (a line torn by the kill is not one)."""
-    if not journal.exists():
-        return []
-    records = []
-    for line in journal.read_bytes().split(b"\n"):
-        try:
-            records.append(json.loads(line))
-        except ValueError:
-            continue
-    return records
-
-
-def settled_calls(server: ScriptedServer) -> int:
-    """The server's call count once requests sent just before the kill have all arrived."""
-    calls, stable_since = server.calls, time.monotonic()
-    while time.monotonic() - stable_since < 0.3:
-        time.sleep(0.02)
-        if server.calls != calls:
-            calls, stable_since = server.calls, time.monotonic()
-    return calls
 
 
 def test_a_killed_batch_resumes_without_paying_twice(
@@ -82,15 +57,7 @@ def test_a_killed_batch_resumes_without_paying_twice(
     env = {**os.environ, "CI": "true", "TMPDIR": str(tmp_path), "OPENAI_API_KEY": ""}
 
     first = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 120
-        while len(complete_records(journal)) < TOTAL // 2 and first.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.002)
-        first.send_signal(signal.SIGKILL)
-    finally:
-        first.wait()
-    assert first.returncode == -signal.SIGKILL, "the batch finished before it could be killed half-way"
-    finished = complete_records(journal)
+    finished = kill_once_journaled(first, journal, TOTAL // 2)
     paid_before_kill = settled_calls(server)
     assert TOTAL // 2 <= len(finished) < TOTAL
     assert paid_before_kill >= len(finished)  # rollouts in flight at the kill were paid but not journaled

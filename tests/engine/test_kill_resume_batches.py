@@ -8,15 +8,12 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.engine.helpers import planted_skill
-from tests.engine.test_kill_resume import complete_records, settled_calls
+from tests.engine.helpers import complete_records, kill_once_journaled, planted_skill, settled_calls
 from tests.engine.three_batches import BATCHES, PER_BATCH
 from tests.servers import ScriptedServer
 
@@ -33,16 +30,7 @@ def test_a_command_killed_between_batches_resumes_every_batch_from_one_journal(
     root = Path(__file__).resolve().parents[2]
 
     first = subprocess.Popen(command, cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 120
-        halfway = PER_BATCH + PER_BATCH // 2
-        while len(complete_records(journal)) < halfway and first.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.002)
-        first.send_signal(signal.SIGKILL)
-    finally:
-        first.wait()
-    assert first.returncode == -signal.SIGKILL, "the command finished before it could be killed half-way"
-    finished = complete_records(journal)
+    finished = kill_once_journaled(first, journal, PER_BATCH + PER_BATCH // 2)
     paid_before_kill = settled_calls(server)
     assert PER_BATCH < len(finished) < 2 * PER_BATCH, "the kill did not land in the second batch"
     assert {record["batch"] for record in finished[:PER_BATCH]} == {"round-0"}
