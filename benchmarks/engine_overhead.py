@@ -7,14 +7,17 @@ staging, artifact capture and removal, the built-in agent loop, ATIF building an
 skill-event detection, grading; optionally the cache and the synced journal). The difference divided by the
 number of rollouts is what the engine adds to each rollout, model time excluded. Target: < 5 ms.
 Disk work that trails a rollout (workspace removal, cache write, journal sync) runs on worker
-threads, but the batch returns only when it is done, so the wall-clock figure includes it.
+threads, but the batch returns only when it is done, so the wall-clock figure includes it. The CPU
+overhead (process time, every thread, the in-process server's too, minus the raw calls' own)
+is printed beside it: on a machine shared with other work it moves far less than wall time.
 
 With ``--busy-disk`` another process writes and syncs 32 MiB at a time in the temp directory
 during the overhead runs, as a CI runner's other jobs do: ``fsync`` and ``rmdir`` then take
 milliseconds instead of a fraction of one.
 
 **Parts** (``--parts``) times the pieces alone, best of many calls: redacting one finished
-trajectory, staging and removing one workspace, and appending one journal line with its sync.
+trajectory, staging and removing one workspace, capturing its artifacts, a request's cache key
+and staging guard, grading one rollout, and appending one journal line with its sync.
 
 **Speed-up.** The server waits a fixed delay before each answer, like a real model. The same
 batch runs at several concurrency limits; the speed-up over concurrency 1 should grow nearly
@@ -52,12 +55,14 @@ from aces_ci.agents import (
     RolloutRequest,
     SkillSet,
     baseline_guard,
+    capture_artifacts,
     create_harness,
+    plan_checked,
     stage_workspace,
 )
 from aces_ci.agents.builtin import TOOL_SPECS, StagedSkill, system_prompt
 from aces_ci.engine import Journal, RolloutCache, RolloutEngine
-from aces_ci.grading import ExpectedOutputGrader
+from aces_ci.grading import ExpectedOutputGrader, GradingInput, grade_rollout
 from aces_ci.models import ConcurrencyLimiter, Message, ModelRequest, ModelSpec, RetryPolicy
 from aces_ci.redact import redact_obj
 from aces_ci.skill import skill_card
@@ -79,13 +84,15 @@ def _requests(model: ModelSpec, count: int, offset: int = 0) -> list[RolloutRequ
     ]
 
 
-async def _best_of(repeat: int, work: Callable[[int], Awaitable[object]]) -> float:
-    best = float("inf")
+async def _best_of(repeat: int, work: Callable[[int], Awaitable[object]]) -> tuple[float, float]:
+    """Best wall-clock and best CPU seconds (this process, all threads) of ``repeat`` runs of ``work``."""
+    best, best_cpu = float("inf"), float("inf")
     for attempt in range(repeat):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         await work(attempt)
         best = min(best, time.perf_counter() - start)
-    return best
+        best_cpu = min(best_cpu, time.process_time() - start_cpu)
+    return best, best_cpu
 
 
 def _loop_request(model: ModelSpec) -> ModelRequest:
@@ -177,10 +184,14 @@ async def overhead(rollouts: int, repeat: int, busy_disk: bool = False) -> None:
             await clients.aclose()
     disk = ", disk kept busy by another writer" if busy_disk else ""
     print(f"overhead, {rollouts} rollouts, serial, instant server{disk} (best of {repeat}):")
-    print(f"  raw model calls        {raw:7.3f} s  {1000 * raw / rollouts:6.2f} ms/call")
-    for label, seconds in (("engine", bare), ("engine+cache+journal", stored)):
-        extra = 1000 * (seconds - raw) / rollouts
-        print(f"  {label:<22} {seconds:7.3f} s  {1000 * seconds / rollouts:6.2f} ms/rollout  overhead {extra:5.2f} ms")
+    print(f"  raw model calls        {raw[0]:7.3f} s  {1000 * raw[0] / rollouts:6.2f} ms/call  cpu {raw[1]:7.3f} s")
+    for label, (seconds, cpu) in (("engine", bare), ("engine+cache+journal", stored)):
+        extra = 1000 * (seconds - raw[0]) / rollouts
+        extra_cpu = 1000 * (cpu - raw[1]) / rollouts
+        print(
+            f"  {label:<22} {seconds:7.3f} s  {1000 * seconds / rollouts:6.2f} ms/rollout  overhead {extra:5.2f} ms"
+            f"  cpu overhead {extra_cpu:5.2f} ms"
+        )
 
 
 async def speedup(batch: int, delay: float, limits: Sequence[int], repeat: int) -> None:
@@ -196,7 +207,7 @@ async def speedup(batch: int, delay: float, limits: Sequence[int], repeat: int) 
                     fresh = _requests(model, batch, (index * repeat + attempt) * batch)  # no cache hits
                     return _engine(clients, model, fresh, limit, None)
 
-                timings[limit] = await _best_of(repeat, at_limit)
+                timings[limit] = (await _best_of(repeat, at_limit))[0]
         finally:
             await clients.aclose()
     serial = timings[limits[0]]
@@ -206,7 +217,7 @@ async def speedup(batch: int, delay: float, limits: Sequence[int], repeat: int) 
 
 
 async def parts(repeat: int) -> None:
-    """Each piece alone: what a rollout pays for redaction, its workspace and its journal line."""
+    """Each piece alone: what a rollout pays for redaction, its workspace, its capture, grading, its journal line."""
     with ScriptedServer(lambda _req: Text("42")) as server:
         model = ModelSpec(provider="openai", model="scripted-model", base_url=server.openai_url)
         clients = ModelClients(retry=NO_RETRY)
@@ -224,7 +235,17 @@ async def parts(repeat: int) -> None:
         with stage_workspace(request, harness):
             pass
 
-    with tempfile.TemporaryDirectory() as tmp:
+    grader = ExpectedOutputGrader()
+    graded = GradingInput(request, result)
+    guard = baseline_guard([rendered()])
+    grading = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        for _ in range(1000):
+            await grade_rollout(grader, graded)
+        grading = min(grading, (time.perf_counter() - start) / 1000)
+
+    with tempfile.TemporaryDirectory() as tmp, stage_workspace(request, harness, Path(tmp)) as workspace:
         journal = Journal(Path(tmp) / "journal.jsonl")
         journal.open()
         pieces: dict[str, tuple[Callable[[], object], int]] = {
@@ -233,12 +254,18 @@ async def parts(repeat: int) -> None:
                 500,
             ),
             "stage and remove a workspace": (stage, 100),
+            "capture a workspace's artifacts": (lambda: capture_artifacts(workspace.root, workspace.staged), 500),
+            "cache key and staging guard of a request": (
+                lambda: (request.cache_key("id"), plan_checked(request, harness, guard)),
+                500,
+            ),
             "append and sync a journal line": (lambda: journal.append(result), 100),
         }
         print(f"parts, each alone (best of {repeat} runs):")
         for label, (work, number) in pieces.items():
             best = min(timeit.repeat(work, number=number, repeat=repeat)) / number
             print(f"  {label:<42} {1000 * best:6.3f} ms")
+        print(f"  {'grade a rollout (expected_output)':<42} {1000 * grading:6.3f} ms")
         journal.close()
 
 
@@ -249,7 +276,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--delay", type=float, default=0.1, help="server delay per call, seconds")
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 2, 4, 8, 16])
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--parts", action="store_true", help="also time redaction, staging and a journal sync alone")
+    parser.add_argument("--parts", action="store_true", help="also time the pieces of a rollout alone")
     parser.add_argument(
         "--busy-disk", action="store_true", help="measure the overhead while another process writes and syncs"
     )
