@@ -21,14 +21,13 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-import yaml
 
 from .errors import ConfigError, ConfigSource
 from .models import ModelSettings, Price
 from .redact import find_secrets
 from .scan import IgnoreEntry, ScanConfig, Severity
 from .schemas import validator
-from .skill import load_yaml_mapping, read_text
+from .skill import MAX_EXPANDED_NODES, MAX_NESTING_DEPTH, compose_yaml, iter_yaml_nodes, load_yaml_mapping, read_text
 
 CONFIG_NAMES = ("aces.yml", "aces.yaml")
 """File names looked for in the scanned root when no ``--config`` is given."""
@@ -153,28 +152,6 @@ def _dotted(parts: Iterator[str | int] | tuple[str | int, ...]) -> str:
     return text
 
 
-def _node_lines(node: yaml.Node, prefix: tuple[str | int, ...], lines: dict[str, int], path: Path) -> None:
-    """Record the line of every key and list item under ``node``; duplicate keys are errors at any depth."""
-    if isinstance(node, yaml.MappingNode):
-        for key_node, value_node in node.value:
-            key = str(key_node.value)
-            dotted = _dotted((*prefix, key))
-            line = key_node.start_mark.line + 1
-            if dotted in lines:
-                raise ConfigError(
-                    f"'{key}' appears twice (first at line {lines[dotted]}); YAML would keep only the last",
-                    path=str(path),
-                    line=line,
-                    field=dotted,
-                )
-            lines[dotted] = line
-            _node_lines(value_node, (*prefix, key), lines, path)
-    elif isinstance(node, yaml.SequenceNode):
-        for index, item in enumerate(node.value):
-            lines.setdefault(_dotted((*prefix, index)), item.start_mark.line + 1)
-            _node_lines(item, (*prefix, index), lines, path)
-
-
 def _read_mapping(path: Path) -> tuple[dict[str, Any], dict[str, int]]:
     """The file as a bounded YAML mapping plus the line of every field."""
     where = str(path)
@@ -195,11 +172,34 @@ def _read_mapping(path: Path) -> tuple[dict[str, Any], dict[str, int]]:
         problem = problems[0]
         message = wording.get(problem.code, problem.message.replace("frontmatter refused: ", "refused: "))
         raise ConfigError(message, path=where, line=problem.line)
+    return (data or {}), _field_lines(text_file.text, path)
+
+
+def _field_lines(text: str, path: Path) -> dict[str, int]:
+    """The line of every key and list item by dotted path; a key repeated at any depth is an error.
+
+    The text was just loaded within bounds, so composing it again and walking it cannot run away.
+    """
+    composed = compose_yaml(text)
     lines: dict[str, int] = {}
-    root = yaml.compose(text_file.text, Loader=yaml.SafeLoader)
-    if root is not None:
-        _node_lines(root, (), lines, path)
-    return (data or {}), lines
+    if composed is None:
+        return lines
+    for visit in iter_yaml_nodes(composed.root, max_values=MAX_EXPANDED_NODES, max_depth=MAX_NESTING_DEPTH):
+        if not visit.path:
+            continue
+        dotted = _dotted(visit.path)
+        if visit.key is None:  # a list item: its first line
+            lines.setdefault(dotted, visit.line)
+        elif dotted in lines:
+            raise ConfigError(
+                f"'{visit.path[-1]}' appears twice (first at line {lines[dotted]}); YAML would keep only the last",
+                path=str(path),
+                line=visit.line,
+                field=dotted,
+            )
+        else:
+            lines[dotted] = visit.line
+    return lines
 
 
 def _walk(value: Any, prefix: tuple[str | int, ...]) -> Iterator[tuple[tuple[str | int, ...], Any]]:

@@ -10,14 +10,30 @@ machine's speed, and a busy CI runner is slow without anything being wrong.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 from hypothesis import HealthCheck, settings
 
 from aces_ci.models import missing_local_extra
+from aces_ci.skill import forced_yaml_loader, yaml_loaders
 from tests.needs import unavailable
 from tests.servers.fixtures import scripted_server
 
-__all__ = ["scripted_server"]
+__all__ = ["each_yaml_loader", "scripted_server"]
+
+
+@pytest.fixture(params=yaml_loaders())
+def each_yaml_loader(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Run the test once per YAML loader this interpreter has: libyaml (screened) and PyYAML's own.
+
+    Modules whose behaviour rests on the bounded YAML loader use it with
+    ``pytestmark = pytest.mark.usefixtures("each_yaml_loader")``, so every bound, line and message is
+    shown to hold whichever parser composed the text.
+    """
+    with forced_yaml_loader(request.param):
+        yield request.param
+
 
 settings.register_profile("aces-ci", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("aces-ci")

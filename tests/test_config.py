@@ -13,6 +13,8 @@ from aces_ci.errors import EXIT_INPUT_ERROR, ConfigError
 from aces_ci.scan import IgnoreEntry, ScanConfig, Severity
 from aces_ci.schemas import load_schema
 
+pytestmark = pytest.mark.usefixtures("each_yaml_loader")
+
 FULL = """\
 scan:
   profile: strict

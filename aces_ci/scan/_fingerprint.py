@@ -7,7 +7,7 @@ whole scan (:func:`scan_digest`):
 * the cache format, aces-ci's version and the bytes of every loaded ``aces_ci`` module and JSON
   schema (a local edit of a rule changes the key even at the same version);
 * the interpreter (SCRIPT001 compiles with it), the platform, and the versions of the libraries
-  whose behaviour shapes findings (Markdown, YAML, JSON Schema);
+  whose behaviour shapes findings (Markdown, YAML and the libyaml that composes it, JSON Schema);
 * the ``bash`` that SCRIPT002 runs (its path, size and modification time);
 * every enabled rule with the severity aces.yml forces on it, and the source file of its check
   (so a custom rule edited in place is caught);
@@ -55,6 +55,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import __version__
+from ..skill import LIBYAML_VERSION
 from ._config import ScanConfig
 from ._finding import Severity
 from ._registry import Rule
@@ -126,7 +127,9 @@ def _package_digest() -> str:
 
 
 def _library_versions() -> dict[str, str]:
-    versions = {}
+    # libyaml is screened to compose exactly what PyYAML would (aces_ci.skill._yaml), but a new
+    # libyaml is a new parser: a stale key would replay findings it never checked.
+    versions = {"libyaml": LIBYAML_VERSION or "not installed"}
     for name in _LIBRARIES:
         try:
             versions[name] = importlib.metadata.version(name)

@@ -13,7 +13,8 @@ from ._discover import (
 )
 from ._filemap import FileMap, files_digest
 from ._files import MAX_TEXT_BYTES, is_within, looks_binary, read_resource, read_text
-from ._frontmatter import load_yaml_mapping, split_frontmatter
+from ._frontmatter import MAX_DEPTH as MAX_NESTING_DEPTH
+from ._frontmatter import MAX_EXPANDED_NODES, load_yaml_mapping, split_frontmatter
 from ._markdown import HtmlComment, find_mentions, html_comments, parse_markdown, strip_html_comments
 from ._model import (
     Block,
@@ -40,11 +41,30 @@ from ._render import (
     skill_card,
 )
 from ._tree import EVALS_DIR, MAX_SKILL_BYTES, MAX_SKILL_FILES, SKIPPED_DIRS, is_skipped_dir
+from ._yaml import (
+    LIBYAML_VERSION,
+    ComposedYaml,
+    YamlLoaderName,
+    YamlPath,
+    YamlRefused,
+    YamlSyntaxError,
+    YamlValueError,
+    YamlVisit,
+    compose_yaml,
+    construct_yaml,
+    forced_yaml_loader,
+    iter_yaml_nodes,
+    raw_key,
+    yaml_loaders,
+)
 
 __all__ = [
     "CONVENTIONAL_ROOTS",
     "EVALS_DIR",
+    "LIBYAML_VERSION",
     "LOWERCASE_SKILL_FILE",
+    "MAX_EXPANDED_NODES",
+    "MAX_NESTING_DEPTH",
     "MAX_SKILL_BYTES",
     "MAX_SKILL_FILES",
     "MAX_TEXT_BYTES",
@@ -53,6 +73,7 @@ __all__ = [
     "Block",
     "BlockKind",
     "CodeBlock",
+    "ComposedYaml",
     "FileMap",
     "Frontmatter",
     "Heading",
@@ -68,18 +89,29 @@ __all__ = [
     "Skill",
     "SkillCard",
     "TextFile",
+    "YamlLoaderName",
+    "YamlPath",
+    "YamlRefused",
+    "YamlSyntaxError",
+    "YamlValueError",
+    "YamlVisit",
+    "compose_yaml",
+    "construct_yaml",
     "discover_skills",
     "files_digest",
     "find_mentions",
+    "forced_yaml_loader",
     "html_comments",
     "is_safe_name",
     "is_skipped_dir",
     "is_within",
     "iter_skill_dirs",
+    "iter_yaml_nodes",
     "load_skill",
     "load_yaml_mapping",
     "looks_binary",
     "parse_markdown",
+    "raw_key",
     "read_resource",
     "read_skill_tree",
     "read_text",
@@ -87,4 +119,5 @@ __all__ = [
     "skill_card",
     "split_frontmatter",
     "strip_html_comments",
+    "yaml_loaders",
 ]

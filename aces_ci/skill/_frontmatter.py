@@ -1,9 +1,9 @@
-"""Split SKILL.md into frontmatter and body, and load the frontmatter with a bounded, safe YAML load.
+"""Split SKILL.md into frontmatter and body, and load the frontmatter with the bounded YAML loader.
 
 PyYAML's ``safe_load`` alone is not enough for untrusted input: an alias bomb (a few lines of
 anchors expanding to billions of nodes) stalls whatever walks the result, deep nesting hits the
-recursion limit, and duplicate keys are silently overwritten. Here the document is first
-*composed* into nodes, those nodes are measured, and only a bounded document is constructed.
+recursion limit, and duplicate keys are silently overwritten. :mod:`aces_ci.skill._yaml` composes
+the document into nodes, walks them within the bounds below, and only then constructs values.
 """
 
 from __future__ import annotations
@@ -13,56 +13,47 @@ from typing import Any
 import yaml
 
 from ._model import Frontmatter, ParseProblem
+from ._yaml import YamlRefused, YamlSyntaxError, YamlValueError, compose_yaml, construct_yaml, iter_yaml_nodes, raw_key
 
 MAX_FRONTMATTER_BYTES = 64 * 1024
 """Frontmatter is metadata: the spec's fields fit in a few KiB. Beyond this we do not parse."""
 MAX_EXPANDED_NODES = 10_000
-"""Upper bound on nodes after alias expansion; a billion-laughs document exceeds it at once."""
+"""Upper bound on values after alias expansion; a billion-laughs document exceeds it at once."""
 MAX_DEPTH = 50
 """Nesting deeper than this is never metadata."""
 
 _FENCE = "---"
+_REFUSALS = {
+    "too-many-values": f"more than {MAX_EXPANDED_NODES:,} values once aliases are expanded",
+    "too-deep": f"nesting deeper than {MAX_DEPTH} levels",
+    "recursive-anchor": "a recursive anchor refers to itself",
+}
 
 
-class _Oversized(Exception):
-    """The composed document is larger than our bounds after expanding aliases."""
+def _syntax_problem(exc: YamlSyntaxError, first_line: int) -> ParseProblem:
+    line = None if exc.line is None else first_line + exc.line - 1
+    if exc.kind == "control-character":
+        return ParseProblem("yaml-syntax", f"YAML cannot contain the control character {exc.char}", line)
+    if exc.kind == "too-deep":  # past the recursion limit: said as the walk says it, whichever loader composed
+        return ParseProblem("yaml-bomb", f"frontmatter refused: {_REFUSALS['too-deep']}", first_line)
+    if not exc.marked:
+        return ParseProblem("yaml-syntax", f"YAML error: {exc.error_type}", first_line)
+    return ParseProblem("yaml-syntax", f"YAML syntax error: {exc.problem or exc.context or 'invalid YAML'}", line)
 
 
-def _expanded_size(node: yaml.Node, memo: dict[int, int], stack: set[int], depth: int) -> int:
-    """Node count of ``node`` with every alias expanded, computed without expanding anything."""
-    key = id(node)
-    if key in memo:
-        return memo[key]
-    if key in stack:
-        raise _Oversized("a recursive anchor refers to itself")
-    if depth > MAX_DEPTH:
-        raise _Oversized(f"nesting deeper than {MAX_DEPTH} levels")
-    stack.add(key)
-    total = 1
-    if isinstance(node, yaml.SequenceNode):
-        for child in node.value:
-            total += _expanded_size(child, memo, stack, depth + 1)
-            if total > MAX_EXPANDED_NODES:
-                raise _Oversized(f"more than {MAX_EXPANDED_NODES:,} values once aliases are expanded")
-    elif isinstance(node, yaml.MappingNode):
-        for k, v in node.value:
-            total += _expanded_size(k, memo, stack, depth + 1) + _expanded_size(v, memo, stack, depth + 1)
-            if total > MAX_EXPANDED_NODES:
-                raise _Oversized(f"more than {MAX_EXPANDED_NODES:,} values once aliases are expanded")
-    stack.discard(key)
-    memo[key] = total
-    return total
+def _value_problem(exc: YamlValueError, first_line: int) -> ParseProblem:
+    if exc.marked:
+        line = None if exc.line is None else first_line + exc.line - 1
+        detail = exc.problem or exc.context or "value cannot be constructed"
+        return ParseProblem("yaml-syntax", f"YAML error: {detail}", line)
+    if exc.yaml_error:
+        return ParseProblem("yaml-syntax", f"YAML error: {exc.error_type}", first_line)
+    return ParseProblem("yaml-syntax", f"YAML value cannot be constructed: {exc.error_type}", first_line)
 
 
-def _mark_line(mark: Any, first_line: int) -> int | None:
-    return None if mark is None else first_line + int(mark.line)
-
-
-def _reader_problem(exc: yaml.reader.ReaderError, text: str, first_line: int) -> ParseProblem:
-    """PyYAML refuses control characters before parsing starts; say which and where."""
-    line = first_line + text.count("\n", 0, max(0, exc.position))
-    char = exc.character if isinstance(exc.character, str) else chr(exc.character)
-    return ParseProblem("yaml-syntax", f"YAML cannot contain the control character U+{ord(char):04X}", line)
+def _too_large(first_line: int) -> ParseProblem:
+    message = f"frontmatter is larger than {MAX_FRONTMATTER_BYTES // 1024} KiB: not parsed"
+    return ParseProblem("frontmatter-too-large", message, first_line)
 
 
 def load_yaml_mapping(text: str, first_line: int) -> tuple[dict[str, Any] | None, dict[str, int], list[ParseProblem]]:
@@ -70,95 +61,44 @@ def load_yaml_mapping(text: str, first_line: int) -> tuple[dict[str, Any] | None
 
     Returns the mapping (or None), the line of each top-level key, and the problems found.
     """
+    if len(text) > MAX_FRONTMATTER_BYTES or len(text.encode("utf-8", errors="replace")) > MAX_FRONTMATTER_BYTES:
+        return None, {}, [_too_large(first_line)]
+    try:
+        composed = compose_yaml(text)
+    except YamlSyntaxError as exc:
+        return None, {}, [_syntax_problem(exc, first_line)]
+    if composed is None:
+        return None, {}, [ParseProblem("frontmatter-empty", "frontmatter is empty", first_line)]
+    root = composed.root
+    root_line = first_line + int(root.start_mark.line)
+    try:
+        for _ in iter_yaml_nodes(root, max_values=MAX_EXPANDED_NODES, max_depth=MAX_DEPTH):
+            pass
+    except YamlRefused as exc:
+        return None, {}, [ParseProblem("yaml-bomb", f"frontmatter refused: {_REFUSALS[exc.kind]}", root_line)]
+    if not isinstance(root, yaml.MappingNode):
+        kind = "a list" if isinstance(root, yaml.SequenceNode) else "a single value"
+        message = f"frontmatter must be a mapping of keys to values, found {kind}"
+        return None, {}, [ParseProblem("not-mapping", message, root_line)]
     problems: list[ParseProblem] = []
-    if len(text.encode("utf-8", errors="replace")) > MAX_FRONTMATTER_BYTES:
-        problems.append(
-            ParseProblem(
-                "frontmatter-too-large",
-                f"frontmatter is larger than {MAX_FRONTMATTER_BYTES // 1024} KiB: not parsed",
-                first_line,
-            )
-        )
-        return None, {}, problems
+    # A repeated key's line is that of its last occurrence: the value YAML keeps, and so the one
+    # every later finding about the field describes.
+    key_lines: dict[str, int] = {}
+    first_lines: dict[str, int] = {}
+    for key_node, _ in root.value:
+        key = raw_key(key_node)
+        line = first_line + int(key_node.start_mark.line)
+        if key in first_lines:
+            message = f"key '{key}' appears twice (first at line {first_lines[key]}); YAML keeps only the last"
+            problems.append(ParseProblem("duplicate-key", message, line))
+        else:
+            first_lines[key] = line
+        key_lines[key] = line
     try:
-        loader = yaml.SafeLoader(text)
-    except yaml.reader.ReaderError as exc:
-        problems.append(_reader_problem(exc, text, first_line))
-        return None, {}, problems
-    try:
-        try:
-            node = loader.get_single_node()
-        except yaml.reader.ReaderError as exc:
-            problems.append(_reader_problem(exc, text, first_line))
-            return None, {}, problems
-        except yaml.MarkedYAMLError as exc:
-            mark = exc.problem_mark or exc.context_mark
-            detail = exc.problem or exc.context or "invalid YAML"
-            problems.append(ParseProblem("yaml-syntax", f"YAML syntax error: {detail}", _mark_line(mark, first_line)))
-            return None, {}, problems
-        except yaml.YAMLError as exc:
-            problems.append(ParseProblem("yaml-syntax", f"YAML error: {type(exc).__name__}", first_line))
-            return None, {}, problems
-        except RecursionError:
-            problems.append(ParseProblem("yaml-too-deep", "YAML nesting too deep to parse", first_line))
-            return None, {}, problems
-        if node is None:
-            problems.append(ParseProblem("frontmatter-empty", "frontmatter is empty", first_line))
-            return None, {}, problems
-        try:
-            _expanded_size(node, {}, set(), 0)
-        except _Oversized as exc:
-            problems.append(
-                ParseProblem("yaml-bomb", f"frontmatter refused: {exc}", _mark_line(node.start_mark, first_line))
-            )
-            return None, {}, problems
-        if not isinstance(node, yaml.MappingNode):
-            kind = "a list" if isinstance(node, yaml.SequenceNode) else "a single value"
-            problems.append(
-                ParseProblem(
-                    "not-mapping",
-                    f"frontmatter must be a mapping of keys to values, found {kind}",
-                    _mark_line(node.start_mark, first_line),
-                )
-            )
-            return None, {}, problems
-        # A repeated key's line is that of its last occurrence: the value YAML keeps, and so the one
-        # every later finding about the field describes.
-        key_lines: dict[str, int] = {}
-        first_lines: dict[str, int] = {}
-        for key_node, _ in node.value:
-            key = str(key_node.value) if isinstance(key_node, yaml.ScalarNode) else repr(key_node.value)
-            line = _mark_line(key_node.start_mark, first_line) or first_line
-            if key in first_lines:
-                problems.append(
-                    ParseProblem(
-                        "duplicate-key",
-                        f"key '{key}' appears twice (first at line {first_lines[key]}); YAML keeps only the last",
-                        line,
-                    )
-                )
-            else:
-                first_lines[key] = line
-            key_lines[key] = line
-        try:
-            data = loader.construct_document(node)
-        except yaml.MarkedYAMLError as exc:
-            # Only the problem text: str(exc) quotes the offending line, which may hold a secret.
-            detail = exc.problem or exc.context or "value cannot be constructed"
-            problems.append(
-                ParseProblem("yaml-syntax", f"YAML error: {detail}", _mark_line(exc.problem_mark, first_line))
-            )
-            return None, key_lines, problems
-        except yaml.YAMLError as exc:
-            problems.append(ParseProblem("yaml-syntax", f"YAML error: {type(exc).__name__}", first_line))
-            return None, key_lines, problems
-        except (RecursionError, ValueError, OverflowError) as exc:
-            problems.append(
-                ParseProblem("yaml-syntax", f"YAML value cannot be constructed: {type(exc).__name__}", first_line)
-            )
-            return None, key_lines, problems
-    finally:
-        loader.dispose()
+        data = construct_yaml(composed)
+    except YamlValueError as exc:
+        problems.append(_value_problem(exc, first_line))
+        return None, key_lines, problems
     # Non-string keys (``123: x``) are kept under their string form: rules report them as unknown keys.
     mapping = {str(k): v for k, v in data.items()} if isinstance(data, dict) else None
     return mapping, key_lines, problems

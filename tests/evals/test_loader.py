@@ -12,6 +12,8 @@ from aces_ci.evals import load_evals
 from aces_ci.skill import MAX_TEXT_BYTES
 from tests.evals.helpers import codes, load, write_skill
 
+pytestmark = pytest.mark.usefixtures("each_yaml_loader")
+
 ONE_CASE = {"skill_name": "demo", "evals": [{"id": 1, "prompt": "p", "expected_output": "x"}]}
 
 

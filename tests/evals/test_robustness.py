@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from aces_ci.evals import load_evals, parse_json, parse_jsonl, parse_yaml, schema_problems
 from tests.evals.helpers import write_skill
+
+pytestmark = pytest.mark.usefixtures("each_yaml_loader")
 
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=20),

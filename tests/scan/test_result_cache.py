@@ -136,6 +136,18 @@ def test_settings_the_rules_read_rescan_everything(
     assert comparable(result) == comparable(scan(tmp_path, None, **after))
 
 
+def test_another_libyaml_rescans_everything(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Frontmatter is composed by libyaml where it is installed: a new libyaml is a new parser."""
+    three_skills(tmp_path)
+    cached_scan(tmp_path)
+    monkeypatch.setattr("aces_ci.scan._fingerprint.LIBYAML_VERSION", "9.9.9-test")
+    _, cache = cached_scan(tmp_path)
+    assert (cache.stats.hits, cache.stats.stored) == (0, 3)
+    monkeypatch.undo()
+    _, cache = cached_scan(tmp_path)
+    assert (cache.stats.hits, cache.stats.stored) == (0, 3)  # the entries were rewritten under the other key
+
+
 def test_what_is_applied_after_the_rules_does_not_rescan_but_still_applies(tmp_path: Path) -> None:
     three_skills(tmp_path)
     cached_scan(tmp_path)

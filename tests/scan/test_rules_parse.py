@@ -15,6 +15,8 @@ from aces_ci.scan.rules.parse import ROUTES, RULES, UNROUTED_RULE_ID, safe_messa
 from aces_ci.skill import MAX_TEXT_BYTES, ParseProblem, load_skill
 from tests.scan.helpers import front, lines_of, make_skill, run_rule
 
+pytestmark = pytest.mark.usefixtures("each_yaml_loader")
+
 DESCRIPTION = "Fill PDF forms. Use when the user uploads a PDF form."
 GOOD = front(name="demo", description=DESCRIPTION) + "# Demo\n\nSteps.\n"
 

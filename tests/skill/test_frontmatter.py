@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from aces_ci.skill import load_yaml_mapping, split_frontmatter
+
+pytestmark = pytest.mark.usefixtures("each_yaml_loader")
 
 
 def codes(problems):

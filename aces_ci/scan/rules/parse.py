@@ -35,7 +35,6 @@ ROUTES: dict[tuple[ProblemPlace, str], str] = {
     ("frontmatter", "frontmatter-empty"): "PARSE008",
     ("frontmatter", "yaml-syntax"): "PARSE009",
     ("frontmatter", "yaml-bomb"): "PARSE010",
-    ("frontmatter", "yaml-too-deep"): "PARSE010",
     ("frontmatter", "frontmatter-too-large"): "PARSE010",
     ("frontmatter", "duplicate-key"): "PARSE011",
     ("frontmatter", "not-mapping"): "PARSE012",
