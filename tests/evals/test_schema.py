@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import datetime
 import json
 from pathlib import Path
 
 import jsonschema
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from aces_ci.evals import load_evals, parse_json, parse_yaml, schema_problems
-from aces_ci.schemas import load_schema, validator
+from aces_ci.schemas import is_valid_fast, load_schema, validator
 from aces_ci.skill import iter_skill_dirs
 from tests.evals.test_dialects import ACES_CASES, AGENTSKILLS, FLAT_LIST, SKILL_CREATOR, YAML_TEXT
 
@@ -113,3 +116,44 @@ def test_messages_never_quote_the_offending_value():
     messages = [text for _, text in problems_of(document)]
     assert len(messages) == 4
     assert not any("AKIA" in text for text in messages), messages
+
+
+_TEXT = st.text(alphabet=st.sampled_from([*"ab1._- \t\n", "\x1c", "\x1f", "\x85", "\xa0", "\u2028", "\u3000", "é"]))
+_SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-3, 2**70), st.floats(allow_nan=False), _TEXT)
+_CASE_FIELDS = (
+    "id",
+    "prompt",
+    "question",
+    "expected_output",
+    "assertions",
+    "expectations",
+    "files",
+    "acceptable_skills",
+)
+_VALUES = st.recursive(_SCALARS, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_TEXT, inner, max_size=3))
+_CASES = st.lists(st.dictionaries(st.sampled_from(_CASE_FIELDS), _VALUES, max_size=5), max_size=3)
+_DATASETS = st.one_of(
+    _CASES,
+    st.fixed_dictionaries({"evals": _CASES}, optional={"skill_name": _VALUES, "cases": _CASES}),
+    st.fixed_dictionaries({"cases": _CASES}, optional={"skill_name": _VALUES}),
+    _VALUES,
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(_DATASETS)
+def test_the_compiled_validator_only_vouches_for_what_jsonschema_accepts(data):
+    """The fast path may send a valid dataset to the slow path, never let an invalid one through."""
+    errors = list(validator("evals").iter_errors(data))
+    if is_valid_fast("evals", data):
+        assert errors == []
+
+
+def test_the_compiled_validator_vouches_for_every_dialect_and_the_examples():
+    datasets = [AGENTSKILLS, SKILL_CREATOR, ACES_CASES, FLAT_LIST]
+    datasets += [
+        json.loads(path.read_text()) for path in EXAMPLE_DATASETS if path.parents[1].name not in BROKEN_ON_PURPOSE
+    ]
+    assert all(is_valid_fast("evals", data) for data in datasets)
+    assert not is_valid_fast("evals", {"evals": [{"id": 1, "prompt": "\x1c"}]})  # blank to Python, not to Rust
+    assert not is_valid_fast("evals", {"evals": [{"id": 1, "prompt": "p", "when": datetime.date(2024, 1, 2)}]})

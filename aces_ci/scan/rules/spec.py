@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime
 import difflib
+import functools
 import re
 import unicodedata
 from collections.abc import Iterator
@@ -451,7 +452,13 @@ def description_angle_brackets(ctx: ScanContext) -> Iterator[Hit]:
     )
 
 
+@functools.lru_cache(maxsize=4096)
 def _suggest_key(key: str) -> str | None:
+    """The known key ``key`` is probably a misspelling of; computed once per distinct key in a process.
+
+    ``difflib`` compares the key with every known key, and a registry's skills repeat the same few
+    custom keys (``version``, ``author``, ``tags``) thousands of times.
+    """
     candidates = [*SPEC_KEYS, *HARNESS_EXTENSION_KEYS]
     close = difflib.get_close_matches(key.lower().replace("_", "-"), candidates, n=1, cutoff=0.75)
     return close[0] if close else None
