@@ -1,22 +1,29 @@
-"""The command line: parse, call, print. Each verb lives in :mod:`aces_ci.commands`."""
+"""The command line: parse, call, print. Each verb lives in :mod:`aces_ci.commands`.
+
+Only the verb being run is imported: ``aces-ci scan`` never loads the rollout engine, the agent
+harnesses, httpx or the model SDKs, which would otherwise be most of its start-up on a repository
+of a few skills. ``aces-ci --help`` (or an unknown verb) imports every verb to list them.
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 import traceback
 from collections.abc import Sequence
 
-from . import __version__
-from .commands import ci, compile, merge, rollout, rules, scan, value
+from . import __version__, commands
 from .errors import EXIT_RUNTIME_ERROR, AcesError
 from .redact import redact_text, redacted_stdio
 
-_VERBS = (scan, rules, rollout, ci, merge, compile, value)
+VERBS = ("scan", "rules", "rollout", "ci", "merge", "compile", "value")
+"""Every verb, in ``--help`` order; each is the module :mod:`aces_ci.commands.<verb>`."""
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(verbs: Sequence[str] = VERBS) -> argparse.ArgumentParser:
+    """The parser with the sub-commands ``verbs`` (all of them by default), importing only their modules."""
     parser = argparse.ArgumentParser(
         prog="aces-ci",
         description="CI gate for agent skills: does this skill, and each part of it, help a live agent?",
@@ -24,9 +31,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"aces-ci {__version__}")
     sub = parser.add_subparsers(dest="verb", metavar="VERB")
     sub.required = True
-    for verb in _VERBS:
-        verb.add_parser(sub)
+    for verb in verbs:
+        importlib.import_module(f"{commands.__name__}.{verb}").add_parser(sub)
     return parser
+
+
+def _requested_verb(argv: Sequence[str]) -> str | None:
+    """The verb the command line names, when it names a known one before anything else."""
+    first = next((arg for arg in argv if arg != "--"), None)
+    return first if first in VERBS else None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -36,9 +49,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
-    parser = build_parser()
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    verb = _requested_verb(arguments)
+    parser = build_parser((verb,) if verb is not None else VERBS)
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(arguments)
     except SystemExit as exc:  # argparse: --help exits 0, bad usage exits 2 (the contract's input error)
         return int(exc.code or 0)
     try:

@@ -18,16 +18,17 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import jsonschema
+from typing import TYPE_CHECKING, Any
 
 from .errors import ConfigError, ConfigSource
 from .models import ModelSettings, Price
 from .redact import find_secrets
 from .scan import IgnoreEntry, ScanConfig, Severity
-from .schemas import validator
+from .schemas import is_valid_fast, validator
 from .skill import MAX_EXPANDED_NODES, MAX_NESTING_DEPTH, compose_yaml, iter_yaml_nodes, load_yaml_mapping, read_text
+
+if TYPE_CHECKING:
+    import jsonschema
 
 CONFIG_NAMES = ("aces.yml", "aces.yaml")
 """File names looked for in the scanned root when no ``--config`` is given."""
@@ -299,6 +300,8 @@ def _explain(error: jsonschema.ValidationError) -> tuple[tuple[str | int, ...], 
 
 
 def _validate(data: dict[str, Any], path: Path, lines: dict[str, int]) -> None:
+    if is_valid_fast("config", data):  # jsonschema (and its import) only for a file with problems to word
+        return
     errors = []
     for error in validator("config").iter_errors(data):
         parts, message = _explain(error)

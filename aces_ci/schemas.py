@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
 import jsonschema_rs
+
+if TYPE_CHECKING:
+    import jsonschema
 
 
 @cache
@@ -25,6 +27,8 @@ def validator(name: str) -> jsonschema.protocols.Validator:
 
     Validators hold no state between calls, so one per schema is built and shared.
     """
+    import jsonschema  # imported by the first check that needs problems worded, not by every command
+
     schema = load_schema(name)
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     return cls(schema, format_checker=cls.FORMAT_CHECKER)

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from itertools import islice
-
-from jsonschema import ValidationError
+from typing import TYPE_CHECKING
 
 from ..schemas import is_valid_fast, validator
 from ..skill import ParseProblem
 from ._document import Document, format_path, json_type
+
+if TYPE_CHECKING:
+    from jsonschema import ValidationError
 
 SCHEMA_VIOLATION = "schema-violation"
 MAX_SCHEMA_PROBLEMS = 50

@@ -77,7 +77,15 @@ APPLIED_AFTER_RULES = frozenset({"min_score", "exclude", "ignore", "baseline", "
 _VERSION_CONTROL = frozenset({".git", ".hg", ".svn"})
 """A skill directory holding one of these (a repository that is itself a skill) is not cached: its
 history changes on every commit, and hashing it on every scan would cost more than scanning the skill."""
-_LIBRARIES = ("markdown-it-py", "mdurl", "PyYAML", "jsonschema", "referencing", "jsonschema-specifications")
+_LIBRARIES = (
+    "markdown-it-py",
+    "mdurl",
+    "PyYAML",
+    "jsonschema",
+    "jsonschema-rs",
+    "referencing",
+    "jsonschema-specifications",
+)
 """Distributions whose behaviour shapes findings: Markdown tokens, YAML errors, schema validation."""
 _CHUNK = 1024 * 1024
 _MARKDOWN_SUFFIX = b".md"

@@ -15,7 +15,6 @@ with ``error`` and no score. A model API that fails for good (after our retries)
 
 from __future__ import annotations
 
-import asyncio
 import json
 import math
 import re
@@ -266,10 +265,14 @@ def run_judge(
         )
     except ConfigError as exc:
         raise ConfigError(str(exc.args[0]), path=exc.path, field=f"judge.{exc.field}" if exc.field else None) from exc
+    import asyncio  # a plain scan never starts an event loop: imported when the judge runs
+
     return asyncio.run(_judge_all(client, skills))
 
 
 async def _judge_all(client: ManagedClient, skills: Sequence[Skill]) -> dict[str, JudgeResult]:
+    import asyncio
+
     try:
         results = await asyncio.gather(*(_judge_one(client, skill) for skill in skills))
     finally:
