@@ -3,7 +3,20 @@
 Real skill repositories mix tidy skills with every mistake the rules look for, in sizes from a
 ten-line SKILL.md to one well past the 500-line advice, some with scripts, references and
 evals. The corpus draws each skill's traits from a seeded ``random.Random``, so the same
-``(count, seed)`` always writes byte-identical files and two benchmark runs measure the same work.
+``(count, seed, shape)`` always writes byte-identical files and two benchmark runs measure the same work.
+
+Two shapes:
+
+* ``registry`` (the default) is shaped like the skills published in public registries, as read
+  from a sample of real SKILL.md files (nothing copied): frontmatter of six to fourteen keys (a
+  long description, ``allowed-tools``, ``metadata`` with author, version and tags, harness keys
+  such as ``argument-hint`` or ``model``, and often ``version``/``author``/``tags`` at the top
+  level, which the spec does not define); bodies of 60 to 700 lines (most near 200) of headings,
+  bullet lists with **bold** lead-ins and `inline code`, numbered steps, fenced code in several
+  languages, tables, block quotes and links to bundled references and to the web; two to four
+  reference files of 40 to 400 lines; scripts of 20 to 80 lines.
+* ``synthetic`` is the earlier corpus: short frontmatter, bodies of numbered one-line steps,
+  kept so earlier figures can be reproduced.
 """
 
 from __future__ import annotations
@@ -146,7 +159,16 @@ def _write(path: Path, text: str, stats: CorpusStats) -> None:
     stats.bytes += len(data)
 
 
-def generate_corpus(root: Path, count: int = 2000, seed: int = 20260901) -> CorpusStats:
+def generate_corpus(root: Path, count: int = 2000, seed: int = 20260901, shape: str = "registry") -> CorpusStats:
+    """Write ``count`` skills of ``shape`` (``registry`` or ``synthetic``) under ``root/skills/``."""
+    if shape == "registry":
+        return _registry_corpus(root, count, seed)
+    if shape != "synthetic":
+        raise ValueError(f"unknown corpus shape {shape!r}")
+    return _synthetic_corpus(root, count, seed)
+
+
+def _synthetic_corpus(root: Path, count: int, seed: int) -> CorpusStats:
     """Write ``count`` skills under ``root/skills/`` and return what was written.
 
     About 40% of skills are clean; the rest carry one to three :data:`FLAWS`. Bodies range from
@@ -176,6 +198,221 @@ def generate_corpus(root: Path, count: int = 2000, seed: int = 20260901) -> Corp
         lines = rng.randint(620, 700) if "body-too-long" in flaws else int(rng.triangular(10, 250, 40))
         front = "" if "no-frontmatter" in flaws else _frontmatter(rng, name, flaws)
         _write(skill_dir / "SKILL.md", front + _body(rng, name, lines, flaws, links), stats)
+        for rel, text in files.items():
+            _write(skill_dir / rel, text, stats)
+            if rel.startswith("scripts/") and rng.random() < 0.8:
+                (skill_dir / rel).chmod(0o755)
+        stats.skills += 1
+        stats.clean += not flaws
+        stats.flaws.update(flaws)
+    return stats
+
+
+# --- the registry shape ---------------------------------------------------------------------------
+
+_TOOLS = ("Read", "Write", "Edit", "Bash", "Glob", "Grep", "WebFetch", "Task", "AskUserQuestion")
+_LANGS = ("bash", "python", "json", "yaml", "typescript", "")
+_TOPICS = (
+    "Overview",
+    "When to Use",
+    "Prerequisites",
+    "Quick Start",
+    "Workflow",
+    "Configuration",
+    "Examples",
+    "Best Practices",
+    "Troubleshooting",
+    "Reference",
+    "Output Format",
+    "Limitations",
+)
+_TERMS = ("config.yaml", "--dry-run", "API_TOKEN", "npm test", "git status", "jq", "output.json", "SKILL.md")
+
+
+def _phrase(rng: random.Random, low: int, high: int) -> str:
+    return " ".join(rng.choice(_WORDS) for _ in range(rng.randint(low, high)))
+
+
+def _rich_line(rng: random.Random) -> str:
+    """A sentence with the inline markup real skills use: bold lead-ins, inline code, now and then a link."""
+    parts = [_phrase(rng, 4, 12)]
+    if rng.random() < 0.5:
+        parts.append(f"`{rng.choice(_TERMS)}`")
+    if rng.random() < 0.3:
+        parts.append(_phrase(rng, 2, 6))
+    if rng.random() < 0.08:
+        parts.append(f"([docs](https://example.com/{rng.choice(_WORDS)}))")
+    return " ".join(parts).capitalize() + "."
+
+
+def _registry_frontmatter(rng: random.Random, name: str, flaws: set[str]) -> str:
+    shown_name = name.upper() if "name-uppercase" in flaws else name
+    if "name-mismatch" in flaws:
+        shown_name = name + "-tool"
+    verb, obj = rng.choice(_VERBS), rng.choice(_OBJECTS)
+    description = f"{verb} {obj} end to end: {_phrase(rng, 12, 40)}."
+    if "no-trigger" not in flaws:
+        description += f" Use when the user asks to {verb.lower()} {obj} or mentions {obj.split()[0]}."
+    if "description-long" in flaws:
+        description += " " + _sentence(rng, 220)
+    lines = [f"name: {shown_name}"]
+    if "description-missing" not in flaws:
+        lines.append(
+            f"description: {json.dumps(description)}" if rng.random() < 0.6 else f"description: >\n  {description}"
+        )
+    if rng.random() < 0.7:
+        lines.append(f"license: {rng.choice(('MIT', 'Apache-2.0', 'Proprietary. LICENSE.txt has complete terms'))}")
+    if rng.random() < 0.6:
+        tools = rng.sample(_TOOLS, rng.randint(2, 6))
+        lines.append(
+            "allowed-tools: " + " ".join(tools) if rng.random() < 0.7 else f"allowed-tools: {', '.join(tools)}"
+        )
+    if rng.random() < 0.6:
+        lines += [
+            "metadata:",
+            '  author: "Docs Team <docs@example.com>"',
+            f'  version: "{rng.randint(0, 3)}.{rng.randint(0, 9)}.0"',
+        ]
+        if rng.random() < 0.5:
+            lines.append(f'  category: "{rng.choice(_OBJECTS)}"')
+    if rng.random() < 0.35:  # keys the spec does not define, as many published skills carry them
+        lines += [f"version: {rng.randint(1, 3)}.{rng.randint(0, 9)}.0", "author: Jane Doe <jane@example.com>"]
+    if rng.random() < 0.35:
+        tags = rng.sample(_WORDS, rng.randint(2, 5))
+        lines += ["tags:", *(f"  - {tag}" for tag in tags)] if rng.random() < 0.5 else [f"tags: [{', '.join(tags)}]"]
+    if rng.random() < 0.25:
+        lines.append(f'argument-hint: "[{rng.choice(_WORDS)}] [--{rng.choice(_WORDS)}]"')
+    if rng.random() < 0.15:
+        lines.append("model: sonnet")
+    if rng.random() < 0.15:
+        lines.append("user-invocable: true")
+    if rng.random() < 0.2:
+        lines.append("compatibility: Requires Python 3.10+ and network access")
+    if "unknown-key" in flaws:
+        lines.append("priority: high")
+    if "yaml-syntax" in flaws:
+        lines.append("tags: [unclosed, list")
+    return "---\n" + "\n".join(lines) + "\n---\n"
+
+
+def _code_block(rng: random.Random, name: str) -> list[str]:
+    lang = rng.choice(_LANGS)
+    body = []
+    for _ in range(rng.randint(3, 18)):
+        if lang == "bash":
+            body.append(f"python scripts/run.py --input {rng.choice(_TERMS)} --limit {rng.randint(1, 99)}")
+        elif lang == "json":
+            body.append(f'  "{rng.choice(_WORDS)}": "{_phrase(rng, 1, 4)}",')
+        elif lang == "yaml":
+            body.append(f"{rng.choice(_WORDS)}: {_phrase(rng, 1, 3)}")
+        else:
+            body.append(f"{rng.choice(_WORDS)}_{rng.randint(0, 9)} = '{name}'  # {_phrase(rng, 2, 6)}")
+    return [f"```{lang}", *body, "```"]
+
+
+def _registry_body(rng: random.Random, name: str, lines: int, flaws: set[str], links: list[str]) -> str:
+    out = [f"# {name.replace('-', ' ').title()}", "", _rich_line(rng) + " " + _rich_line(rng), ""]
+    while len(out) < lines:
+        out += [f"## {rng.choice(_TOPICS)}", "", _rich_line(rng), ""]
+        for _ in range(rng.randint(1, 3)):
+            if rng.random() < 0.3:
+                out += [f"### {_phrase(rng, 1, 3).title()}", ""]
+            kind = rng.random()
+            if kind < 0.35:
+                out += [f"- **{_phrase(rng, 1, 2).title()}**: {_rich_line(rng)}" for _ in range(rng.randint(3, 9))]
+            elif kind < 0.55:
+                out += [f"{i}. {_rich_line(rng)}" for i in range(1, rng.randint(3, 8))]
+            elif kind < 0.75:
+                out += _code_block(rng, name)
+            elif kind < 0.85:
+                out += ["| Option | Meaning | Default |", "|---|---|---|"]
+                out += [
+                    f"| `--{rng.choice(_WORDS)}` | {_phrase(rng, 3, 8)} | `{rng.randint(0, 9)}` |"
+                    for _ in range(rng.randint(2, 7))
+                ]
+            elif kind < 0.9:
+                out += [f"> **Note:** {_rich_line(rng)}"]
+            else:
+                out += [" ".join(_rich_line(rng) for _ in range(rng.randint(2, 4)))]
+            out.append("")
+    if links:
+        out += ["## References", ""]
+        out += [
+            f"- [{Path(target).stem.replace('-', ' ').title()}]({target}): {_phrase(rng, 3, 8)}" for target in links
+        ]
+    if "broken-link" in flaws:
+        out.append("Full field list in [the reference](references/missing-fields.md).")
+    if "empty-section" in flaws:
+        out += ["", "## Notes", "", "## More notes", _sentence(rng, 8)]
+    if "fake-secret" in flaws:
+        out += [
+            "",
+            "```bash",
+            'export OPENAI_API_KEY="sk-proj-' + "".join(rng.choices("abcdefXYZ0123456789", k=40)) + '"',
+            "```",
+        ]
+    return "\n".join(out) + "\n"
+
+
+def _registry_reference(rng: random.Random, name: str, index: int) -> str:
+    out = [f"# {name.replace('-', ' ').title()}: topic {index}", ""]
+    target = rng.randint(40, 400)
+    if target > 100 and rng.random() < 0.6:
+        out += [
+            "## Contents",
+            "",
+            *(f"- [{topic}](#{topic.lower().replace(' ', '-')})" for topic in rng.sample(_TOPICS, 4)),
+            "",
+        ]
+    while len(out) < target:
+        out += [f"## {rng.choice(_TOPICS)}", "", _rich_line(rng), ""]
+        if rng.random() < 0.5:
+            out += [f"- {_rich_line(rng)}" for _ in range(rng.randint(2, 6))] + [""]
+        else:
+            out += [*_code_block(rng, name), ""]
+    return "\n".join(out) + "\n"
+
+
+def _registry_scripts(rng: random.Random, name: str, flaws: set[str]) -> dict[str, str]:
+    functions = "".join(
+        f'\n\ndef step_{i}(value: str) -> str:\n    """{_phrase(rng, 4, 10)}."""\n    return value.strip()\n'
+        for i in range(rng.randint(2, 8))
+    )
+    files = {
+        "scripts/run.py": f'#!/usr/bin/env python3\n"""Process the input of {name}."""\nimport sys\n{functions}\n\n'
+        "def main() -> int:\n    print(sys.argv[1:])\n    return 0\n\n\nif __name__ == '__main__':\n"
+        "    raise SystemExit(main())\n"
+    }
+    if rng.random() < 0.6 or "shell-syntax-error" in flaws:
+        body = "".join(f'echo "{name}: {_phrase(rng, 2, 6)}"\n' for _ in range(rng.randint(3, 20)))
+        body = f'if [ -z "${{1:-}}" ]; then\n  echo "usage: {name}/check.sh FILE" >&2\n  exit 2\nfi\n{body}wc -l "$1"\n'
+        if "shell-syntax-error" in flaws:
+            body = f'if [ -z "$1" ]; then\n  echo "{name}: missing fi"\n'
+        files["scripts/check.sh"] = "#!/usr/bin/env bash\nset -euo pipefail\n" + body
+    return files
+
+
+def _registry_corpus(root: Path, count: int, seed: int) -> CorpusStats:
+    rng = random.Random(seed)
+    stats = CorpusStats()
+    for index in range(count):
+        name = f"{rng.choice(_VERBS).lower()}-{rng.choice(_OBJECTS).split()[0].lower()}-{index:05d}"
+        flaws = set() if rng.random() < 0.4 else set(rng.sample(FLAWS, rng.randint(1, 3)))
+        skill_dir = root / "skills" / name
+        files: dict[str, str] = {}
+        links: list[str] = []
+        if rng.random() < 0.7:
+            for ref_index in range(rng.randint(1, 4)):
+                target = f"references/{rng.choice(_WORDS)}-{ref_index}.md"
+                files[target] = _registry_reference(rng, name, ref_index)
+                links.append(target)
+        if rng.random() < 0.6 or "shell-syntax-error" in flaws:
+            files.update(_registry_scripts(rng, name, flaws))
+        if rng.random() < 0.4 or "few-evals" in flaws:
+            files["evals/evals.json"] = _evals(rng, name, flaws)
+        lines = rng.randint(620, 900) if "body-too-long" in flaws else int(rng.triangular(60, 500, 200))
+        front = "" if "no-frontmatter" in flaws else _registry_frontmatter(rng, name, flaws)
+        _write(skill_dir / "SKILL.md", front + _registry_body(rng, name, lines, flaws, links), stats)
         for rel, text in files.items():
             _write(skill_dir / rel, text, stats)
             if rel.startswith("scripts/") and rng.random() < 0.8:

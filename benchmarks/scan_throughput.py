@@ -21,9 +21,20 @@ cache's own cost on a cold scan and the workers' share of a warm one are visible
 order with inputs shared the way the runner shares them (an input several rules use is charged
 to the first rule that needs it).
 
+Before anything is timed, the findings are checked against the previous implementation
+(``benchmarks/reference.py``: a pinned commit, run in a child interpreter on the same corpus): a
+faster scan that reports something else fails the benchmark. That implementation's own cold scan
+is timed too, so the speed-up is measured in the same run. ``--rss`` measures the peak resident
+memory of a fresh process scanning a quarter of the corpus and the whole of it.
+
+The corpus is ``--shape registry`` by default (shaped like public registries' skills: long
+frontmatter, bodies of hundreds of lines, references and scripts) or ``--shape synthetic`` (the
+earlier, smaller skills); see benchmarks/corpus.py.
+
 Usage::
 
-    .venv/bin/python benchmarks/scan_throughput.py [--skills 2000] [--seed 20260901] [--repeat 3] [--rules]
+    .venv/bin/python benchmarks/scan_throughput.py [--skills 2000] [--seed 20260901] [--repeat 3]
+        [--shape registry|synthetic] [--rules] [--rss] [--reference-rev REV | --no-reference]
 """
 
 from __future__ import annotations
@@ -31,6 +42,8 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
 from collections import defaultdict
@@ -38,7 +51,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from corpus import generate_corpus  # the sibling module: a script's own directory is on sys.path
+from corpus import generate_corpus  # the sibling modules: a script's own directory is on sys.path
+from reference import REFERENCE_REV, extract, reference_scan
 from skills_ref.validator import validate
 
 from aces_ci.commands.scan import available_cpus
@@ -69,8 +83,10 @@ def _best_of(repeat: int, prepare: Callable[[], object], work: Callable[[], obje
     return best
 
 
-def _findings(result: ScanResult) -> list[tuple[str, str, str, int | None]]:
-    return [(f.skill, f.rule_id, f.message, f.location.line) for s in result.skills for f in s.findings]
+def _findings(result: ScanResult) -> list[tuple[str, str, str, str, int | None]]:
+    return [
+        (s.skill, f.rule_id, f.message, f.location.path, f.location.line) for s in result.skills for f in s.findings
+    ]
 
 
 class _Runs:
@@ -184,20 +200,60 @@ def _print_breakdown(root: Path, registry: RuleRegistry, skills: int) -> None:
         print(f"  {seconds * per_skill:6.2f}  {rule_id} {registry.get(rule_id).name}")
 
 
+_PEAK_RSS = """
+import resource, sys
+from pathlib import Path
+from aces_ci.scan import ScanConfig, scan_repo
+scan_repo(Path(sys.argv[1]), ScanConfig())
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def _peak_rss(root: Path) -> int:
+    """Peak resident memory (KiB) of a fresh interpreter that scans ``root`` cold in one process."""
+    done = subprocess.run([sys.executable, "-c", _PEAK_RSS, str(root)], capture_output=True, text=True, check=True)
+    return int(done.stdout.strip())
+
+
+def _print_rss(skills: int, seed: int, shape: str) -> None:
+    print("\npeak resident memory of a fresh process, cold scan, one process:")
+    for count in (max(1, skills // 4), skills):
+        with tempfile.TemporaryDirectory(prefix="aces-bench-rss-") as tmp:
+            generate_corpus(Path(tmp), count, seed, shape)
+            print(f"  {count:6,} skills: {_peak_rss(Path(tmp)) / 1024:7.1f} MiB")
+
+
+def _check_against_reference(root: Path, serial: ScanResult, rev: str, repeat: int, skills: int) -> float:
+    """Fail unless the pinned previous implementation finds exactly what this one does; its best cold scan time."""
+    with tempfile.TemporaryDirectory(prefix="aces-bench-ref-") as tmp:
+        found, seconds = reference_scan(extract(rev, Path(tmp)), root, repeat)
+    if found != _findings(serial):
+        raise SystemExit(f"the scan finds something else than {rev} did on this corpus: not measured")
+    print(
+        f"findings identical to {rev} ({len(found)} findings); {rev} cold, 1 process, no cache: "
+        f"{seconds * 1000 / skills:.2f} ms/skill"
+    )
+    return seconds
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--skills", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=20260901)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--rules", action="store_true", help="also time loading and each rule over the corpus")
+    parser.add_argument("--shape", choices=("registry", "synthetic"), default="registry")
+    parser.add_argument("--rss", action="store_true", help="also measure peak memory at a quarter and all of --skills")
+    parser.add_argument("--reference-rev", default=REFERENCE_REV, help="the previous implementation to compare with")
+    parser.add_argument("--no-reference", action="store_true", help="skip the comparison (no git history here)")
     args = parser.parse_args(argv)
 
     with tempfile.TemporaryDirectory(prefix="aces-bench-") as tmp:
         root = Path(tmp)
-        stats = generate_corpus(root, args.skills, args.seed)
+        stats = generate_corpus(root, args.skills, args.seed, args.shape)
         cpus = available_cpus()
         print(
-            f"corpus: {stats.skills} skills ({stats.clean} clean), {stats.files} files, "
+            f"corpus ({args.shape}): {stats.skills} skills ({stats.clean} clean), {stats.files} files, "
             f"{stats.bytes / 1e6:.1f} MB, seed {args.seed}; {cpus} CPUs, load average "
             f"{os.getloadavg()[0]:.1f}; best of {args.repeat}"
         )
@@ -206,13 +262,21 @@ def main(argv: list[str] | None = None) -> int:
         serial = runs.scan(1, cached=False)  # warm-up: imports, regex compilation, disk cache
         if _findings(runs.scan(cpus, cached=False)) != _findings(serial):
             raise SystemExit("a scan in worker processes found something else than a scan in one process")
+        before = None
+        if not args.no_reference:
+            before = _check_against_reference(root, serial, args.reference_rev, args.repeat, stats.skills)
         findings = sum(len(report.findings) for report in serial.skills)
         reference_errors = sum(1 for skill_dir in iter_skill_dirs(root) if validate(skill_dir))
         print(f"aces-ci: {len(registry)} rules, {findings} findings; skills-ref: {reference_errors} skills with errors")
         measured, reference = _measure(runs, args.repeat)
+        if before is not None:
+            measured.append(Measured(f"{args.reference_rev} cold, 1 process", before, "the previous implementation"))
         _print_table(measured, reference, stats.skills)
+        print(f"load average at the end: {os.getloadavg()[0]:.1f}")
         if args.rules:
             _print_breakdown(root, registry, stats.skills)
+    if args.rss:
+        _print_rss(args.skills, args.seed, args.shape)
     return 0
 
 
