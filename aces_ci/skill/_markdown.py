@@ -125,6 +125,8 @@ class _BlockLines:
 
 def find_mentions(text: str) -> list[str]:
     """Relative file paths mentioned in a piece of prose."""
+    if "/" not in text and "." not in text:  # every mention holds a folder's slash or an extension's dot
+        return []
     found = []
     for match in _MENTION.finditer(text):
         candidate = match.group(1)
