@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -69,6 +70,23 @@ def _sentence(rng: random.Random, words: int) -> str:
     return " ".join(rng.choice(_WORDS) for _ in range(words)).capitalize() + "."
 
 
+def _flawed_lines(rng: random.Random, flaws: set[str]) -> list[str]:
+    """The lines that end a body carrying the broken-link, empty-section or fake-secret flaws."""
+    out = []
+    if "broken-link" in flaws:
+        out.append("Full field list in [the reference](references/missing-fields.md).")
+    if "empty-section" in flaws:
+        out += ["", "## Notes", "", "## More notes", _sentence(rng, 8)]
+    if "fake-secret" in flaws:
+        out += [
+            "",
+            "```bash",
+            'export OPENAI_API_KEY="sk-proj-' + "".join(rng.choices("abcdefXYZ0123456789", k=40)) + '"',
+            "```",
+        ]
+    return out
+
+
 def _body(rng: random.Random, name: str, lines: int, flaws: set[str], links: list[str]) -> str:
     out = [f"# {name.replace('-', ' ').title()}", "", _sentence(rng, 14), ""]
     sections = ["Prerequisites", "Steps", "Examples", "Troubleshooting", "Limitations"]
@@ -81,30 +99,29 @@ def _body(rng: random.Random, name: str, lines: int, flaws: set[str], links: lis
             out += ["```bash", f"python scripts/run.py --input data.csv --limit {rng.randint(1, 99)}", "```", ""]
     for target in links:
         out.append(f"See [{Path(target).stem}]({target}) for details.")
-    if "broken-link" in flaws:
-        out.append("Full field list in [the reference](references/missing-fields.md).")
-    if "empty-section" in flaws:
-        out += ["", "## Notes", "", "## More notes", _sentence(rng, 8)]
-    if "fake-secret" in flaws:
-        out += [
-            "",
-            "```bash",
-            'export OPENAI_API_KEY="sk-proj-' + "".join(rng.choices("abcdefXYZ0123456789", k=40)) + '"',
-            "```",
-        ]
-    return "\n".join(out) + "\n"
+    return "\n".join(out + _flawed_lines(rng, flaws)) + "\n"
 
 
-def _frontmatter(rng: random.Random, name: str, flaws: set[str]) -> str:
+def _name_and_description(
+    rng: random.Random, name: str, flaws: set[str], summary: Callable[[str, str], str]
+) -> tuple[str, str]:
+    """The ``name`` as written (flawed if asked) and a description: ``summary(verb, object)``, then its trigger."""
     shown_name = name.upper() if "name-uppercase" in flaws else name
     if "name-mismatch" in flaws:
         shown_name = name + "-tool"
     verb, obj = rng.choice(_VERBS), rng.choice(_OBJECTS)
-    description = f"{verb} {obj} into a clean, checked result."
+    description = summary(verb, obj)
     if "no-trigger" not in flaws:
         description += f" Use when the user asks to {verb.lower()} {obj} or mentions {obj.split()[0]}."
     if "description-long" in flaws:
         description += " " + _sentence(rng, 220)
+    return shown_name, description
+
+
+def _frontmatter(rng: random.Random, name: str, flaws: set[str]) -> str:
+    shown_name, description = _name_and_description(
+        rng, name, flaws, lambda verb, obj: f"{verb} {obj} into a clean, checked result."
+    )
     lines = [f"name: {shown_name}"]
     if "description-missing" not in flaws:
         lines.append(f"description: {json.dumps(description)}")
@@ -197,15 +214,22 @@ def _synthetic_corpus(root: Path, count: int, seed: int) -> CorpusStats:
             files["evals/evals.json"] = _evals(rng, name, flaws)
         lines = rng.randint(620, 700) if "body-too-long" in flaws else int(rng.triangular(10, 250, 40))
         front = "" if "no-frontmatter" in flaws else _frontmatter(rng, name, flaws)
-        _write(skill_dir / "SKILL.md", front + _body(rng, name, lines, flaws, links), stats)
-        for rel, text in files.items():
-            _write(skill_dir / rel, text, stats)
-            if rel.startswith("scripts/") and rng.random() < 0.8:
-                (skill_dir / rel).chmod(0o755)
-        stats.skills += 1
-        stats.clean += not flaws
-        stats.flaws.update(flaws)
+        _write_skill(rng, skill_dir, front + _body(rng, name, lines, flaws, links), files, flaws=flaws, stats=stats)
     return stats
+
+
+def _write_skill(
+    rng: random.Random, skill_dir: Path, skill_md: str, files: dict[str, str], *, flaws: set[str], stats: CorpusStats
+) -> None:
+    """Write one skill; most of its scripts are made executable (the rest are a SCRIPT finding)."""
+    _write(skill_dir / "SKILL.md", skill_md, stats)
+    for rel, text in files.items():
+        _write(skill_dir / rel, text, stats)
+        if rel.startswith("scripts/") and rng.random() < 0.8:
+            (skill_dir / rel).chmod(0o755)
+    stats.skills += 1
+    stats.clean += not flaws
+    stats.flaws.update(flaws)
 
 
 # --- the registry shape ---------------------------------------------------------------------------
@@ -246,15 +270,9 @@ def _rich_line(rng: random.Random) -> str:
 
 
 def _registry_frontmatter(rng: random.Random, name: str, flaws: set[str]) -> str:
-    shown_name = name.upper() if "name-uppercase" in flaws else name
-    if "name-mismatch" in flaws:
-        shown_name = name + "-tool"
-    verb, obj = rng.choice(_VERBS), rng.choice(_OBJECTS)
-    description = f"{verb} {obj} end to end: {_phrase(rng, 12, 40)}."
-    if "no-trigger" not in flaws:
-        description += f" Use when the user asks to {verb.lower()} {obj} or mentions {obj.split()[0]}."
-    if "description-long" in flaws:
-        description += " " + _sentence(rng, 220)
+    shown_name, description = _name_and_description(
+        rng, name, flaws, lambda verb, obj: f"{verb} {obj} end to end: {_phrase(rng, 12, 40)}."
+    )
     lines = [f"name: {shown_name}"]
     if "description-missing" not in flaws:
         lines.append(
@@ -340,18 +358,7 @@ def _registry_body(rng: random.Random, name: str, lines: int, flaws: set[str], l
         out += [
             f"- [{Path(target).stem.replace('-', ' ').title()}]({target}): {_phrase(rng, 3, 8)}" for target in links
         ]
-    if "broken-link" in flaws:
-        out.append("Full field list in [the reference](references/missing-fields.md).")
-    if "empty-section" in flaws:
-        out += ["", "## Notes", "", "## More notes", _sentence(rng, 8)]
-    if "fake-secret" in flaws:
-        out += [
-            "",
-            "```bash",
-            'export OPENAI_API_KEY="sk-proj-' + "".join(rng.choices("abcdefXYZ0123456789", k=40)) + '"',
-            "```",
-        ]
-    return "\n".join(out) + "\n"
+    return "\n".join(out + _flawed_lines(rng, flaws)) + "\n"
 
 
 def _registry_reference(rng: random.Random, name: str, index: int) -> str:
@@ -412,12 +419,7 @@ def _registry_corpus(root: Path, count: int, seed: int) -> CorpusStats:
             files["evals/evals.json"] = _evals(rng, name, flaws)
         lines = rng.randint(620, 900) if "body-too-long" in flaws else int(rng.triangular(60, 500, 200))
         front = "" if "no-frontmatter" in flaws else _registry_frontmatter(rng, name, flaws)
-        _write(skill_dir / "SKILL.md", front + _registry_body(rng, name, lines, flaws, links), stats)
-        for rel, text in files.items():
-            _write(skill_dir / rel, text, stats)
-            if rel.startswith("scripts/") and rng.random() < 0.8:
-                (skill_dir / rel).chmod(0o755)
-        stats.skills += 1
-        stats.clean += not flaws
-        stats.flaws.update(flaws)
+        _write_skill(
+            rng, skill_dir, front + _registry_body(rng, name, lines, flaws, links), files, flaws=flaws, stats=stats
+        )
     return stats
