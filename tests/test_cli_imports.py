@@ -8,7 +8,10 @@ import sys
 from pathlib import Path
 
 EXAMPLE_REPO = Path(__file__).resolve().parents[1] / "examples" / "skill-repo"
-NOT_FOR_A_SCAN = ("anthropic", "openai", "httpx", "asyncio", "aces_ci.engine", "aces_ci.agents", "aces_ci.grading")
+NOT_FOR_A_SCAN = (
+    *("anthropic", "openai", "httpx", "asyncio", "numpy"),
+    *("aces_ci.engine", "aces_ci.agents", "aces_ci.grading", "aces_ci.stats"),
+)
 
 _PROBE = """
 import json, sys
