@@ -24,7 +24,9 @@ to the first rule that needs it).
 Before anything is timed, the findings are checked against the previous implementation
 (``benchmarks/reference.py``: a pinned commit, run in a child interpreter on the same corpus): a
 faster scan that reports something else fails the benchmark. That implementation's own cold scan
-is timed too, so the speed-up is measured in the same run. ``--rss`` measures the peak resident
+is timed too, alternating with the current one, and ``skills-ref`` runs before every timed scan
+(its best run is the reference): on a shared machine the load drifts, and figures compared with
+each other must be taken under the same load. ``--rss`` measures the peak resident
 memory of a fresh process scanning a quarter of the corpus and the whole of it.
 
 The corpus is ``--shape registry`` by default (shaped like public registries' skills: long
@@ -40,6 +42,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import shutil
 import subprocess
@@ -120,36 +123,61 @@ class _Runs:
                 handle.write(f"\nRevised in push {self.edits}: check the output once more.\n")
 
 
-def _measure(runs: _Runs, repeat: int) -> tuple[list[Measured], float]:
+def _measure(runs: _Runs, repeat: int, previous: Callable[[], float] | None) -> tuple[list[Measured], float]:
+    """Every scan of the table, best of ``repeat``; ``skills-ref`` (and ``previous``) timed between them.
+
+    The machine is shared, and its load drifts over minutes: timing the reference only once, at
+    the end, would compare figures taken under different loads. So ``skills-ref`` runs before every
+    timed scan and its best over all those runs is the reference, and the previous implementation
+    (a child interpreter timing one cold scan) alternates with the current cold scan.
+    """
     cpus = runs.cpus
+    skill_dirs = list(iter_skill_dirs(runs.root))
+    reference_times: list[float] = []
+    previous_times: list[float] = []
+
+    def reference() -> None:
+        start = time.perf_counter()
+        for skill_dir in skill_dirs:
+            validate(skill_dir)
+        reference_times.append(time.perf_counter() - start)
+
+    def cold_then_previous() -> None:
+        reference()
+        runs.empty_cache()
+        if previous is not None:
+            previous_times.append(previous())
+
+    def then(prepare: Callable[[], object]) -> Callable[[], None]:
+        return lambda: (reference(), prepare())[-1]
+
     measured = [
         Measured(
             "(a) cold, 1 process",
-            _best_of(repeat, runs.empty_cache, lambda: runs.scan(1, cached=True)),
+            _best_of(repeat, cold_then_previous, lambda: runs.scan(1, cached=True)),
             "empty result cache, filled",
         ),
         Measured(
             f"(b) cold, {cpus} processes",
-            _best_of(repeat, runs.empty_cache, lambda: runs.scan(cpus, cached=True)),
+            _best_of(repeat, then(runs.empty_cache), lambda: runs.scan(cpus, cached=True)),
             "empty result cache, filled",
         ),
     ]
     runs.empty_cache()
     runs.scan(cpus, cached=True)  # the previous push's scan
-    warm = _best_of(repeat, runs.edit_one_percent, lambda: runs.scan(cpus, cached=True))
+    warm = _best_of(repeat, then(runs.edit_one_percent), lambda: runs.scan(cpus, cached=True))
     stats = runs.last_cache.stats if runs.last_cache else None
     reused = f"{stats.hits} reused, {stats.stored} re-scanned" if stats else ""
     measured.append(Measured(f"(c) warm, {cpus} processes", warm, f"1% of skills edited: {reused}"))
-    warm_serial = _best_of(repeat, runs.edit_one_percent, lambda: runs.scan(1, cached=True))
+    warm_serial = _best_of(repeat, then(runs.edit_one_percent), lambda: runs.scan(1, cached=True))
     measured.append(Measured("warm, 1 process", warm_serial, "1% of skills edited"))
-    measured.append(
-        Measured(
-            "no cache, 1 process", _best_of(repeat, lambda: None, lambda: runs.scan(1, cached=False)), "--no-cache"
+    no_cache = _best_of(repeat, then(lambda: None), lambda: runs.scan(1, cached=False))
+    measured.append(Measured("no cache, 1 process", no_cache, "--no-cache"))
+    if previous_times:
+        measured.append(
+            Measured(f"{REFERENCE_REV} cold, 1 process", min(previous_times), "the previous implementation")
         )
-    )
-    skill_dirs = list(iter_skill_dirs(runs.root))
-    reference = _best_of(repeat, lambda: None, lambda: [validate(skill_dir) for skill_dir in skill_dirs])
-    return measured, reference
+    return measured, min(reference_times)
 
 
 def _print_table(measured: list[Measured], reference: float, skills: int) -> None:
@@ -223,17 +251,17 @@ def _print_rss(skills: int, seed: int, shape: str) -> None:
             print(f"  {count:6,} skills: {_peak_rss(Path(tmp)) / 1024:7.1f} MiB")
 
 
-def _check_against_reference(root: Path, serial: ScanResult, rev: str, repeat: int, skills: int) -> float:
-    """Fail unless the pinned previous implementation finds exactly what this one does; its best cold scan time."""
-    with tempfile.TemporaryDirectory(prefix="aces-bench-ref-") as tmp:
-        found, seconds = reference_scan(extract(rev, Path(tmp)), root, repeat)
+def _check_against_reference(tree: Path, root: Path, serial: ScanResult, rev: str) -> None:
+    """Fail unless the previous implementation (extracted at ``tree``) finds exactly what this one does."""
+    found, _ = reference_scan(tree, root)
     if found != _findings(serial):
         raise SystemExit(f"the scan finds something else than {rev} did on this corpus: not measured")
-    print(
-        f"findings identical to {rev} ({len(found)} findings); {rev} cold, 1 process, no cache: "
-        f"{seconds * 1000 / skills:.2f} ms/skill"
-    )
-    return seconds
+    print(f"findings identical to {rev}: {len(found)} findings")
+
+
+def _previous_cold_scan(tree: Path, root: Path) -> float:
+    """Seconds of one cold scan (no cache, one process) by the previous implementation, after its imports."""
+    return reference_scan(tree, root)[1]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -248,7 +276,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-reference", action="store_true", help="skip the comparison (no git history here)")
     args = parser.parse_args(argv)
 
-    with tempfile.TemporaryDirectory(prefix="aces-bench-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="aces-bench-") as tmp, tempfile.TemporaryDirectory() as old:
         root = Path(tmp)
         stats = generate_corpus(root, args.skills, args.seed, args.shape)
         cpus = available_cpus()
@@ -262,15 +290,15 @@ def main(argv: list[str] | None = None) -> int:
         serial = runs.scan(1, cached=False)  # warm-up: imports, regex compilation, disk cache
         if _findings(runs.scan(cpus, cached=False)) != _findings(serial):
             raise SystemExit("a scan in worker processes found something else than a scan in one process")
-        before = None
+        previous = None
         if not args.no_reference:
-            before = _check_against_reference(root, serial, args.reference_rev, args.repeat, stats.skills)
+            tree = extract(args.reference_rev, Path(old))
+            _check_against_reference(tree, root, serial, args.reference_rev)
+            previous = functools.partial(_previous_cold_scan, tree, root)
         findings = sum(len(report.findings) for report in serial.skills)
         reference_errors = sum(1 for skill_dir in iter_skill_dirs(root) if validate(skill_dir))
         print(f"aces-ci: {len(registry)} rules, {findings} findings; skills-ref: {reference_errors} skills with errors")
-        measured, reference = _measure(runs, args.repeat)
-        if before is not None:
-            measured.append(Measured(f"{args.reference_rev} cold, 1 process", before, "the previous implementation"))
+        measured, reference = _measure(runs, args.repeat, previous)
         _print_table(measured, reference, stats.skills)
         print(f"load average at the end: {os.getloadavg()[0]:.1f}")
         if args.rules:
