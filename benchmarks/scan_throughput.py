@@ -36,7 +36,7 @@ earlier, smaller skills); see benchmarks/corpus.py.
 Usage::
 
     .venv/bin/python benchmarks/scan_throughput.py [--skills 2000] [--seed 20260901] [--repeat 3]
-        [--shape registry|synthetic] [--rules] [--rss] [--reference-rev REV | --no-reference]
+        [--shape registry|synthetic] [--rules] [--rss | --rss-only] [--reference-rev REV | --no-reference]
 """
 
 from __future__ import annotations
@@ -272,9 +272,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rules", action="store_true", help="also time loading and each rule over the corpus")
     parser.add_argument("--shape", choices=("registry", "synthetic"), default="registry")
     parser.add_argument("--rss", action="store_true", help="also measure peak memory at a quarter and all of --skills")
+    parser.add_argument("--rss-only", action="store_true", help="measure only the peak memory")
     parser.add_argument("--reference-rev", default=REFERENCE_REV, help="the previous implementation to compare with")
     parser.add_argument("--no-reference", action="store_true", help="skip the comparison (no git history here)")
     args = parser.parse_args(argv)
+    if args.rss_only:
+        _print_rss(args.skills, args.seed, args.shape)
+        return 0
 
     with tempfile.TemporaryDirectory(prefix="aces-bench-") as tmp, tempfile.TemporaryDirectory() as old:
         root = Path(tmp)
