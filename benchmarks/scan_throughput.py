@@ -42,7 +42,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import functools
 import os
 import shutil
 import subprocess
@@ -55,7 +54,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from corpus import generate_corpus  # the sibling modules: a script's own directory is on sys.path
-from reference import REFERENCE_REV, extract, reference_scan
+from reference import REFERENCE_REV, REPO, extract, reference_scan
 from skills_ref.validator import validate
 
 from aces_ci.commands.scan import available_cpus
@@ -123,18 +122,20 @@ class _Runs:
                 handle.write(f"\nRevised in push {self.edits}: check the output once more.\n")
 
 
-def _measure(runs: _Runs, repeat: int, previous: Callable[[], float] | None) -> tuple[list[Measured], float]:
-    """Every scan of the table, best of ``repeat``; ``skills-ref`` (and ``previous``) timed between them.
+def _measure(runs: _Runs, repeat: int, children: dict[str, Path]) -> tuple[list[Measured], float]:
+    """Every scan of the table, best of ``repeat``; ``skills-ref`` (and ``children``) timed between them.
 
     The machine is shared, and its load drifts over minutes: timing the reference only once, at
     the end, would compare figures taken under different loads. So ``skills-ref`` runs before every
-    timed scan and its best over all those runs is the reference, and the previous implementation
-    (a child interpreter timing one cold scan) alternates with the current cold scan.
+    timed scan and its best over all those runs is the reference. ``children`` (label: source tree)
+    each time one cold scan in a fresh child interpreter, alternating with the in-process cold scan:
+    the previous implementation, and this one under the same conditions (a long-lived benchmark
+    process carries a larger heap, which the garbage collector walks, than a fresh one).
     """
     cpus = runs.cpus
     skill_dirs = list(iter_skill_dirs(runs.root))
     reference_times: list[float] = []
-    previous_times: list[float] = []
+    child_times: dict[str, list[float]] = {label: [] for label in children}
 
     def reference() -> None:
         start = time.perf_counter()
@@ -145,8 +146,8 @@ def _measure(runs: _Runs, repeat: int, previous: Callable[[], float] | None) -> 
     def cold_then_previous() -> None:
         reference()
         runs.empty_cache()
-        if previous is not None:
-            previous_times.append(previous())
+        for label, tree in children.items():
+            child_times[label].append(reference_scan(tree, runs.root)[1])
 
     def then(prepare: Callable[[], object]) -> Callable[[], None]:
         return lambda: (reference(), prepare())[-1]
@@ -173,10 +174,8 @@ def _measure(runs: _Runs, repeat: int, previous: Callable[[], float] | None) -> 
     measured.append(Measured("warm, 1 process", warm_serial, "1% of skills edited"))
     no_cache = _best_of(repeat, then(lambda: None), lambda: runs.scan(1, cached=False))
     measured.append(Measured("no cache, 1 process", no_cache, "--no-cache"))
-    if previous_times:
-        measured.append(
-            Measured(f"{REFERENCE_REV} cold, 1 process", min(previous_times), "the previous implementation")
-        )
+    for label, times in child_times.items():
+        measured.append(Measured(label, min(times), "fresh process, cold, no cache"))
     return measured, min(reference_times)
 
 
@@ -259,11 +258,6 @@ def _check_against_reference(tree: Path, root: Path, serial: ScanResult, rev: st
     print(f"findings identical to {rev}: {len(found)} findings")
 
 
-def _previous_cold_scan(tree: Path, root: Path) -> float:
-    """Seconds of one cold scan (no cache, one process) by the previous implementation, after its imports."""
-    return reference_scan(tree, root)[1]
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--skills", type=int, default=2000)
@@ -294,15 +288,15 @@ def main(argv: list[str] | None = None) -> int:
         serial = runs.scan(1, cached=False)  # warm-up: imports, regex compilation, disk cache
         if _findings(runs.scan(cpus, cached=False)) != _findings(serial):
             raise SystemExit("a scan in worker processes found something else than a scan in one process")
-        previous = None
+        children: dict[str, Path] = {}
         if not args.no_reference:
             tree = extract(args.reference_rev, Path(old))
             _check_against_reference(tree, root, serial, args.reference_rev)
-            previous = functools.partial(_previous_cold_scan, tree, root)
+            children = {"this implementation": REPO, f"previous ({args.reference_rev})": tree}
         findings = sum(len(report.findings) for report in serial.skills)
         reference_errors = sum(1 for skill_dir in iter_skill_dirs(root) if validate(skill_dir))
         print(f"aces-ci: {len(registry)} rules, {findings} findings; skills-ref: {reference_errors} skills with errors")
-        measured, reference = _measure(runs, args.repeat, previous)
+        measured, reference = _measure(runs, args.repeat, children)
         _print_table(measured, reference, stats.skills)
         print(f"load average at the end: {os.getloadavg()[0]:.1f}")
         if args.rules:
