@@ -11,9 +11,11 @@ Every YAML file aces-ci reads is untrusted, so loading is split in three steps, 
 
 Composing is where the time goes, and libyaml's C parser does it about ten times faster than
 PyYAML's pure-Python one. The two are not the same parser, though: libyaml accepts tabs where
-PyYAML refuses them, and words its errors differently. So libyaml is used only where it cannot
-disagree with PyYAML: a text holding a tab is composed by PyYAML, and any text libyaml rejects is
-composed again by PyYAML, whose error (wording and line) is the one reported. A text both accept
+PyYAML refuses them, resolves a bare ``!`` tag differently, accepts a block-scalar header glued
+to a comment, skips an inner byte-order mark, places empty plain scalars at other lines, and
+words its errors differently. So libyaml is used only where it cannot disagree with PyYAML: text
+showing any of those (:data:`_DIVERGENT`, :func:`_has_empty_plain_scalar`) is composed by PyYAML,
+and so is any text libyaml rejects, so the error (wording and line) is PyYAML's. Everything else
 yields the same nodes (tested differentially, ``tests/skill/test_yaml_loaders.py``), so the
 findings never depend on whether libyaml is installed; its version is part of the scan's cache
 key all the same. Constructing values is PyYAML's Python code either way.
