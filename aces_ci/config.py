@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import ConfigError, ConfigSource
+from .evals import GraderSpec, TaskCommand, grader_from, task_command_from
 from .models import ModelSettings, Price
 from .redact import find_secrets
 from .scan import IgnoreEntry, ScanConfig, Severity
@@ -70,12 +71,21 @@ class RunSettings:
 
 
 @dataclass(frozen=True)
+class EvalSettings:
+    """Tasks and graders the product owns, declared once for every skill (``evals:`` in aces.yml)."""
+
+    tasks: TaskCommand | None = None
+    grader: GraderSpec | None = None
+
+
+@dataclass(frozen=True)
 class AcesConfig:
     path: Path | None = None
     """Where the config was read from; None when defaults are used."""
     scan: ScanConfig = field(default_factory=ScanConfig)
     judge: ModelSettings = field(default_factory=ModelSettings)
     run: RunSettings = field(default_factory=RunSettings)
+    evals: EvalSettings = field(default_factory=EvalSettings)
     field_lines: dict[str, int] = field(default_factory=dict)
     """Line of each field in aces.yml by dotted path (``scan.rules.SPEC001``, ``scan.ignore[0].rule``),
     so checks made after loading (unknown rule ids) can point at the line."""
@@ -166,7 +176,7 @@ def _read_mapping(path: Path) -> tuple[dict[str, Any], dict[str, int]]:
     if problems and problems[0].code == "frontmatter-empty":
         return {}, {}
     wording = {
-        "not-mapping": "aces.yml must be a mapping of sections (scan, judge, run)",
+        "not-mapping": "aces.yml must be a mapping of sections (scan, judge, run, evals)",
         "frontmatter-too-large": "config file is larger than 64 KiB: not read",
     }
     if problems:
@@ -384,6 +394,15 @@ def _run_settings(raw: dict[str, Any], base: Path) -> RunSettings:
     return RunSettings(model=_model_settings(raw), **values)
 
 
+def _eval_settings(raw: dict[str, Any], path: Path) -> EvalSettings:
+    """``evals:`` of aces.yml; its commands run beside aces.yml, so a relative program is the repository's."""
+    base = path.parent.resolve()
+    return EvalSettings(
+        tasks=task_command_from(raw.get("tasks"), str(path), cwd=base),
+        grader=grader_from(raw.get("grader"), base, str(path)),
+    )
+
+
 def load_config(path: Path | None, start_dir: Path) -> AcesConfig:
     """Read ``path``, or the aces.yml of ``start_dir`` when None; defaults when there is neither."""
     if path is None:
@@ -402,5 +421,6 @@ def load_config(path: Path | None, start_dir: Path) -> AcesConfig:
         scan=_scan_config(data.get("scan", {}), base, source),
         judge=_model_settings(data.get("judge", {})),
         run=_run_settings(data.get("run", {}), base),
+        evals=_eval_settings(data.get("evals", {}), path),
         field_lines=lines,
     )

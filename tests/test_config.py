@@ -146,7 +146,7 @@ def test_a_misspelt_field_names_file_line_field_and_the_fix(tmp_path: Path) -> N
 
 def test_an_unknown_section_lists_the_allowed_ones(tmp_path: Path) -> None:
     error = error_of(tmp_path, "scan: {}\nreport:\n  x: 1\n")
-    assert "unknown field 'report'; allowed here: judge, run, scan" in str(error)
+    assert "unknown field 'report'; allowed here: evals, judge, run, scan" in str(error)
     assert error.line == 2
 
 
@@ -300,3 +300,23 @@ def test_a_credential_anywhere_in_aces_yml_is_refused_without_being_echoed(
     assert _GITHUB_TOKEN[:12] not in str(caught.value)
     assert "must not be committed" in str(caught.value)
     assert caught.value.field == field
+
+
+def test_tasks_and_a_grader_for_every_skill_are_read_from_evals(tmp_path):
+    from aces_ci.config import load_config
+
+    path = tmp_path / "aces.yml"
+    path.write_text(
+        "evals:\n"
+        "  tasks: {command: [python3, tools/cases.py, --all], timeout_s: 30}\n"
+        "  grader: {command: 'python:house.grading:grade', metrics: [house_score]}\n"
+    )
+    settings = load_config(path, tmp_path).evals
+    assert settings.tasks is not None and settings.grader is not None
+    assert settings.tasks.argv == ("python3", "tools/cases.py", "--all") and settings.tasks.timeout_s == 30
+    assert settings.tasks.cwd == tmp_path.resolve() and settings.tasks.declared_in == str(path)
+    assert settings.grader.python == ("house.grading", "grade") and settings.grader.metrics == ("house_score",)
+    path.write_text("evals:\n  grader: {command: grade.sh, metrics: [x]}\n")
+    with pytest.raises(ConfigError) as caught:
+        load_config(path, tmp_path)
+    assert caught.value.field == "evals.grader.command"

@@ -13,7 +13,7 @@ from ._atif import TrajectoryBuilder
 from ._factory import ModelClients, create_harness
 from ._harness import Harness, HarnessOutcome, Workspace
 from ._render import render_skill_dir
-from ._skill_events import detect_skill_events
+from ._skill_events import ToolKind, detect_skill_events, shell_commands, tool_kind
 from ._types import (
     DISCLOSURES,
     HARNESSES,
@@ -65,6 +65,7 @@ __all__ = [
     "SkillSet",
     "StagingGuard",
     "StagingPlan",
+    "ToolKind",
     "TrajectoryBuilder",
     "Workspace",
     "WorkspaceArtifacts",
@@ -76,5 +77,7 @@ __all__ = [
     "plan_checked",
     "plan_workspace",
     "render_skill_dir",
+    "shell_commands",
     "stage_workspace",
+    "tool_kind",
 ]

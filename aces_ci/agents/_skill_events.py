@@ -139,7 +139,11 @@ class _SkillIndex:
         return self.by_name.get(cleaned.casefold())
 
 
-def _tool_kind(function_name: str) -> str:
+ToolKind = Literal["skill", "read", "shell", "other"]
+
+
+def tool_kind(function_name: str) -> ToolKind:
+    """What a tool call does, by its name, the same way for skill-event detection and for grading."""
     name = function_name.casefold()
     # MCP-style names ("mcp__fs__read_file", "functions.bash"): the last segment is the tool.
     for sep in ("__", ".", ":"):
@@ -202,6 +206,39 @@ def _strip_prefixes(words: list[str]) -> list[str]:
     return words[i:]
 
 
+def _inline_script(words: list[str]) -> str | None:
+    """The script of ``bash -c "…"`` / ``sh -lc '…'``, or None when ``words`` is not a shell given one."""
+    if not words or posixpath.basename(words[0]).casefold() not in _SHELLS:
+        return None
+    for i, option in enumerate(words[1:], start=1):
+        if not option.startswith("-") or option.startswith("--"):
+            return None
+        if "c" in option[1:]:
+            return words[i + 1] if i + 1 < len(words) else None
+    return None
+
+
+def shell_commands(command: str) -> list[list[str]]:
+    """Every simple command of ``command`` as its words, the way skill events read commands.
+
+    Operators split commands; ``VAR=value`` prefixes and wrappers (``sudo``, ``env``, ``timeout 30``)
+    are dropped; ``bash -c "…"`` (how Codex wraps every command) is followed into its script, up to
+    :data:`_MAX_NESTING` levels. Bad quoting degrades to a rougher split, never an error.
+    """
+    found: list[list[str]] = []
+    pending = [(command, 0)]
+    while pending:
+        text, depth = pending.pop(0)
+        for raw in _simple_commands(_tokens(text)):
+            words = _strip_prefixes(raw)
+            inner = _inline_script(words)
+            if inner is not None and depth < _MAX_NESTING:
+                pending.append((inner, depth + 1))
+            elif words:
+                found.append(words)
+    return found
+
+
 class _Detector:
     def __init__(self, index: _SkillIndex) -> None:
         self.index = index
@@ -215,7 +252,7 @@ class _Detector:
             self.events.append(SkillEvent(step_id=step_id, skill=skill, via=via, path=path))
 
     def tool_call(self, step_id: int, function_name: str, arguments: Mapping[str, Any]) -> None:
-        kind = _tool_kind(function_name)
+        kind = tool_kind(function_name)
         if kind == "skill":
             for key in _SKILL_ARG_KEYS:
                 value = arguments.get(key)

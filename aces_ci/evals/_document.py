@@ -63,6 +63,14 @@ def json_type(value: object) -> str:
     return type(value).__name__
 
 
+def json_pointer(path: JsonPath) -> str:
+    """``("evals", 3, "expected_output")`` → ``/evals/3/expected_output`` (RFC 6901; ``""`` is the root).
+
+    Errors that stop a run name this pointer: any JSON tool (``jq``, an editor's outline) can follow it.
+    """
+    return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in path)
+
+
 def format_path(path: JsonPath) -> str:
     """``("evals", 2, "prompt")`` → ``$.evals[2].prompt``: how findings name a place in the file."""
     out = "$"

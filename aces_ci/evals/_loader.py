@@ -90,7 +90,7 @@ def load_evals(skill_dir: Path, repo_root: Path) -> EvalSet | None:
     if not document.parsed:
         return unusable([])
     problems.extend(schema_problems(document))
-    canonical = canonicalise(document, skill_dir)
+    canonical = canonicalise(document, skill_dir, rel)
     problems.extend(canonical.problems)
     return EvalSet(
         path=path,
@@ -101,4 +101,6 @@ def load_evals(skill_dir: Path, repo_root: Path) -> EvalSet | None:
         problems=tuple(problems),
         skill_name_line=canonical.skill_name_line,
         cases_line=canonical.cases_line,
+        tasks=canonical.tasks,
+        grader=canonical.grader,
     )

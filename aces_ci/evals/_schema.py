@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from ..schemas import is_valid_fast, validator
 from ..skill import ParseProblem
-from ._document import Document, format_path, json_type
+from ._document import Document, format_path, json_pointer, json_type
 
 if TYPE_CHECKING:
     from jsonschema import ValidationError
@@ -62,6 +62,19 @@ def describe(error: ValidationError) -> str:
         return f"must be at most {wanted} characters long"
     if kind == "pattern":
         return _PATTERN_WORDS.get(str(wanted), f"must match the pattern {wanted}")
+    if kind == "enum" and isinstance(wanted, list):
+        return "must be one of " + ", ".join(str(choice) for choice in wanted)
+    if kind in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum", "minItems"):
+        words = {
+            "minimum": "at least",
+            "exclusiveMinimum": "more than",
+            "maximum": "at most",
+            "exclusiveMaximum": "less than",
+            "minItems": "a list of at least",
+        }
+        return f"must be {words[str(kind)]} {wanted}" + (" item(s)" if kind == "minItems" else "")
+    if kind == "uniqueItems":
+        return "must not repeat an item"
     if kind in ("not", "anyOf", "oneOf", "allOf") and described:
         return str(described)
     return f"breaks the schema rule '{kind}'"
@@ -89,7 +102,9 @@ def _problems(document: Document) -> Iterator[tuple[int, str, ParseProblem]]:
             path = tuple(leaf.absolute_path)
             message = describe(leaf) if branch is not None else _root_shape_message(document.data)
             line = document.line_of(path)
-            yield line or 0, format_path(path), ParseProblem(SCHEMA_VIOLATION, f"{format_path(path)}: {message}", line)
+            shown = format_path(path)
+            problem = ParseProblem(SCHEMA_VIOLATION, f"{shown}: {message}", line, pointer=json_pointer(path))
+            yield line or 0, shown, problem
 
 
 def schema_problems(document: Document) -> list[ParseProblem]:

@@ -12,12 +12,14 @@ from ._runner import check_rule_ids, scan_repo
 from ._shard import Shard
 from ._verdict import overall_verdict, skill_verdict
 from .rules import default_registry
+from .rules.sec import CommandRisk, command_risks, has_injection_phrase, names_credential_file
 
 __all__ = [
     "DEFAULT_CACHE_DIR",
     "DEFAULT_MIN_SCORE",
     "Baseline",
     "CacheStats",
+    "CommandRisk",
     "Deduction",
     "Finding",
     "Hit",
@@ -41,10 +43,13 @@ __all__ = [
     "Verdict",
     "accepted_by_new_baseline",
     "check_rule_ids",
+    "command_risks",
     "default_registry",
     "define",
+    "has_injection_phrase",
     "judge_unavailable",
     "load_baseline",
+    "names_credential_file",
     "overall_verdict",
     "run_judge",
     "scan_repo",

@@ -29,6 +29,8 @@ class ParseProblem:
     """1-based line in the file the problem belongs to, when known."""
     path: str | None = None
     """Repository-relative path of the file concerned, when it is not the file that holds the problem list."""
+    pointer: str | None = None
+    """RFC 6901 JSON pointer of the value concerned (``/evals/3/expected_output``), for dataset problems."""
 
 
 @dataclass(frozen=True)

@@ -166,3 +166,15 @@ def test_events_only_come_from_agent_steps() -> None:
     doc = trajectory(("Skill", {"skill": "pdf"}))
     doc["steps"][2]["source"] = "user"
     assert detect_skill_events(doc, SKILLS) == []
+
+
+def test_shell_commands_split_unwrap_and_follow_bash_c():
+    from aces_ci.agents import shell_commands
+
+    assert shell_commands("/bin/bash -lc 'cd /w && sudo rm -rf build; FOO=1 timeout 5 python3 x.py | tee log'") == [
+        ["cd", "/w"],
+        ["rm", "-rf", "build"],
+        ["python3", "x.py"],
+        ["tee", "log"],
+    ]
+    assert shell_commands("echo 'unterminated") == [["echo", "unterminated"]]

@@ -113,7 +113,7 @@ EXPECTED = [
 
 
 def without_lines(cases):
-    return [dataclasses.replace(case, line=None) for case in cases]
+    return [dataclasses.replace(case, line=None, pointer=None) for case in cases]
 
 
 @pytest.mark.parametrize(

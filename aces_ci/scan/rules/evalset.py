@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ...evals import SCHEMA_VIOLATION, EvalSet
+from ...evals import MATCH_INVALID, SCHEMA_VIOLATION, EvalSet
 from ...redact import safe_prefix
 from ...skill import ParseProblem
 from .._context import ScanContext
@@ -29,6 +29,7 @@ DATASET = "evals/evals.json"
 
 ROUTES: dict[str, str] = {
     SCHEMA_VIOLATION: "EVAL003",
+    MATCH_INVALID: "EVAL003",
     "fixture-missing": "EVAL008",
     "fixture-escapes": "EVAL008",
     "ignored-dataset": "EVAL010",
@@ -139,7 +140,9 @@ def evals_unreadable(ctx: ScanContext) -> Iterator[Hit]:
 def evals_schema(ctx: ScanContext) -> Iterator[Hit]:
     """Harnesses drop or misread cases that do not fit the format: a case without ``prompt`` cannot
     run, an ``id`` of ``true`` means nothing, and ``prompt`` beside its ACES alias ``question`` leaves
-    one of the two ignored. The message names the JSON path, e.g. ``$.evals[2].prompt``.
+    one of the two ignored. The message names the JSON path, e.g. ``$.evals[2].prompt``. A
+    reference the case's ``match`` cannot use is reported here too: a ``regex`` that does not
+    compile, a ``numeric`` reference without a number, a ``tolerance`` on another mode.
 
     PASS::
 

@@ -821,3 +821,44 @@ def unrestricted_shell(ctx: ScanContext) -> Iterator[Hit]:
             evidence=excerpt(lines[line - 1]) if 0 < line <= len(lines) else None,
             clause="agentskills.io: allowed-tools (experimental)",
         )
+
+
+# ------------------------------------------------------------------- shared with the live tier
+
+
+@dataclass(frozen=True)
+class CommandRisk:
+    """A risky shell command, as the SEC rules judge one line of a skill: which rule, why, how bad."""
+
+    rule: str
+    """``SEC002`` (runs fetched or encoded code) or ``SEC003`` (sends secrets away)."""
+    message: str
+    severity: Severity
+
+
+def command_risks(command: str) -> list[CommandRisk]:
+    """What SEC002 and SEC003 would report about ``command`` if a skill told the agent to run it.
+
+    The live tier's security metric reads the commands an agent actually ran with the same
+    patterns, so a command the scan flags in SKILL.md is flagged in a trajectory too.
+    """
+    risks: list[CommandRisk] = []
+    text = " ".join(command.split("\\\n"))
+    for _line, message, severity in _remote_runs([(1, text)]):
+        risks.append(CommandRisk("SEC002", message, severity or Severity.WARNING))
+    if _SENDER.search(text) and _SENDS_BODY.search(text) and (host := _destination(text)) is not None:
+        payload = _sensitive_payload(text)
+        if payload is not None:
+            what, severity = payload
+            risks.append(CommandRisk("SEC003", f"sends {what} to {redact_text(host)}", severity))
+    return risks
+
+
+def names_credential_file(text: str) -> bool:
+    """Whether ``text`` names a credential file as SEC003 reads it (``~/.ssh/``, ``.aws/credentials``, ``.env``…)."""
+    return _CREDENTIAL_FILE.search(text) is not None
+
+
+def has_injection_phrase(text: str) -> bool:
+    """Whether ``text`` holds a prompt-injection phrase of SEC004 ("ignore all previous instructions"…)."""
+    return bool(_injection_phrases(text))
