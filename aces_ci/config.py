@@ -76,6 +76,32 @@ class EvalSettings:
 
     tasks: TaskCommand | None = None
     grader: GraderSpec | None = None
+class TrialSettings:
+    """The protocol of ``aces-ci trial`` (``trial:`` in aces.yml); flags override each field."""
+
+    runs: int | None = None
+    """Runs per case and condition; None: ``run.runs`` when aces.yml sets it, else 3."""
+    coupling: str = "independent"
+    mode: str = "isolation"
+    decoys: tuple[Path, ...] = ()
+    """Skill directories staged as decoys in group mode and the stress test (relative to aces.yml)."""
+    supporting: tuple[Path, ...] = ()
+    """Skill directories staged in every condition (prerequisites the skill relies on)."""
+    stress: tuple[int, ...] = ()
+    target_lift: float = 0.10
+    """The lift ``--plan`` sizes a design for."""
+
+
+@dataclass(frozen=True)
+class GateSettings:
+    """How a lift becomes a verdict (``gate:`` in aces.yml): the trial and ``aces-ci ci`` read the same bands."""
+
+    metric: str = "composite"
+    pass_band: float = 0.05
+    fail_band: float = -0.10
+    alpha: float = 0.05
+    underpowered: str = "warn"
+    """``warn``: an underpowered verdict passes the gate with a warning; ``fail``: it fails it."""
 
 
 @dataclass(frozen=True)
@@ -86,6 +112,8 @@ class AcesConfig:
     judge: ModelSettings = field(default_factory=ModelSettings)
     run: RunSettings = field(default_factory=RunSettings)
     evals: EvalSettings = field(default_factory=EvalSettings)
+    trial: TrialSettings = field(default_factory=TrialSettings)
+    gate: GateSettings = field(default_factory=GateSettings)
     field_lines: dict[str, int] = field(default_factory=dict)
     """Line of each field in aces.yml by dotted path (``scan.rules.SPEC001``, ``scan.ignore[0].rule``),
     so checks made after loading (unknown rule ids) can point at the line."""
@@ -176,7 +204,7 @@ def _read_mapping(path: Path) -> tuple[dict[str, Any], dict[str, int]]:
     if problems and problems[0].code == "frontmatter-empty":
         return {}, {}
     wording = {
-        "not-mapping": "aces.yml must be a mapping of sections (scan, judge, run, evals)",
+        "not-mapping": "aces.yml must be a mapping of sections (scan, judge, run, evals, trial, gate)",
         "frontmatter-too-large": "config file is larger than 64 KiB: not read",
     }
     if problems:
@@ -401,6 +429,31 @@ def _eval_settings(raw: dict[str, Any], path: Path) -> EvalSettings:
         tasks=task_command_from(raw.get("tasks"), str(path), cwd=base),
         grader=grader_from(raw.get("grader"), base, str(path)),
     )
+def _trial_settings(raw: dict[str, Any], base: Path) -> TrialSettings:
+    values: dict[str, Any] = {key: raw[key] for key in ("runs", "coupling", "mode") if key in raw}
+    for key in ("decoys", "supporting"):
+        if key in raw:
+            values[key] = tuple(base / entry for entry in raw[key])
+    if "stress" in raw:
+        values["stress"] = tuple(raw["stress"])
+    if "target_lift" in raw:
+        values["target_lift"] = float(raw["target_lift"])
+    return TrialSettings(**values)
+
+
+def _gate_settings(raw: dict[str, Any], path: Path, lines: dict[str, int]) -> GateSettings:
+    values: dict[str, Any] = {key: raw[key] for key in ("metric", "underpowered") if key in raw}
+    values.update({key: float(raw[key]) for key in ("pass_band", "fail_band", "alpha") if key in raw})
+    settings = GateSettings(**values)
+    if settings.fail_band >= settings.pass_band:
+        field_name = "gate.fail_band" if "gate.fail_band" in lines else "gate.pass_band"
+        raise ConfigError(
+            f"the fail band ({settings.fail_band:g}) must be below the pass band ({settings.pass_band:g})",
+            path=str(path),
+            line=lines.get(field_name),
+            field=field_name,
+        )
+    return settings
 
 
 def load_config(path: Path | None, start_dir: Path) -> AcesConfig:
@@ -422,5 +475,7 @@ def load_config(path: Path | None, start_dir: Path) -> AcesConfig:
         judge=_model_settings(data.get("judge", {})),
         run=_run_settings(data.get("run", {}), base),
         evals=_eval_settings(data.get("evals", {}), path),
+        trial=_trial_settings(data.get("trial", {}), base),
+        gate=_gate_settings(data.get("gate", {}), path, lines),
         field_lines=lines,
     )

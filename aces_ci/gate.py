@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
+from .config import GateSettings
 from .errors import EXIT_GATE_FAILED, EXIT_PASS, ConfigError
 from .report import MetricLift, SkillValue, TrialReport
 from .scan import ScanResult, Severity
@@ -135,6 +136,13 @@ class LiftBands:
     fail_band: float = DEFAULT_FAIL_BAND
     metric: str = DEFAULT_LIFT_METRIC
     """The metric the gate reads (``composite``, ``outcome``, ``accuracy``…)."""
+    underpowered_fails: bool = False
+    """aces.yml ``gate.underpowered: fail``: an interval that straddles a band fails the gate instead of warning."""
+
+    @classmethod
+    def of(cls, settings: GateSettings) -> LiftBands:
+        """The bands aces.yml's ``gate:`` section sets: the same ones ``aces-ci trial`` reads its verdicts with."""
+        return cls(settings.pass_band, settings.fail_band, settings.metric, settings.underpowered == "fail")
 
     def __post_init__(self) -> None:
         if not (math.isfinite(self.pass_band) and math.isfinite(self.fail_band)) or self.fail_band >= self.pass_band:
@@ -267,7 +275,10 @@ def lift_criterion(skill: str, skill_md: str, summary: LiftSummary | None, bands
     )
     failure_type = "NegativeSkillLift" if decision.verdict == "fail" else "SkillLift"
     message = f"{decision.verdict}: {summary.describe()}: {decision.reason}"
-    return GateCriterion(name, skill, _LIFT_STATUS[decision.verdict], message, properties, skill_md, 1, failure_type)
+    status = _LIFT_STATUS[decision.verdict]
+    if decision.verdict == "underpowered" and bands.underpowered_fails:
+        status = "fail"
+    return GateCriterion(name, skill, status, message, properties, skill_md, 1, failure_type)
 
 
 def lift_criteria(report: TrialReport, bands: LiftBands) -> list[GateCriterion]:

@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 
 from ..atomic import write_output
-from ..config import repository_root
+from ..config import find_project, repository_root
 from ..errors import EXIT_INPUT_ERROR, EXIT_PASS, InputError
 from ..gate import GateDecision, LiftBands, decide, scan_criteria
 from ..github import (
@@ -120,11 +120,13 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def _bands(args: argparse.Namespace) -> LiftBands:
-    default = LiftBands()
+    """The flags over aces.yml's ``gate:`` section (the bands ``aces-ci trial`` uses) over the defaults."""
+    default = LiftBands.of(find_project(args.path, args.config).config.gate) if args.path.exists() else LiftBands()
     return LiftBands(
         pass_band=default.pass_band if args.pass_band is None else args.pass_band,
         fail_band=default.fail_band if args.fail_band is None else args.fail_band,
         metric=args.lift_metric or default.metric,
+        underpowered_fails=default.underpowered_fails,
     )
 
 

@@ -58,11 +58,15 @@ def _read_problems(text_file: TextFile) -> list[ParseProblem]:
     return problems
 
 
-def load_evals(skill_dir: Path, repo_root: Path) -> EvalSet | None:
-    """The skill's evaluation dataset, or None when it has none."""
+def load_evals(skill_dir: Path, repo_root: Path, dataset: Path | None = None) -> EvalSet | None:
+    """The skill's evaluation dataset, or None when it has none.
+
+    ``dataset`` names the file to read instead of the skill's own ``evals/`` (``trial --evals``);
+    it may live anywhere, and its fixture paths still resolve inside the skill's ``evals/``.
+    """
     skill_dir = skill_dir.resolve()
     repo_root = repo_root.resolve()
-    found = find_datasets(skill_dir)
+    found = [dataset.absolute()] if dataset is not None else find_datasets(skill_dir)
     if not found:
         return None
     path = found[0]
@@ -79,13 +83,16 @@ def load_evals(skill_dir: Path, repo_root: Path) -> EvalSet | None:
     def unusable(extra: list[ParseProblem]) -> EvalSet:
         return EvalSet(path, rel, "unknown", None, problems=(*problems, *extra), parsed=False)
 
-    if not is_within(path, skill_dir):
+    if dataset is None and not is_within(path, skill_dir):
         return unusable([ParseProblem("dataset-escapes", "the dataset is a link leading outside the skill: not read")])
     text_file = read_text(path, rel)
     problems.extend(_read_problems(text_file))
     if text_file.text is None or text_file.truncated:
         return unusable([])
-    document = _PARSERS[path.suffix](text_file.text)
+    parser = _PARSERS.get(path.suffix)
+    if parser is None:
+        return unusable([ParseProblem("dataset-type", f"{path.name}: a dataset is .json, .jsonl, .yaml or .yml", 1)])
+    document = parser(text_file.text)
     problems.extend(document.problems)
     if not document.parsed:
         return unusable([])

@@ -11,6 +11,11 @@ The CI comment's sections (``scan_table``, ``lift_table``, ``cost_table``, ``lif
 tier's results through the Protocols of :mod:`aces_ci.report._live_model` (``TrialReport``,
 ``SkillTrial``, ``MetricLift``, ``ArmCost``, ``SkillValue``, ``UnitValue``, ``PruningCurve``).
 Those sections compute with numpy, so they load on first use: ``aces-ci scan`` starts without it.
+
+The trial verb's own reports render :class:`aces_ci.trials.TrialResult` and load on first use
+too: ``render_trial_text``, ``trial_result_to_dict``/``write_trial_json``
+(``schemas/trial-result.schema.json``), ``render_trial_markdown``, ``render_trial_junit``, and the
+plan's ``render_plan_text``/``plan_to_dict``/``write_plan_json``.
 """
 
 from __future__ import annotations
@@ -56,6 +61,11 @@ if TYPE_CHECKING:
         spearman,
     )
     from ._mermaid import lift_chart, pruning_chart
+    from ._trial_json import TRIAL_SCHEMA_VERSION, trial_result_to_dict, write_trial_json
+    from ._trial_junit import render_trial_junit
+    from ._trial_markdown import TRIAL_MARKER, render_trial_markdown
+    from ._trial_plan import PLAN_SCHEMA_VERSION, plan_to_dict, render_plan_text, write_plan_json
+    from ._trial_text import render_trial_text
 
 _LAZY = {
     **dict.fromkeys(
@@ -75,8 +85,13 @@ _LAZY = {
         "._ci_sections",
     ),
     **dict.fromkeys(("lift_chart", "pruning_chart"), "._mermaid"),
+    **dict.fromkeys(("TRIAL_SCHEMA_VERSION", "trial_result_to_dict", "write_trial_json"), "._trial_json"),
+    **dict.fromkeys(("render_trial_junit",), "._trial_junit"),
+    **dict.fromkeys(("TRIAL_MARKER", "render_trial_markdown"), "._trial_markdown"),
+    **dict.fromkeys(("PLAN_SCHEMA_VERSION", "plan_to_dict", "render_plan_text", "write_plan_json"), "._trial_plan"),
+    **dict.fromkeys(("render_trial_text",), "._trial_text"),
 }
-"""Names whose modules import numpy (the live tier's sections), and the module each lives in."""
+"""Names whose modules import numpy (the live tier's sections and the trial's reports), and where each lives."""
 
 
 def __getattr__(name: str) -> Any:
@@ -89,8 +104,11 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "GATE_SUITE",
     "MARKER",
+    "PLAN_SCHEMA_VERSION",
     "SCHEMA_VERSION",
+    "TRIAL_MARKER",
     "TRIAL_METRICS",
+    "TRIAL_SCHEMA_VERSION",
     "ArmCost",
     "Criterion",
     "Discordance",
@@ -115,18 +133,26 @@ __all__ = [
     "low_value_units",
     "markdown_cell",
     "metric_lifts",
+    "plan_to_dict",
     "pruning_chart",
     "read_json_file",
     "read_scan_result",
     "render_junit",
     "render_markdown",
+    "render_plan_text",
     "render_sarif",
     "render_text",
+    "render_trial_junit",
+    "render_trial_markdown",
+    "render_trial_text",
     "scan_result_from_dict",
     "scan_result_to_dict",
     "scan_table",
     "score_vs_lift",
     "spearman",
+    "trial_result_to_dict",
     "write_json",
+    "write_plan_json",
     "write_sarif",
+    "write_trial_json",
 ]

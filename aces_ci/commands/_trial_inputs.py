@@ -1,0 +1,129 @@
+"""What ``aces-ci trial`` reads before it runs anything: the skills, their cases, decoys and the ``--against`` version.
+
+Every problem here is the user's to fix and stops the trial before a rollout is paid for
+(:class:`~aces_ci.errors.InputError`, exit 2): a folder that is not a skill, two skills with one
+name, a dataset with a problem (named by file, line and JSON pointer), an ``--evals`` file that is
+not there, a ref git does not know, a skill that did not exist at that ref, a decoy that cannot
+be staged when it was asked for by path. Decoys found by listing the repository are different: a
+flawed one is left out with a note, since nobody asked for it by name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..agents import render_skill_dir
+from ..config import Project
+from ..errors import InputError
+from ..evals import EvalCase, load_evals, load_fixtures
+from ..skill import RenderedSkill, iter_skill_dirs
+from ..trials import SkillUnderTrial, TrialDesign, plan_skill, skill_at_ref
+
+
+@dataclass(frozen=True)
+class SkillSources:
+    """Where the other skills of a trial come from (flags over aces.yml)."""
+
+    decoys: tuple[Path, ...] | None
+    """Decoy skill directories; None: the repository's other skills."""
+    supporting: tuple[Path, ...]
+    evals: Path | None
+
+
+def relative(path: Path, root: Path) -> str:
+    try:
+        rel = path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return path.resolve().as_posix()
+    return rel or "."
+
+
+def load_cases(skill_dir: Path, repo_root: Path, evals: Path | None) -> tuple[tuple[EvalCase, ...], str]:
+    """The skill's cases and the dataset file they came from; any problem of the dataset stops the trial."""
+    if evals is not None and not evals.is_file():
+        raise InputError("no such evals file", path=str(evals), field="--evals")
+    evalset = load_evals(skill_dir, repo_root, evals)
+    if evalset is None:
+        raise InputError(
+            "the skill has no evaluation dataset: add evals/evals.json, or pass --evals FILE",
+            path=relative(skill_dir / "evals", repo_root),
+        )
+    blocking = [p for p in evalset.problems if p.code != "ignored-dataset"]
+    if not evalset.parsed or blocking:
+        first = sorted(blocking, key=lambda p: p.line or 0)[0] if blocking else None
+        message = first.message if first else "the dataset cannot be read"
+        more = f" (and {len(blocking) - 1} more; `aces-ci scan` lists them)" if len(blocking) > 1 else ""
+        raise InputError(message + more, path=evalset.rel, line=first.line if first else None)
+    if not evalset.cases:
+        raise InputError("the dataset holds no case", path=evalset.rel)
+    return evalset.cases, evalset.rel
+
+
+def _rendered(paths: Sequence[Path], what: str) -> tuple[RenderedSkill, ...]:
+    skills = []
+    for path in paths:
+        try:
+            skills.append(render_skill_dir(path))
+        except InputError as exc:
+            raise InputError(f"{what} {path} cannot be staged: {exc}", path=str(path)) from None
+    return tuple(skills)
+
+
+def repository_decoys(project: Project, exclude: Sequence[Path]) -> tuple[tuple[RenderedSkill, ...], tuple[str, ...]]:
+    """Every other skill of the repository that can be staged, and a note for each one that cannot."""
+    excluded = {path.resolve() for path in exclude}
+    decoys, notes = [], []
+    for directory in iter_skill_dirs(project.root, project.config.scan.exclude):
+        if directory.resolve() in excluded:
+            continue
+        try:
+            decoys.append(render_skill_dir(directory))
+        except InputError as exc:
+            notes.append(f"decoy {relative(directory, project.root)} left out: it cannot be staged ({exc})")
+    return tuple(decoys), tuple(notes)
+
+
+def skills_under_trial(
+    skill_dirs: Sequence[Path], project: Project, design: TrialDesign, sources: SkillSources
+) -> list[SkillUnderTrial]:
+    """Every skill of the command, planned under ``design``; InputError on the first problem."""
+    if sources.evals is not None and len(skill_dirs) > 1:
+        raise InputError("--evals names one dataset, so it takes exactly one SKILL_DIR", field="--evals")
+    rendered = [(path, render_skill_dir(path)) for path in skill_dirs]
+    names: dict[str, Path] = {}
+    for path, skill in rendered:
+        if skill.name in names:
+            raise InputError(f"{path} and {names[skill.name]} are both skill {skill.name!r}", path=str(path))
+        names[skill.name] = path
+    supporting = _rendered(sources.supporting, "supporting skill")
+    wants_decoys = design.mode == "group" or bool(design.stress)
+    decoys: tuple[RenderedSkill, ...] = ()
+    decoy_notes: tuple[str, ...] = ()
+    if wants_decoys:
+        if sources.decoys is None:
+            decoys, decoy_notes = repository_decoys(project, sources.supporting)
+        else:
+            decoys = _rendered(sources.decoys, "decoy")
+    out = []
+    for path, skill in rendered:
+        cases, eval_source = load_cases(path, project.root, sources.evals)
+        fixtures = {case.id: load_fixtures(path, case) for case in cases}
+        base, against = None, None
+        if design.against is not None:
+            at_ref = skill_at_ref(path, design.against, skill.name)
+            base, against = at_ref.skill, f"{at_ref.ref} ({at_ref.commit[:12]})"
+        plan = plan_skill(skill, design, supporting=supporting, decoys=decoys, base=base)
+        out.append(
+            SkillUnderTrial(
+                plan=plan,
+                cases=tuple(cases),
+                fixtures=fixtures,
+                path=relative(path, project.root),
+                eval_source=eval_source,
+                against=against,
+                notes=decoy_notes,
+            )
+        )
+    return out

@@ -1,0 +1,100 @@
+"""``aces-ci trial --plan``: size a design from what is already paid for, and run nothing.
+
+The trial's requests go to the engine with a budget of zero new rollouts, so only the cache and
+the journal answer (:mod:`aces_ci.trials._plan` explains the statistics). A skill without a
+usable pilot stops the command with advice on how to get one (exit 2): planning from nothing
+would be a guess presented as a figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+
+from ..agents import ModelClients
+from ..engine import Budget, RolloutRecord
+from ..errors import EXIT_PASS, InputError
+from ..models import ConcurrencyLimiter
+from ..report import render_plan_text, write_plan_json
+from ..trials import (
+    GateSettings,
+    NoPilot,
+    RunTable,
+    SkillDesignPlan,
+    SkillUnderTrial,
+    TrialDesign,
+    plan_skill_design,
+    requests_for,
+    trial_grader,
+)
+from ._run_options import RunOptions
+from ._trial_engine import open_engine
+
+
+async def _cached(options: RunOptions, design: TrialDesign, skills: list[SkillUnderTrial]) -> list[RolloutRecord]:
+    clients = ModelClients(prices=options.prices, seed=options.seed, limiter=ConcurrencyLimiter(options.concurrency))
+    try:
+        async with open_engine(options, skills, clients, Budget(max_rollouts=0)) as engine:
+            requests = [
+                request
+                for skill in skills
+                for request in requests_for(
+                    skill.plan,
+                    skill.cases,
+                    skill.fixtures,
+                    design,
+                    harness=options.harness,
+                    model=options.model,
+                    replicates=range(design.runs),
+                )
+            ]
+            batch = await engine.run(requests, grader=trial_grader(), batch="trial-plan")
+            return list(batch.records)
+    finally:
+        await clients.aclose()
+
+
+def run_plan(
+    args: argparse.Namespace,
+    options: RunOptions,
+    design: TrialDesign,
+    gate: GateSettings,
+    skills: list[SkillUnderTrial],
+    *,
+    target_lift: float,
+    priced: bool,
+) -> int:
+    records = asyncio.run(_cached(options, design, skills))
+    plans: list[SkillDesignPlan] = []
+    for skill in skills:
+        name = skill.plan.skill.name
+        table = RunTable.of(
+            [case.id for case in skill.cases], (r for r in records if r.request.skills.target == name), design.runs
+        )
+        try:
+            plans.append(
+                plan_skill_design(
+                    table,
+                    skill.plan,
+                    design,
+                    metric=gate.metric,
+                    bands=gate.bands,
+                    alpha=gate.alpha,
+                    target_lift=target_lift,
+                    priced=priced,
+                )
+            )
+        except NoPilot:
+            raise InputError(
+                f"no pilot for {skill.path}: the cache and the journal hold fewer than 2 cases scored in both "
+                "conditions. Run a small pilot first (e.g. `aces-ci trial SKILL_DIR --runs 2` on a few cases with "
+                "--evals), or an A/A control with --control aa, then plan again with the same cache",
+                path=skill.path,
+                field="--plan",
+            ) from None
+    if not args.quiet:
+        sys.stdout.write(render_plan_text(plans, gate.metric, 1.0 - gate.alpha))
+    if args.json is not None:
+        write_plan_json(plans, gate.metric, 1.0 - gate.alpha, args.json)
+    return EXIT_PASS

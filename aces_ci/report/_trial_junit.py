@@ -1,0 +1,80 @@
+"""The trial as JUnit XML: one testcase per skill × gated metric, the figures behind the verdict as properties.
+
+A CI test-report tool then shows "lift.composite of skills/x failed" as a failed test with the
+lift, its interval, n, runs, both means and the smallest detectable lift beside it. A ``fail``
+verdict is a failure; ``underpowered`` passes with its message in ``system-out`` (or fails, when
+aces.yml sets ``gate.underpowered: fail``); ``pass`` and ``neutral`` pass. The suite is the gate
+suite's layout (:func:`append_gate_suite`), so it validates against the same JUnit schema.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ._gate_junit import append_gate_suite
+
+if TYPE_CHECKING:  # the models are only read here; importing them would load the live tier into a scan
+    from ..trials import SkillTrialResult, TrialResult
+
+
+@dataclass(frozen=True)
+class _TrialCriterion:
+    """One skill's verdict on its gated metric, in the shape of :class:`aces_ci.report.Criterion`."""
+
+    name: str
+    subject: str
+    status: str
+    message: str
+    properties: tuple[tuple[str, str], ...]
+    file: str | None
+    line: int | None
+    failure_type: str
+
+
+def _number(value: float | None) -> str:
+    return "" if value is None else f"{value:.6g}"
+
+
+def _criterion(skill: SkillTrialResult, result: TrialResult) -> _TrialCriterion:
+    lift = skill.lift.get(skill.gate_metric)
+    properties: list[tuple[str, str]] = [("metric", skill.gate_metric), ("verdict", skill.verdict)]
+    if lift is not None:
+        properties += [
+            ("delta", _number(lift.delta)),
+            ("ci_low", _number(lift.ci[0])),
+            ("ci_high", _number(lift.ci[1])),
+            ("confidence", f"{result.confidence:g}"),
+            ("n_cases", str(lift.n_cases)),
+            ("runs_per_arm", str(lift.runs_per_arm)),
+            ("with_mean", _number(lift.with_mean)),
+            ("without_mean", _number(lift.without_mean)),
+            ("mde", _number(lift.mde)),
+            ("small_n", str(lift.small_n).lower()),
+        ]
+    properties += [("pass_band", f"{result.pass_band:g}"), ("fail_band", f"{result.fail_band:g}")]
+    if skill.settle is not None and skill.settle.cases_needed is not None:
+        properties.append(("cases_needed", str(skill.settle.cases_needed)))
+    if skill.discordance is not None:
+        d = skill.discordance
+        properties += [("gains", str(d.gains)), ("regressions", str(d.regressions)), ("ties", str(d.ties))]
+    status = {"pass": "pass", "neutral": "pass", "underpowered": "warn", "fail": "fail"}[skill.verdict]
+    if skill.verdict == "underpowered" and result.underpowered_fails:
+        status = "fail"
+    figures = "" if lift is None else f" lift {lift.delta:+.3f} [{lift.ci[0]:+.3f}, {lift.ci[1]:+.3f}]"
+    return _TrialCriterion(
+        name=f"lift.{skill.gate_metric}",
+        subject=skill.skill,
+        status=status,
+        message=f"{skill.gate_metric}{figures}: {skill.verdict_reason}",
+        properties=tuple(properties),
+        file=skill.skill_md,
+        line=1,
+        failure_type="NegativeSkillLift" if skill.verdict == "fail" else "SkillLift",
+    )
+
+
+def render_trial_junit(result: TrialResult) -> str:
+    """The JUnit document of the trial (one suite, one testcase per skill × gated metric)."""
+    criteria = [_criterion(skill, result) for skill in result.skills]
+    return append_gate_suite(None, criteria, generated_at=result.generated_at)

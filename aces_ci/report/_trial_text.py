@@ -1,0 +1,115 @@
+"""The human-readable trial report: what a skill author reads in a terminal or a CI log.
+
+One block per skill: the verdict and why, the lift table (every metric: lift, its interval, both
+means, n cases, runs per arm, the smallest detectable lift, and the naive pooled interval beside
+it for comparison), the sentences that keep the numbers honest (discordance is not harm, small-n
+intervals are rough, what would settle an underpowered verdict), the cost, negative-lift triage,
+and the estimand in words. Then the repository summary and what this command spent.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tabulate import tabulate
+
+from ._common import plural, printable
+from ._trial_lines import (
+    cost_line,
+    degradation_line,
+    discordance_line,
+    extra_lines,
+    gate_line,
+    headline,
+    interval,
+    lift_notes,
+    run_line,
+    settle_line,
+    signed,
+    triage_lines,
+    trigger_line,
+    verdict_line,
+)
+
+if TYPE_CHECKING:  # the models are only read here; importing them would load the live tier into a scan
+    from ..trials import SkillTrialResult, TrialResult
+
+_INDENT = "  "
+
+
+def _lift_table(skill: SkillTrialResult, confidence: float) -> str:
+    rows = []
+    for metric, lift in skill.lift.items():
+        if lift is None:
+            continue
+        rows.append(
+            [
+                metric.replace("_", " ") + (" *" if metric == skill.gate_metric else ""),
+                signed(lift.delta),
+                interval(lift.ci),
+                f"{lift.with_mean:.3f}",
+                f"{lift.without_mean:.3f}",
+                str(lift.n_cases),
+                str(lift.runs_per_arm),
+                "—" if lift.mde is None else f"{lift.mde:.3f}",
+                interval(lift.naive_ci),
+            ]
+        )
+    headers = ["metric", "lift", f"{round(confidence * 100)}% interval", "with", "control", "cases", "runs", "mde"]
+    headers.append("naive (pooled runs)")
+    table = tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True) if rows else "no metric scored"
+    return "\n".join(_INDENT + line for line in table.splitlines())
+
+
+def _skill_block(skill: SkillTrialResult, result: TrialResult) -> list[str]:
+    lines = [f"{printable(skill.skill)} — {skill.verdict.upper()}", f"{_INDENT}{printable(skill.contrast)}"]
+    lines.append(f"{_INDENT}{verdict_line(skill)}")
+    if (settle := settle_line(skill)) is not None:
+        lines.append(f"{_INDENT}{settle}")
+    lines.append(_lift_table(skill, result.confidence))
+    if any(lift is not None for lift in skill.lift.values()):
+        lines.append(f"{_INDENT}* gated metric; mde = smallest lift this design detects with 80% power")
+    gated = skill.lift.get(skill.gate_metric)
+    if gated is not None:
+        lines.extend(f"{_INDENT}note: {note}" for note in lift_notes(gated))
+    for metric, reason in skill.not_applicable.items():
+        lines.append(f"{_INDENT}{metric.replace('_', ' ')}: no lift ({printable(reason)})")
+    for line in (discordance_line(skill), degradation_line(skill), trigger_line(skill)):
+        if line is not None:
+            lines.append(f"{_INDENT}{line}")
+    lines.extend(f"{_INDENT}{printable(line)}" for line in extra_lines(skill))
+    lines.append(f"{_INDENT}{cost_line(skill)}")
+    lines.append(f"{_INDENT}{run_line(skill)}")
+    triage = triage_lines(skill)
+    if triage:
+        lines.append(f"{_INDENT}negative-lift triage:")
+        lines.extend(f"{_INDENT}{_INDENT}{printable(line)}" for line in triage)
+    lines.extend(f"{_INDENT}note: {printable(note)}" for note in skill.notes)
+    lines.append(f"{_INDENT}what this estimates:")
+    lines.extend(f"{_INDENT}{_INDENT}{printable(sentence)}" for sentence in skill.estimand_axes.values())
+    return lines
+
+
+def render_trial_text(result: TrialResult) -> str:
+    """The whole report as plain text (no colour; byte-identical for the same result but its timestamp)."""
+    lines = [headline(result), gate_line(result), ""]
+    for skill in result.skills:
+        lines.extend(_skill_block(skill, result))
+        lines.append("")
+    if (repo := result.repository) is not None and repo.delta is not None:
+        lines.append(
+            f"repository: mean {result.gate_metric} lift {repo.delta:+.3f} {interval(repo.ci)} over "
+            f"{plural(repo.n_skills, 'skill')} ({repo.method})"
+        )
+    lines.extend(f"note: {printable(note)}" for note in result.notes)
+    spent = result.spent
+    usd = "unpriced" if spent.usd is None else f"${spent.usd:.4f}"
+    lines.append(
+        f"spent now: {plural(spent.rollouts_run, 'rollout')} run, {spent.rollouts_reused} reused from the cache or "
+        f"journal, {spent.input_tokens + spent.output_tokens:,} tokens, {usd}"
+    )
+    counts = {label: sum(1 for s in result.skills if s.verdict == label) for label in ("pass", "neutral")}
+    counts |= {label: sum(1 for s in result.skills if s.verdict == label) for label in ("underpowered", "fail")}
+    summary = ", ".join(f"{n} {label}" for label, n in counts.items() if n)
+    lines.append(f"trial {result.verdict}: {summary or 'no skill'}")
+    return "\n".join(lines) + "\n"

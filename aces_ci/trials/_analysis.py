@@ -1,0 +1,395 @@
+"""One skill's trial, from its rollouts to its result: every contrast's lifts, the verdict, and what they mean.
+
+Every number comes from :mod:`aces_ci.stats` (the case-clustered interval and the naive one
+beside it, MDE, discordance, degradation shares, trigger strata, cost, the verdict and what would
+settle it); this module only decides which scores each statistic sees:
+
+* the **primary contrast** carries the verdict, on the gated metric (aces.yml ``gate.metric``,
+  default composite), read off its interval with the gate's bands;
+* the **routing premium** is, per case, the isolation lift minus the group lift, with the same
+  case-clustered t-interval over cases;
+* the **metadata-only split** reports presence value θ_m (stub − control) and content lift Λ
+  (with − stub), each with its interval; they add up to the total lift on the same cases;
+* the **A/A control** reports its "lift" (the noise floor) and the run noise it shows.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import stats
+from ._protocol import Contrast, SkillPlan, TrialDesign
+from ._result import (
+    ArmCostResult,
+    CaseRow,
+    ContrastResult,
+    DegradationResult,
+    DiscordanceResult,
+    LiftPerDollarResult,
+    MetricLiftResult,
+    NoiseFloor,
+    PresenceSplit,
+    RoutingPremium,
+    SequentialLook,
+    SettleResult,
+    SkillTrialResult,
+    StressLevel,
+    TriggerResult,
+)
+from ._table import TRIAL_METRICS, RunTable, paired, rollout_cost, score_rows, trigger_rows, unscored_reasons
+from ._triage import triage_cases
+
+
+@dataclass(frozen=True)
+class AnalysisSettings:
+    """Everything besides the rollouts that a skill's analysis needs."""
+
+    design: TrialDesign
+    alpha: float
+    bands: stats.Bands
+    gate_metric: str
+    priced: bool
+    """False when the model's price is unknown: dollars are then reported as None, never as 0."""
+    harness: str
+    model: str
+
+
+def _metric_lift(metric: str, lift: stats.PairedLift) -> MetricLiftResult | None:
+    if lift.delta is None or lift.ci is None or lift.with_mean is None or lift.control_mean is None:
+        return None
+    return MetricLiftResult(
+        metric=metric,
+        delta=lift.delta,
+        ci=lift.ci,
+        n_cases=lift.n_cases,
+        runs_per_arm=lift.runs_per_arm,
+        with_mean=lift.with_mean,
+        without_mean=lift.control_mean,
+        mde=lift.mde,
+        n_cases_excluded=lift.n_cases_excluded,
+        small_n=lift.small_n,
+        method=lift.method,
+        se=lift.se,
+        naive_ci=lift.naive.ci,
+        unscorable_with=lift.runs_with.unscorable,
+        unscorable_control=lift.runs_control.unscorable,
+        notes=lift.notes,
+    )
+
+
+def _describe(contrast: Contrast, plan: SkillPlan, design: TrialDesign) -> str:
+    name = plan.skill.name
+    control = f"{name} at {design.against}" if design.against is not None else f"without {name}"
+    among = f", among {contrast.visible_decoys} decoy skill(s)" if contrast.visible_decoys else ""
+    return {
+        "primary": f"with {name} vs {control}{among}",
+        "isolation": f"with {name} vs {control}, with no decoys",
+        "aa": f"with {name} twice (A/A control: any lift is noise){among}",
+        "presence": f"only the name and description of {name} vs {control}{among}",
+        "content": f"the full {name} vs only its name and description{among}",
+        "stress": f"with vs without {name}, {contrast.visible_decoys} decoy skill(s) visible",
+    }[contrast.kind]
+
+
+def metrics_of(table: RunTable) -> tuple[str, ...]:
+    """The metrics a lift is reported for: the contract's eight, then any other graded metric (BYOG)."""
+    return (*TRIAL_METRICS, *(m for m in table.metrics() if m not in TRIAL_METRICS))
+
+
+def contrast_result(
+    table: RunTable, contrast: Contrast, plan: SkillPlan, settings: AnalysisSettings
+) -> tuple[ContrastResult, dict[str, stats.PairedLift]]:
+    """Every metric's lift of ``contrast``; the raw :class:`~aces_ci.stats.PairedLift` beside each, for the verdict."""
+    coupling = settings.design.coupling
+    lifts: dict[str, MetricLiftResult | None] = {}
+    raw: dict[str, stats.PairedLift] = {}
+    missing: dict[str, str] = {}
+    for metric in metrics_of(table):
+        lift = stats.paired_lift(paired(table, contrast.treatment, contrast.control, metric, coupling), settings.alpha)
+        raw[metric] = lift
+        lifts[metric] = _metric_lift(metric, lift)
+        if lifts[metric] is None:
+            reasons = unscored_reasons(table, (contrast.treatment, contrast.control), metric)
+            missing[metric] = next(iter(reasons), "no case was scored in both conditions")
+    result = ContrastResult(
+        contrast.kind,
+        contrast.treatment,
+        contrast.control,
+        _describe(contrast, plan, settings.design),
+        contrast.visible_decoys,
+        lifts,
+        missing,
+    )
+    return result, raw
+
+
+def _aligned_differences(scores: stats.PairedScores) -> np.ndarray:
+    """Per case (all of them, in order), mean with − mean control; NaN where a condition has no score."""
+    out = np.full(scores.n_cases_total, np.nan)
+    out[scores.usable()] = stats.case_differences(scores)
+    return out
+
+
+def _routing_premium(table: RunTable, plan: SkillPlan, settings: AnalysisSettings) -> RoutingPremium | None:
+    group, isolation = plan.primary, plan.contrast("isolation")
+    if isolation is None:
+        return None
+    coupling, metric = settings.design.coupling, settings.gate_metric
+    d_iso = _aligned_differences(paired(table, isolation.treatment, isolation.control, metric, coupling))
+    d_group = _aligned_differences(paired(table, group.treatment, group.control, metric, coupling))
+    both = ~np.isnan(d_iso) & ~np.isnan(d_group)
+    premium = d_iso[both] - d_group[both]
+    if premium.size == 0:
+        return None
+    ci, method, _, _ = stats.t_interval(premium, settings.alpha)
+    return RoutingPremium(
+        delta=float(np.mean(premium)),
+        ci=ci,
+        n_cases=int(premium.size),
+        isolation=float(np.mean(d_iso[both])),
+        group=float(np.mean(d_group[both])),
+        visible_decoys=group.visible_decoys,
+        method=f"per case, isolation lift minus group lift; {method}",
+    )
+
+
+def _presence(contrasts: Sequence[ContrastResult], metric: str) -> PresenceSplit | None:
+    by_kind = {c.kind: c.lift.get(metric) for c in contrasts}
+    primary, presence, content = by_kind.get("primary"), by_kind.get("presence"), by_kind.get("content")
+    if primary is None or presence is None or content is None:
+        return None
+    return PresenceSplit(primary.delta, presence.delta, content.delta, presence.ci, content.ci)
+
+
+def _noise_floor(table: RunTable, plan: SkillPlan, settings: AnalysisSettings) -> NoiseFloor | None:
+    aa = plan.contrast("aa")
+    if aa is None:
+        return None
+    scores = paired(table, aa.treatment, aa.control, settings.gate_metric, settings.design.coupling)
+    lift = stats.paired_lift(scores, settings.alpha)
+    if lift.delta is None or lift.ci is None:
+        return None
+    try:
+        components = stats.components_from_aa(scores)
+        noise: float | None = math.sqrt((components.within_with + components.within_control) / 2.0)
+    except ValueError:
+        noise = None
+    if scores.scheduled_runs < 2:
+        noise = None
+    label = stats.verdict_label(lift.ci, settings.bands)
+    return NoiseFloor(lift.delta, lift.ci, lift.n_cases, lift.runs_per_arm, noise, label)
+
+
+def _mean_wall(table: RunTable, condition: str) -> float | None:
+    runs = table.runs_of(condition)
+    return sum(r.result.duration_s for r in runs) / len(runs) if runs else None
+
+
+def _stress(
+    table: RunTable, plan: SkillPlan, contrasts: Sequence[ContrastResult], metric: str
+) -> tuple[StressLevel, ...]:
+    levels = []
+    for contrast in (c for c in contrasts if c.kind == "stress"):
+        levels.append(
+            StressLevel(
+                contrast.visible_decoys,
+                contrast.lift.get(metric),
+                _mean_wall(table, contrast.treatment),
+                _mean_wall(table, contrast.control),
+            )
+        )
+    return tuple(levels)
+
+
+def _costs(table: RunTable, plan: SkillPlan, priced: bool) -> dict[str, stats.ConditionCost]:
+    return {
+        label: stats.cost_summary(label, [rollout_cost(record, priced) for record in table.runs_of(label)])
+        for label in plan.conditions
+    }
+
+
+def _arm_cost(cost: stats.ConditionCost, wall_s: float) -> ArmCostResult:
+    return ArmCostResult(
+        arm=cost.condition,
+        rollouts=cost.rollouts,
+        input_tokens=cost.tokens_in,
+        output_tokens=cost.tokens_out,
+        cached_tokens=cost.tokens_cached,
+        calls=cost.calls,
+        turns=cost.calls,
+        wall_s=wall_s,
+        usd=None if cost.unpriced else cost.dollars if cost.dollars is not None else 0.0,
+        latency_median_s=cost.latency_median_s,
+    )
+
+
+def _settle(verdict: stats.Verdict) -> SettleResult | None:
+    s = verdict.settle
+    if s is None:
+        return None
+    rollouts = s.cases_rollouts if s.cases_rollouts is not None else s.runs_rollouts
+    return SettleResult(s.target, s.cases_needed, s.extra_cases, s.runs_needed, s.extra_runs, rollouts, s.reason)
+
+
+def _estimand(
+    plan: SkillPlan, settings: AnalysisSettings, lift: stats.PairedLift, eval_source: str
+) -> stats.EstimandStatement:
+    design = settings.design
+    return stats.estimand_statement(
+        stats.ProtocolFacts(
+            skill=plan.skill.name,
+            contrast="against-ref" if design.against is not None else "with-without",
+            metric=settings.gate_metric,
+            eval_source=eval_source,
+            n_cases=lift.n_cases,
+            runs_per_arm=lift.runs_per_arm,
+            coupling=design.coupling,
+            mode=design.mode,
+            decoys=plan.primary.visible_decoys,
+            control_ref=design.against,
+            harness=settings.harness,
+            model=settings.model,
+            alpha=settings.alpha,
+            trigger_event="the skill under test was loaded in the with-condition run",
+        )
+    )
+
+
+@dataclass(frozen=True)
+class SkillInputs:
+    """What a skill's analysis is given besides its rollouts."""
+
+    plan: SkillPlan
+    path: str
+    """Skill directory relative to the repository root."""
+    eval_source: str
+    against: str | None = None
+    not_run: int = 0
+    notes: tuple[str, ...] = ()
+
+
+def analyse_skill(
+    table: RunTable,
+    inputs: SkillInputs,
+    settings: AnalysisSettings,
+    sequential: Sequence[SequentialLook] = (),
+) -> SkillTrialResult:
+    """The result of one skill's trial from its rollouts (see the module docstring)."""
+    plan, metric = inputs.plan, settings.gate_metric
+    coupling = settings.design.coupling
+    contrasts: list[ContrastResult] = []
+    primary_raw: dict[str, stats.PairedLift] = {}
+    for contrast in plan.contrasts:
+        result, raw = contrast_result(table, contrast, plan, settings)
+        contrasts.append(result)
+        if contrast.kind == "primary":
+            primary_raw = raw
+    primary = contrasts[0]
+    gate_lift = primary_raw.get(metric) or stats.paired_lift(
+        paired(table, primary.treatment, primary.control, metric, coupling), settings.alpha
+    )
+    verdict = stats.verdict(gate_lift, settings.bands)
+    label, reason = verdict.label, verdict.reason
+    if sequential:
+        last = sequential[-1]
+        label, reason = last.verdict, f"sequential trial, look {last.look} of {last.max_looks}: {last.reason}"
+    if metric not in primary.lift:
+        reason = f"the gated metric {metric!r} is not graded in this trial"
+    scores = paired(table, primary.treatment, primary.control, metric, coupling)
+    usable = gate_lift.n_cases > 0
+    discordance = stats.paired_discordance(scores) if usable else None
+    degradation = stats.degradation_shares(scores) if usable and scores.scheduled_runs >= 2 else None
+    has_trigger = plan.conditions[primary.treatment].target is not None and usable
+    trigger = (
+        stats.trigger_strata(scores, trigger_rows(table, primary.treatment, plan.skill.name)) if has_trigger else None
+    )
+    costs = _costs(table, plan, settings.priced)
+    walls = {label_: sum(r.result.duration_s for r in table.runs_of(label_)) for label_ in plan.conditions}
+    per_dollar = stats.lift_per_dollar(gate_lift.delta, costs[primary.treatment], costs[primary.control])
+    estimand = _estimand(plan, settings, gate_lift, inputs.eval_source)
+    sentences = list(estimand.sentences)
+    if gate_lift.small_n and usable:
+        sentences.append(
+            f"Small sample: {gate_lift.n_cases} case(s) (fewer than {stats.SMALL_N}); in simulation such intervals "
+            "cover the truth less often than their stated level, so read them as rough."
+        )
+    with_rows, control_rows = score_rows(table, primary.treatment, primary.control, metric)
+    negative = gate_lift.delta is not None and gate_lift.delta < 0
+    records = list(table.records.values())
+    return SkillTrialResult(
+        skill=inputs.path,
+        name=plan.skill.name,
+        skill_md=f"{inputs.path}/SKILL.md" if inputs.path not in ("", ".") else "SKILL.md",
+        contrast=primary.description,
+        verdict=label,
+        verdict_reason=reason,
+        gate_metric=metric,
+        settle=_settle(verdict) if label == "underpowered" else None,
+        lift=primary.lift,
+        not_applicable=primary.not_applicable,
+        discordance=None
+        if discordance is None
+        else DiscordanceResult(
+            discordance.gains, discordance.regressions, discordance.ties, discordance.n_cases, discordance.label
+        ),
+        degradation=None
+        if degradation is None or degradation.confidently_degraded is None or degradation.possibly_degraded is None
+        else DegradationResult(
+            degradation.confidently_degraded,
+            degradation.possibly_degraded,
+            degradation.confidently_count,
+            degradation.possibly_count,
+            degradation.n_cases,
+            degradation.margin,
+            degradation.meaning,
+        ),
+        trigger=None
+        if trigger is None
+        else TriggerResult(
+            trigger.rate,
+            trigger.d_pair,
+            trigger.d_skip,
+            trigger.tau,
+            trigger.identity_residual,
+            trigger.triggered_runs,
+            trigger.skipped_runs,
+            trigger.unknown_runs,
+            trigger.trigger_event,
+            trigger.meaning,
+        ),
+        cost=tuple(_arm_cost(cost, walls[label_]) for label_, cost in costs.items()),
+        lift_per_dollar=LiftPerDollarResult(
+            per_dollar.lift, per_dollar.extra_dollars_per_rollout, per_dollar.lift_per_extra_dollar, per_dollar.note
+        ),
+        estimand=" ".join(sentences),
+        estimand_axes=dict(
+            zip(
+                ("contrast", "population", "unit", "budget", "summary", "identification"),
+                estimand.sentences,
+                strict=True,
+            )
+        ),
+        eval_source=inputs.eval_source,
+        n_cases=len(table.case_ids),
+        contrasts=tuple(contrasts),
+        routing_premium=_routing_premium(table, plan, settings),
+        presence=_presence(contrasts, metric),
+        noise_floor=_noise_floor(table, plan, settings),
+        stress=_stress(table, plan, contrasts, metric),
+        triage=triage_cases(table, primary.treatment, primary.control, metric, plan.skill.name) if negative else (),
+        sequential=tuple(sequential),
+        cases=tuple(
+            CaseRow(case, tuple(w), tuple(c))
+            for case, w, c in zip(table.case_ids, with_rows, control_rows, strict=True)
+        ),
+        against=inputs.against,
+        rollouts=len(records),
+        not_run=inputs.not_run,
+        infra_errors=sum(1 for r in records if r.result.status == "infra_error"),
+        grader_errors=sum(1 for r in records if r.grades is not None and r.grades.errors),
+        notes=(*plan.notes, *inputs.notes),
+    )

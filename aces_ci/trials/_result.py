@@ -1,0 +1,319 @@
+"""The trial's result model: frozen data every report renders from (``schemas/trial-result.schema.json``).
+
+:class:`TrialResult` satisfies :class:`aces_ci.report.TrialReport` (and its parts the other live
+Protocols) by attribute names, so the PR comment, the gate's lift criteria and the trial's own
+reports read one model. Every number is a plain float on the metric's scale (scores in [0, 1],
+lifts in [−1, 1]); ``None`` means "does not apply / could not be scored", never zero, and the
+reason sits beside it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+from ..stats import Coupling, VerdictLabel
+from ._protocol import ContrastKind, Mode
+
+TriageClass = Literal["no_score", "steered"]
+
+
+@dataclass(frozen=True)
+class MetricLiftResult:
+    """One metric's lift of one contrast (satisfies :class:`aces_ci.report.MetricLift`)."""
+
+    metric: str
+    delta: float
+    ci: tuple[float, float]
+    n_cases: int
+    runs_per_arm: int
+    with_mean: float
+    without_mean: float
+    """The control's mean (without the skill, the ``--against`` version, the A/A copy…)."""
+    mde: float | None
+    n_cases_excluded: int
+    small_n: bool
+    """Fewer than 10 cases: simulated coverage of such intervals falls short of nominal."""
+    method: str
+    se: float | None
+    naive_ci: tuple[float, float] | None
+    """The pooled-runs interval that treats runs as independent pairs: for comparison only."""
+    unscorable_with: int
+    unscorable_control: int
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ContrastResult:
+    """Every metric's lift of one with-minus-control comparison."""
+
+    kind: ContrastKind
+    treatment: str
+    control: str
+    description: str
+    visible_decoys: int
+    lift: Mapping[str, MetricLiftResult | None]
+    not_applicable: Mapping[str, str]
+    """Metric → why it has no lift here."""
+
+
+@dataclass(frozen=True)
+class DiscordanceResult:
+    gains: int
+    regressions: int
+    ties: int
+    n_cases: int
+    label: str
+    """Says what the counts are: discordance under this protocol, not harm."""
+
+
+@dataclass(frozen=True)
+class DegradationResult:
+    confidently_degraded: float
+    possibly_degraded: float
+    confidently_count: int
+    possibly_count: int
+    n_cases: int
+    margin: float
+    meaning: str
+
+
+@dataclass(frozen=True)
+class TriggerResult:
+    rate: float | None
+    d_pair: float | None
+    d_skip: float | None
+    tau: float | None
+    identity_residual: float | None
+    triggered_runs: int
+    skipped_runs: int
+    unknown_runs: int
+    trigger_event: str
+    meaning: str
+
+
+@dataclass(frozen=True)
+class ArmCostResult:
+    """One condition's cost over all its rollouts of the design (satisfies :class:`aces_ci.report.ArmCost`).
+
+    Counted whether a rollout ran now or came from the cache: this is what the design costs. What
+    this command itself paid is :attr:`TrialResult.spent`.
+    """
+
+    arm: str
+    rollouts: int
+    input_tokens: int
+    output_tokens: int
+    cached_tokens: int
+    calls: int
+    turns: int
+    wall_s: float
+    usd: float | None
+    latency_median_s: float | None
+
+
+@dataclass(frozen=True)
+class LiftPerDollarResult:
+    lift: float | None
+    extra_usd_per_rollout: float | None
+    lift_per_extra_usd: float | None
+    note: str
+
+
+@dataclass(frozen=True)
+class SettleResult:
+    """How much more evidence would settle an underpowered verdict (from :class:`aces_ci.stats.Settle`)."""
+
+    target: str
+    cases_needed: int | None
+    extra_cases: int | None
+    runs_needed: int | None
+    extra_runs: int | None
+    rollouts_needed: int | None
+    reason: str
+
+
+@dataclass(frozen=True)
+class RoutingPremium:
+    """Isolation lift minus group lift on the same cases: what being among decoys costs the skill."""
+
+    delta: float
+    ci: tuple[float, float] | None
+    n_cases: int
+    isolation: float
+    group: float
+    visible_decoys: int
+    method: str
+
+
+@dataclass(frozen=True)
+class PresenceSplit:
+    """Total lift = presence value θ_m (name and description only) + content lift Λ (the body)."""
+
+    total: float
+    presence: float
+    content: float
+    presence_ci: tuple[float, float]
+    content_ci: tuple[float, float]
+
+
+@dataclass(frozen=True)
+class NoiseFloor:
+    """The A/A control: the same condition twice. Its lift is noise; its spread is the run noise."""
+
+    delta: float
+    ci: tuple[float, float]
+    n_cases: int
+    runs_per_arm: int
+    run_noise_sd: float | None
+    """SD of one run's score around its case mean, pooled over both copies; None with one run per case."""
+    verdict: VerdictLabel
+    """What the gate would conclude from this A/A "lift" (anything but pass/fail is the expected outcome)."""
+
+
+@dataclass(frozen=True)
+class StressLevel:
+    visible_decoys: int
+    lift: MetricLiftResult | None
+    with_mean_wall_s: float | None
+    without_mean_wall_s: float | None
+
+
+@dataclass(frozen=True)
+class TriageCase:
+    """One case whose with-condition did worse, and which kind of failure the trajectories show."""
+
+    case: str
+    triage: TriageClass
+    with_mean: float | None
+    control_mean: float
+    evidence: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class SequentialLook:
+    look: int
+    max_looks: int
+    alpha: float
+    ci: tuple[float, float] | None
+    verdict: VerdictLabel
+    decided: bool
+    reason: str
+
+
+@dataclass(frozen=True)
+class CaseRow:
+    """One case's run scores of the gated metric in the primary contrast (None: no score)."""
+
+    case: str
+    with_scores: tuple[float | None, ...]
+    control_scores: tuple[float | None, ...]
+
+
+@dataclass(frozen=True)
+class SkillTrialResult:
+    """One skill's trial (satisfies :class:`aces_ci.report.SkillTrial`)."""
+
+    skill: str
+    """Skill directory relative to the repository root."""
+    name: str
+    skill_md: str
+    contrast: str
+    """The primary contrast in words."""
+    verdict: VerdictLabel
+    verdict_reason: str
+    gate_metric: str
+    settle: SettleResult | None
+    lift: Mapping[str, MetricLiftResult | None]
+    """The primary contrast's lift per metric."""
+    not_applicable: Mapping[str, str]
+    discordance: DiscordanceResult | None
+    degradation: DegradationResult | None
+    trigger: TriggerResult | None
+    cost: tuple[ArmCostResult, ...]
+    lift_per_dollar: LiftPerDollarResult | None
+    estimand: str
+    estimand_axes: Mapping[str, str]
+    eval_source: str
+    n_cases: int
+    contrasts: tuple[ContrastResult, ...]
+    """Every contrast run, the primary first."""
+    routing_premium: RoutingPremium | None = None
+    presence: PresenceSplit | None = None
+    noise_floor: NoiseFloor | None = None
+    stress: tuple[StressLevel, ...] = ()
+    triage: tuple[TriageCase, ...] = ()
+    sequential: tuple[SequentialLook, ...] = ()
+    cases: tuple[CaseRow, ...] = ()
+    against: str | None = None
+    """``REF (commit)`` of the control version, for ``--against``."""
+    rollouts: int = 0
+    """Rollouts of this skill's design that finished (run now or from a store)."""
+    not_run: int = 0
+    infra_errors: int = 0
+    grader_errors: int = 0
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class RepositoryLift:
+    delta: float | None
+    ci: tuple[float, float] | None
+    n_skills: int
+    n_cases: int
+    method: str
+    meaning: str
+
+
+@dataclass(frozen=True)
+class Spent:
+    """What this command paid: rollouts run now (cache, journal and session hits are free) and judges."""
+
+    rollouts_run: int
+    rollouts_reused: int
+    input_tokens: int
+    output_tokens: int
+    usd: float | None
+
+
+@dataclass(frozen=True)
+class TrialResult:
+    """A trial over one or more skills (satisfies :class:`aces_ci.report.TrialReport`)."""
+
+    skills: tuple[SkillTrialResult, ...]
+    confidence: float
+    provider: str
+    model: str
+    harness: str
+    disclosure: str
+    runs: int
+    seed: int
+    coupling: Coupling
+    mode: Mode
+    pass_band: float
+    fail_band: float
+    gate_metric: str
+    underpowered_fails: bool
+    sequential: bool
+    spent: Spent
+    tool_version: str
+    generated_at: str
+    """UTC time the result was produced (ISO 8601); every other field is a function of inputs, seed and cache."""
+    stopped_by: str | None = None
+    """The budget cap that left rollouts unrun; None when every rollout of the design ran."""
+    repository: RepositoryLift | None = None
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def verdict(self) -> Literal["pass", "fail", "warn"]:
+        """``fail`` when a skill fails (or is underpowered and the gate counts that as failing), ``warn`` when one is
+        underpowered, else ``pass``."""
+        labels = {s.verdict for s in self.skills}
+        if "fail" in labels or (self.underpowered_fails and "underpowered" in labels):
+            return "fail"
+        return "warn" if "underpowered" in labels else "pass"
+
+    @property
+    def infra_errors(self) -> int:
+        return sum(s.infra_errors + s.grader_errors for s in self.skills)
