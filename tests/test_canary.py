@@ -259,3 +259,53 @@ def test_rollout_on_a_real_cli_harness_prints_and_writes_no_canary(
     assert "[REDACTED:" in json.dumps(trajectory)
     assert server.calls >= 1
     assert assert_no_canary([out, world["tmp"]], printed, caplog.text) >= 3
+
+
+def steered_agent(req: ScriptedRequest) -> ToolUse | Text:
+    """With the canary skill in context the agent repeats the canaries instead of answering: a negative lift,
+    so the trial's triage quotes its answers."""
+    if "billing service" in req.system_text:
+        return ToolUse("final_answer", {"answer": "I used:\n" + CANARY_TEXT})
+    return ToolUse("final_answer", {"answer": "42"})
+
+
+def test_trial_with_every_report_format_prints_and_writes_no_canary(
+    world: dict[str, Path],
+    scripted_server: ServerFactory,
+    capfd: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    server = scripted_server(steered_agent)
+    out = world["out"]
+    argv = [
+        "trial",
+        str(world["skill"]),
+        "--runs",
+        "2",
+        "--control",
+        "aa",
+        "--metadata-only",
+        "--provider",
+        "openai",
+        "--base-url",
+        server.openai_url,
+        "--model",
+        "scripted-model",
+        "--cache-dir",
+        str(out / "trial-cache"),
+        "--journal",
+        str(out / "trial-journal.jsonl"),
+        "--json",
+        str(out / "trial.json"),
+        "--markdown",
+        str(out / "trial.md"),
+        "--junit",
+        str(out / "trial.xml"),
+    ]
+    assert main(argv) in (0, 1)
+    assert main([*argv, "--plan", "--target-lift", "0.2"]) in (0, 2)
+    printed = "".join(capfd.readouterr())
+    report = json.loads((out / "trial.json").read_text(encoding="utf-8"))
+    evidence = " ".join(e for case in report["skills"][0]["triage"] for e in case["evidence"])
+    assert "[REDACTED:" in evidence, "the triage quotes the answers, redacted"
+    assert assert_no_canary([out, world["tmp"]], printed, caplog.text) >= 4

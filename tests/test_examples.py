@@ -21,6 +21,7 @@ EXPECTED: dict[str, set[tuple[str, str, int | None]]] = {
     "skills/acme-support": set(),
     "skills/csv-insights": set(),
     "skills/release-notes": set(),
+    "skills/capital-cities": set(),
     "skills/pdf-merger": {
         ("SPEC002", "SKILL.md", 2),
         ("SPEC003", "SKILL.md", 2),
@@ -115,6 +116,7 @@ def test_every_flaw_is_found_at_its_line_and_nothing_else(scan_outputs):
     verdicts = {report["skill"]: report["verdict"] for report in result["skills"]}
     assert {skill for skill, verdict in verdicts.items() if verdict == "pass"} == {
         "skills/acme-support",
+        "skills/capital-cities",
         "skills/csv-insights",
         "skills/release-notes",
     }

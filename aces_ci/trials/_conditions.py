@@ -108,13 +108,14 @@ def _check_condition(request: RolloutRequest, plan: StagingPlan, condition: Cond
             f"but the workspace plan holds other files there",
             path=target_dir,
         )
-    if condition.staging == "metadata-only":
+    if condition.staging in ("metadata-only", "base") and expected.digest != current.digest:
+        # The stub and the earlier version stand in for the skill: its current body must not sneak in beside them.
         elsewhere = {path: data for path, data in plan.files.items() if not path.startswith(target_dir + "/")}
         try:
             check_baseline(elsewhere, current, target_dir)
         except InputError as exc:
             raise InputError(
-                f"the metadata-only condition must not carry the body of {name!r} anywhere: {exc}", path=exc.path
+                f"the {condition.label} condition must not carry the body of {name!r} anywhere: {exc}", path=exc.path
             ) from None
 
 
