@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The main job on the bundled example repo, with no API key: the static tier on every skill, then
-# a small paired batch of rollouts (with and without the knowledge skill) on the embedded local model.
+# a small paired trial (with and without the knowledge skill) on the embedded local model.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,10 +19,18 @@ esac
 echo "reports: out/scan.json out/scan.xml out/scan.sarif out/scan.md"
 
 echo
-echo "== aces-ci rollout: the knowledge skill, with and without it, on the embedded local model"
-# Every case of acme-support's evals.json in both arms (preload disclosure: SmolLM2-135M cannot call
-# tools). A rerun answers from the rollout cache in .aces-cache without running the model again.
-.venv/bin/aces-ci rollout examples/skill-repo/skills/acme-support --all-cases --arm both \
-  --provider local --cache-dir .aces-cache --trajectory out/rollouts.jsonl
-echo "trajectories (ATIF): out/rollouts.jsonl"
+echo "== aces-ci trial: the knowledge skill, with and without it, on the embedded local model"
+# Every case of acme-support's evals.json, 2 runs per case in each condition (preload disclosure:
+# SmolLM2-135M cannot call tools). The lift of each metric comes with its interval, n, runs and the
+# smallest detectable lift; the verdict reads the interval. A rerun answers from .aces-cache without
+# running the model again.
+status=0
+.venv/bin/aces-ci trial examples/skill-repo/skills/acme-support --runs 2 --provider local --cache-dir .aces-cache \
+  --json out/trial.json --markdown out/trial.md --junit out/trial.xml || status=$?
+case "$status" in
+  0) echo "trial: the skill passed (or was neutral / underpowered, with a warning)" ;;
+  1) echo "trial: the skill failed the lift gate (exit 1)" ;;
+  *) echo "trial: error (exit $status)"; exit "$status" ;;
+esac
+echo "reports: out/trial.json out/trial.md out/trial.xml"
 echo "demo: done in ${SECONDS}s"
