@@ -27,12 +27,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import cast
 
 from ..agents import ModelClients
 from ..atomic import write_output
-from ..config import AcesConfig, find_project
+from ..config import AcesConfig, Project, find_project
 from ..errors import EXIT_GATE_FAILED, EXIT_PASS, EXIT_RUNTIME_ERROR, InputError
 from ..models import ConcurrencyLimiter
 from ..redact import environment_secrets, redact_text
@@ -185,6 +186,25 @@ async def _trial(
         await clients.aclose()
 
 
+def measure(
+    skill_dirs: Sequence[Path],
+    project: Project,
+    *,
+    options: RunOptions,
+    design: TrialDesign,
+    gate: GateSettings,
+    sources: SkillSources,
+) -> TrialResult:
+    """Run the trials of ``skill_dirs`` and return their result: the verb without its printing.
+
+    What ``aces-ci ci`` calls for a release, a labelled pull request or a schedule: the design
+    carries ``against`` (the base ref or the previous release tag), ``gate`` the bands of aces.yml.
+    Raises :class:`~aces_ci.errors.InputError` for any input problem before a rollout runs.
+    """
+    skills = skills_under_trial(skill_dirs, project, design, sources)
+    return asyncio.run(_trial(options, design, gate, skills))
+
+
 def _write_reports(args: argparse.Namespace, result: TrialResult) -> None:
     secrets = environment_secrets()
     if args.json is not None:
@@ -210,11 +230,12 @@ def run(args: argparse.Namespace) -> int:
     options = resolve_run_options(args, config)
     design = _design(args, config, options)
     gate = _gate(args, config)
-    skills = skills_under_trial(args.skill_dirs, project, design, _sources(args, config))
+    sources = _sources(args, config)
     if args.plan:
+        skills = skills_under_trial(args.skill_dirs, project, design, sources)
         target = args.target_lift if args.target_lift is not None else config.trial.target_lift
         return run_plan(args, options, design, gate, skills, target_lift=target, priced=_priced(options))
-    result = asyncio.run(_trial(options, design, gate, skills))
+    result = measure(args.skill_dirs, project, options=options, design=design, gate=gate, sources=sources)
     if not args.quiet:
         sys.stdout.write(render_trial_text(result))
         sys.stdout.flush()

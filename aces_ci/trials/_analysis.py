@@ -297,8 +297,6 @@ def analyse_skill(
     if sequential:
         last = sequential[-1]
         label, reason = last.verdict, f"sequential trial, look {last.look} of {last.max_looks}: {last.reason}"
-    if metric not in primary.lift:
-        reason = f"the gated metric {metric!r} is not graded in this trial"
     scores = paired(table, primary.treatment, primary.control, metric, coupling)
     usable = gate_lift.n_cases > 0
     discordance = stats.paired_discordance(scores) if usable else None

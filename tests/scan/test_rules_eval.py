@@ -246,6 +246,7 @@ def example_findings(family):
 def test_example_repo_eval_findings():
     assert example_findings("EVAL") == {
         "skills/acme-support": [],
+        "skills/capital-cities": [],
         "skills/csv-insights": [],
         "skills/release-notes": [],
         "skills/deploy-helper": [("EVAL001", None)],
@@ -267,7 +268,7 @@ def test_example_repo_eval_findings():
 
 def test_example_good_skills_are_clean_under_every_rule_family():
     registry = default_registry()
-    for name in ("acme-support", "csv-insights", "release-notes"):
+    for name in ("acme-support", "capital-cities", "csv-insights", "release-notes"):
         (skill,) = [s for s in discover_skills(EXAMPLE_REPO) if s.dir_name == name]
         found = [(rule.id, hit) for rule in registry for hit in run_rule(list(registry), rule.id, skill)]
         assert found == [], name

@@ -302,3 +302,18 @@ def test_two_skills_get_a_repository_summary(scripted_server: Server, tmp_path: 
     assert [s["skill"] for s in data["skills"]] == ["skills/marker", "skills/marker-two"]
     assert data["repository"]["n_skills"] == 2 and data["repository"]["ci"] is not None
     assert (tmp_path / "trial.md").read_text().startswith("<!-- aces-ci:trial -->")
+
+
+def test_plan_reads_the_noise_floor_of_an_aa_control(
+    scripted_server: Server, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = scripted_server(planted_accuracy(0.6, 0.3))
+    skill = repo_with_skill(tmp_path / "repo", cases=5)
+    flags = [*run_flags(server, tmp_path), "--runs", "2", "--control", "aa"]
+    main(["trial", str(skill), "--quiet", *flags])
+    capsys.readouterr()
+    calls = server.calls
+    assert main(["trial", str(skill), "--plan", *flags]) == 0
+    out = capsys.readouterr().out
+    assert "from the A/A control" in out and "case-to-case spread of the lift from the pilot" in out
+    assert server.calls == calls
