@@ -35,7 +35,7 @@ from aces_ci.cli import build_parser, main
 from aces_ci.config import load_config
 from aces_ci.schemas import validator
 from tests.needs import unavailable
-from tests.servers import Text, ToolUse
+from tests.servers import ScriptedRequest, Text, ToolUse
 from tests.servers.fixtures import ServerFactory
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -93,15 +93,15 @@ def find(*words: str) -> Command:
 
 def test_the_readmes_hold_the_commands_these_tests_run() -> None:
     verbs = sorted({command.verb for command in ALL})
-    assert verbs == ["compile", "merge", "rollout", "rules", "scan", "value"]
+    assert verbs == ["compile", "merge", "rollout", "rules", "scan", "trial", "value"]
     assert len(ALL) >= 10, [command.text for command in ALL]
 
 
 @pytest.mark.parametrize("command", ALL, ids=[command.text for command in ALL])
 def test_every_command_parses_and_names_paths_and_cases_that_exist(command: Command) -> None:
     args = build_parser().parse_args(command.args)
-    target = getattr(args, "path", None) or getattr(args, "skill_dir", None)
-    if target is not None:
+    targets = getattr(args, "skill_dirs", None) or [getattr(args, "path", None) or getattr(args, "skill_dir", None)]
+    for target in (t for t in targets if t is not None):
         where = ROOT / "examples" / "skill-repo" if str(target) == "." else ROOT
         assert (where / target).exists(), f"{command.text}: {target} does not exist"
     if command.verb == "rollout":
@@ -223,6 +223,67 @@ def test_a_small_paired_batch_shows_the_knowledge_skill_helping(
     }
     assert tally["with"][1:] == (7, 0) and tally["without"][1:] == (7, 0), printed
     assert tally["with"][0] >= tally["without"][0] + 2, printed
+
+
+@pytest.mark.local_model
+def test_the_keyless_trial_shows_one_skill_helping_and_one_harming(
+    checkout: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The README's keyless trial on the embedded model: 15 cases × 1 run × 2 conditions, 64 tokens an answer
+    (the example's aces.yml, named with --config since the copied example is no git checkout).
+
+    SmolLM2-135M cannot know acme-support's fictional facts, so the skill lifts accuracy with an
+    interval above 0; it knows the capitals, so capital-cities' wrong list drags it down below the
+    fail band and fails the gate. Greedy decoding makes both repeatable, and a rerun is all cache.
+    """
+    command = next(c for c in ALL if c.verb == "trial" and "examples/skill-repo/skills/capital-cities" in c.args)
+    assert command.flag("--provider") is None, "the README's first trial needs no key"
+    report = checkout / "trial.json"
+    bounded = ["--config", "examples/skill-repo/aces.yml", "--json", str(report)]  # answers capped at 64 tokens
+    assert run(command, checkout, monkeypatch, *bounded) == 1, "the harmful skill fails the gate"
+    printed = capsys.readouterr().out
+    data = json.loads(report.read_text(encoding="utf-8"))
+    assert [e.message for e in validator("trial-result").iter_errors(data)] == []
+    assert data["agent"]["model"] == "smollm2-135m-instruct" and data["agent"]["disclosure"] == "preload"
+    acme, capitals = data["skills"]
+    assert acme["lift"]["accuracy"]["delta"] > 0 and acme["lift"]["accuracy"]["ci"][0] > 0, acme["lift"]
+    assert capitals["lift"]["accuracy"]["delta"] < 0 and capitals["verdict"] == "fail", capitals["lift"]
+    assert {case["triage"] for case in capitals["triage"]} == {"steered"}
+    assert "skills/capital-cities — FAIL" in printed and "what this estimates:" in printed
+    assert run(command, checkout, monkeypatch, *bounded) == 1
+    again = json.loads(report.read_text(encoding="utf-8"))
+    assert again["spent"]["rollouts_run"] == 0 and again["skills"] == data["skills"], "a rerun is all cache"
+
+
+def knows_acme(request: ScriptedRequest) -> Text:
+    """A stand-in model that answers acme-support's cases right exactly when the skill's facts are in its context."""
+    return Text(ANSWER if "ORCA-7" in request.all_text else "I do not know.")
+
+
+TRIALS = [c for c in ALL if c.verb == "trial" and "examples/skill-repo/skills/capital-cities" not in c.args]
+
+
+def test_the_trial_options_run_against_a_stand_in_server(
+    checkout: Path, scripted_server: ServerFactory, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every other trial command of the README, in its order (the plan reads the pilot the one before it left),
+    on a scripted OpenAI-compatible server standing in for the embedded model: same cases, same flags."""
+    server = scripted_server(knows_acme)
+    stand_in = ["--provider", "openai", "--base-url", server.openai_url, "--model", "scripted-model"]
+    assert [c.flag("--plan") is not None or "--plan" in c.args for c in TRIALS].count(True) == 1
+    for command in TRIALS:
+        calls = server.calls
+        code = run(command, checkout, monkeypatch, *stand_in, "--disclosure", "preload")
+        printed = capsys.readouterr()
+        assert code == 0, (command.text, printed.err[-2000:])
+        if "--plan" in command.args:
+            assert server.calls == calls, "--plan runs nothing"
+            assert "cases ×" in printed.out
+        else:
+            assert "acme-support — PASS" in printed.out or "acme-support — UNDERPOWERED" in printed.out
+    sequential = find("--sequential")
+    for option in ("--json", "--markdown", "--junit"):
+        assert (checkout / (sequential.flag(option) or "")).stat().st_size > 0
 
 
 @pytest.mark.parametrize("provider", ["anthropic", "openai"])

@@ -33,11 +33,12 @@ class SkillSources:
 
 
 def relative(path: Path, root: Path) -> str:
+    """``path`` as the report names it: relative to the repository root, or its own name when it is the root."""
     try:
         rel = path.resolve().relative_to(root.resolve()).as_posix()
     except ValueError:
         return path.resolve().as_posix()
-    return rel or "."
+    return rel if rel not in ("", ".") else path.resolve().name
 
 
 def load_cases(skill_dir: Path, repo_root: Path, evals: Path | None) -> tuple[tuple[EvalCase, ...], str]:
@@ -71,17 +72,26 @@ def _rendered(paths: Sequence[Path], what: str) -> tuple[RenderedSkill, ...]:
     return tuple(skills)
 
 
-def repository_decoys(project: Project, exclude: Sequence[Path]) -> tuple[tuple[RenderedSkill, ...], tuple[str, ...]]:
-    """Every other skill of the repository that can be staged, and a note for each one that cannot."""
+def repository_decoys(
+    project: Project, skill_dirs: Sequence[Path], exclude: Sequence[Path]
+) -> tuple[tuple[RenderedSkill, ...], tuple[str, ...]]:
+    """Every other skill of the repository that can be staged, and a note for each one that cannot.
+
+    Outside a repository (no git work tree, no aces.yml) the project is the skill folder itself;
+    its neighbours, the skills in the folder that holds it, are then its decoys.
+    """
     excluded = {path.resolve() for path in exclude}
+    root = project.root
+    if any(root.resolve() == d.resolve() for d in skill_dirs):
+        root = root.resolve().parent
     decoys, notes = [], []
-    for directory in iter_skill_dirs(project.root, project.config.scan.exclude):
+    for directory in iter_skill_dirs(root, project.config.scan.exclude):
         if directory.resolve() in excluded:
             continue
         try:
             decoys.append(render_skill_dir(directory))
         except InputError as exc:
-            notes.append(f"decoy {relative(directory, project.root)} left out: it cannot be staged ({exc})")
+            notes.append(f"decoy {relative(directory, root)} left out: it cannot be staged ({exc})")
     return tuple(decoys), tuple(notes)
 
 
@@ -103,7 +113,7 @@ def skills_under_trial(
     decoy_notes: tuple[str, ...] = ()
     if wants_decoys:
         if sources.decoys is None:
-            decoys, decoy_notes = repository_decoys(project, sources.supporting)
+            decoys, decoy_notes = repository_decoys(project, skill_dirs, sources.supporting)
         else:
             decoys = _rendered(sources.decoys, "decoy")
     out = []
