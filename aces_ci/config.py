@@ -76,6 +76,9 @@ class EvalSettings:
 
     tasks: TaskCommand | None = None
     grader: GraderSpec | None = None
+
+
+@dataclass(frozen=True)
 class TrialSettings:
     """The protocol of ``aces-ci trial`` (``trial:`` in aces.yml); flags override each field."""
 
@@ -429,6 +432,8 @@ def _eval_settings(raw: dict[str, Any], path: Path) -> EvalSettings:
         tasks=task_command_from(raw.get("tasks"), str(path), cwd=base),
         grader=grader_from(raw.get("grader"), base, str(path)),
     )
+
+
 def _trial_settings(raw: dict[str, Any], base: Path) -> TrialSettings:
     values: dict[str, Any] = {key: raw[key] for key in ("runs", "coupling", "mode") if key in raw}
     for key in ("decoys", "supporting"):
