@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -44,27 +44,41 @@ _SECONDS = _number(float, 0, strict=True)
 _DOLLARS = _number(float, 0)
 
 
-def add_run_options(parser: argparse.ArgumentParser) -> None:
-    """Declare the run flags on ``parser``; every default is None so aces.yml can fill the gaps."""
-    group = parser.add_argument_group("run settings (override aces.yml run:)")
-    group.add_argument("--config", type=Path, metavar="FILE", help="aces.yml to use (default: found above the skill)")
-    group.add_argument("--provider", choices=PROVIDERS, help="model provider (default: local, the embedded model)")
-    group.add_argument("--base-url", metavar="URL", help="API endpoint, e.g. an OpenAI-compatible server")
-    group.add_argument("--model", metavar="ID", help="model id (the provider's own spelling)")
-    group.add_argument("--harness", choices=HARNESSES, help="agent that runs the case (default: builtin)")
-    group.add_argument("--disclosure", choices=DISCLOSURES, help="how skills reach the agent (builtin harness)")
-    group.add_argument("--runs", type=_COUNT, metavar="N", help="repetitions of each case and arm")
-    group.add_argument("--seed", type=_ANY_INT, metavar="N", help="base seed of the run")
-    group.add_argument("--concurrency", type=_COUNT, metavar="N", help="rollouts running at the same time")
-    group.add_argument("--max-turns", type=_COUNT, metavar="N", help="model calls per rollout")
-    group.add_argument("--timeout", type=_SECONDS, metavar="SECONDS", help="wall time per rollout")
-    group.add_argument("--budget-usd", type=_DOLLARS, metavar="X", help="stop launching rollouts past X dollars")
-    group.add_argument("--max-rollouts", type=_NON_NEGATIVE_INT, metavar="N", help="launch at most N rollouts")
-    group.add_argument("--max-wall", type=_SECONDS, metavar="SECONDS", help="stop the whole batch after this")
-    group.add_argument("--cache-dir", type=Path, metavar="DIR", help="rollout cache (default: .aces-cache)")
-    group.add_argument("--no-cache", action="store_true", help="neither read nor write the rollout cache")
-    group.add_argument("--journal", type=Path, metavar="FILE", help="crash-safe journal; rerun to resume")
-    group.add_argument("--keep-workspaces", action="store_true", help="keep each rollout's workspace directory")
+def add_run_options(
+    parser: argparse.ArgumentParser,
+    *,
+    title: str = "run settings (override aces.yml run:)",
+    without: Collection[str] = (),
+) -> None:
+    """Declare the run flags on ``parser``; every default is None so aces.yml can fill the gaps.
+
+    ``without`` names flags the verb declares itself with another meaning (``ci``'s ``--cache-dir``
+    is the scan's result cache); the verb then supplies those attributes before resolving.
+    """
+    group = parser.add_argument_group(title)
+
+    def add(flag: str, **kwargs: Any) -> None:
+        if flag not in without:
+            group.add_argument(flag, **kwargs)
+
+    add("--config", type=Path, metavar="FILE", help="aces.yml to use (default: found above the skill)")
+    add("--provider", choices=PROVIDERS, help="model provider (default: local, the embedded model)")
+    add("--base-url", metavar="URL", help="API endpoint, e.g. an OpenAI-compatible server")
+    add("--model", metavar="ID", help="model id (the provider's own spelling)")
+    add("--harness", choices=HARNESSES, help="agent that runs the case (default: builtin)")
+    add("--disclosure", choices=DISCLOSURES, help="how skills reach the agent (builtin harness)")
+    add("--runs", type=_COUNT, metavar="N", help="repetitions of each case and arm")
+    add("--seed", type=_ANY_INT, metavar="N", help="base seed of the run")
+    add("--concurrency", type=_COUNT, metavar="N", help="rollouts running at the same time")
+    add("--max-turns", type=_COUNT, metavar="N", help="model calls per rollout")
+    add("--timeout", type=_SECONDS, metavar="SECONDS", help="wall time per rollout")
+    add("--budget-usd", type=_DOLLARS, metavar="X", help="stop launching rollouts past X dollars")
+    add("--max-rollouts", type=_NON_NEGATIVE_INT, metavar="N", help="launch at most N rollouts")
+    add("--max-wall", type=_SECONDS, metavar="SECONDS", help="stop the whole batch after this")
+    add("--cache-dir", type=Path, metavar="DIR", help="rollout cache (default: .aces-cache)")
+    add("--no-cache", action="store_true", help="neither read nor write the rollout cache")
+    add("--journal", type=Path, metavar="FILE", help="crash-safe journal; rerun to resume")
+    add("--keep-workspaces", action="store_true", help="keep each rollout's workspace directory")
 
 
 @dataclass(frozen=True)

@@ -3,15 +3,21 @@
 * push / pull_request → the static scan (+ the LLM judge when aces.yml configures it and its key
   is set), the gate, annotations, the sticky PR comment (or the job summary on a fork), JUnit /
   SARIF / JSON / Markdown reports and the step outputs;
-* a pull request labelled with the trial label, a release or tag push, a schedule or a
-  workflow_dispatch → paired trials / SkillSV / reruns: not in this build. The run says so and
-  exits 2 (configuration/input error), never 0: a release must not pass on a lift nobody measured;
+* a release or tag push → paired trials of the skills changed since the previous release tag,
+  gated on each lift's interval, stored as the baselines on the results branch when the release
+  passes; a same-repository pull request labelled with the trial label → its version of each
+  changed skill against the base branch's, and with against without; a schedule or
+  workflow_dispatch → a rerun of every skill's trial compared with the last release's baselines
+  (:mod:`aces_ci.commands._ci_paid`). Each also runs the static scan, so one comment shows both;
+* ``mode: value`` → SkillSV's valuation on the live agent is not in this build: the run says so
+  and exits 2, never 0;
 * a fork's pull request never gets paid work (its code runs without secrets): it is scanned, and
   the comment says why the trials did not run;
 * workflow_run of a pull request run → the fork-safe commenter: re-renders the comment from the
   scan JSON the pull request's run uploaded and posts it with this run's write token.
 
-Exit codes are the contract's: 0 pass (warnings included), 1 gate failed, 2 input or
+Exit codes are the contract's: 0 pass (warnings included), 1 gate failed (a scan criterion, a
+lift whose interval lies at or below the fail band, a rerun's regression), 2 input or
 configuration error (and "this work is not in this build"), 3 GitHub or model API failure.
 """
 
@@ -21,13 +27,16 @@ import argparse
 import importlib.util
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING, Literal
 
 from ..atomic import write_output
 from ..config import find_project, repository_root
-from ..errors import EXIT_INPUT_ERROR, EXIT_PASS, InputError
-from ..gate import GateDecision, LiftBands, decide, scan_criteria
+from ..errors import EXIT_PASS, InputError
+from ..gate import GateCriterion, GateDecision, LiftBands, decide, scan_criteria
 from ..github import (
+    DEFAULT_RESULTS_BRANCH,
     DEFAULT_TRIAL_LABEL,
     MODES,
     Annotation,
@@ -46,16 +55,14 @@ from ..redact import environment_secrets, redact_text
 from ..report import SourceLinks, append_gate_suite, render_junit, write_json, write_sarif
 from ..scan import RuleRegistry, ScanResult, Shard, default_registry
 from ._publish import finding_annotations, outputs, publish_check_run, publish_comment, say, write_step_outputs
+from ._run_options import add_run_options
 from ._workflow_run import post_prepared_comment
 from .scan import _jobs, _min_score, scan_for
 
+if TYPE_CHECKING:  # the paid paths load the trials, the engine and the statistics: only paid runs import them
+    from ._ci_paid import PaidOutcome
+
 DEFAULT_REPORTS = Path("aces-reports")
-NOT_IN_BUILD = {
-    "trial": "paired trials (`aces-ci trial`)",
-    "value": "SkillSV valuation (`aces-ci value`)",
-    "release": "release trials and SkillSV (`aces-ci trial` and `aces-ci value`)",
-    "rerun": "scheduled trial reruns against the release baseline (`aces-ci trial`)",
-}
 
 
 def _band(text: str) -> float:
@@ -110,12 +117,20 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     gate.add_argument("--lift-metric", metavar="METRIC", help="metric the lift gate reads (default: composite)")
     gate.add_argument("--pass-band", type=_band, metavar="X", help="pass when the lift's lower bound >= X (+0.05)")
     gate.add_argument("--fail-band", type=_band, metavar="X", help="fail when the lift's upper bound <= X (-0.10)")
-    run_settings = parser.add_argument_group("run settings for trials (used once `trial` is in the build)")
-    run_settings.add_argument("--provider", metavar="NAME")
-    run_settings.add_argument("--model", metavar="ID")
-    run_settings.add_argument("--harness", metavar="NAME")
-    run_settings.add_argument("--runs", metavar="N")
-    run_settings.add_argument("--budget-usd", metavar="USD")
+    add_run_options(
+        parser,
+        title="run settings for trials (override aces.yml run:)",
+        without=("--config", "--cache-dir", "--no-cache"),
+    )
+    trials = parser.add_argument_group("trial results")
+    trials.add_argument("--rollout-cache", type=Path, metavar="DIR", help="rollout cache (default: aces.yml run:)")
+    trials.add_argument("--no-rollout-cache", action="store_true", help="neither read nor write the rollout cache")
+    trials.add_argument(
+        "--results-branch",
+        default=DEFAULT_RESULTS_BRANCH,
+        metavar="BRANCH",
+        help="branch of origin keeping release baselines, read by reruns ('' turns it off; default: %(default)s)",
+    )
     parser.set_defaults(run=run, quiet=False, write_baseline=None)
 
 
@@ -168,22 +183,11 @@ def _skillsv_note() -> str:
     return "SkillSV compile summary of the changed skills: aces_ci.skillsv is installed but not wired into `ci` yet."
 
 
-def _not_in_build(context: GitHubContext, plan: Plan) -> int:
-    what = NOT_IN_BUILD.get(plan.work, plan.work)
-    message = (
-        f"{plan.reason}. This needs {what}, which is not in this build of aces-ci. Nothing was measured, so "
-        "there is no verdict: the step fails with exit 2 rather than pass without evidence. Use mode 'scan' "
-        "for the static gate on this event."
-    )
-    print(Annotation("error", message, title=f"aces-ci: {plan.work} not in this build").command())
-    say(message)
-    write_step_outputs(context, outputs(None, work=plan.work))
-    return EXIT_INPUT_ERROR
-
-
 def _write_reports(
     args: argparse.Namespace, result: ScanResult, registry: RuleRegistry, decision: GateDecision, body: str
 ) -> dict[str, Path | None]:
+    """The scan's reports; the JUnit file carries every gate criterion (a lift's failure names its metric and
+    interval)."""
     paths = {
         "json": _report_path(args, "json", "results.json"),
         "junit": _report_path(args, "junit", "junit.xml"),
@@ -206,6 +210,20 @@ def _client(context: GitHubContext) -> GitHubClient | None:
     return GitHubClient(context.api_url, context.token) if context.token else None
 
 
+def _lift_annotations(criteria: tuple[GateCriterion, ...], links: SourceLinks) -> list[Annotation]:
+    """A failed or warned lift or regression on the skill's SKILL.md, so the run's page shows it."""
+    out = []
+    for criterion in criteria:
+        if criterion.status not in ("fail", "warn") or criterion.name.startswith("scan."):
+            continue
+        level: Literal["error", "warning"] = "error" if criterion.status == "fail" else "warning"
+        path = links.path(criterion.file) if criterion.file else None
+        out.append(
+            Annotation(level, criterion.message, path, criterion.line, f"{criterion.name} ({criterion.subject})")
+        )
+    return out
+
+
 def run(args: argparse.Namespace) -> int:
     context = GitHubContext.from_env(os.environ)
     plan = plan_run(context, mode=args.mode, trial_label=args.trial_label)
@@ -217,36 +235,63 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_PASS
     if plan.work == "comment":
         return post_prepared_comment(context, args)
-    if plan.paid:
-        return _not_in_build(context, plan)
+    if plan.work == "value":
+        from ._ci_paid import value_not_available
+
+        return value_not_available(context, plan)
     if not args.path.exists():
         raise InputError("path does not exist", path=str(args.path))
     registry = default_registry()
     result, scan_root, _ = scan_for(args, registry)
-    decision = decide(scan_criteria(result))
     links, repo = _links(context, scan_root)
-    changes = _changes(plan, repo, links, result)
+    notes: tuple[str, ...] = (*plan.notes, _skillsv_note())
+    outcome: PaidOutcome | None
+    if plan.paid:
+        skill_dirs = [links.path(r.skill) if r.skill != "." else links.path("") for r in result.skills]
+        from ._ci_paid import PaidRun
+
+        paid = PaidRun(args, context, plan, scan_root, repo or scan_root.resolve())
+        outcome = paid.run([d.rstrip("/") or "." for d in skill_dirs], _bands(args))
+        changes = outcome.changes
+        decision = decide(scan_criteria(result), outcome.criteria)
+        notes = (*notes, *outcome.notes)
+        if plan.work == "release":
+            stored = paid.store_release(outcome, decision)
+            notes = (*notes, stored) if stored else notes
+    else:
+        outcome = None
+        changes = _changes(plan, repo, links, result)
+        decision = decide(scan_criteria(result))
     say(f"changed skills: {', '.join(changes.skills) or 'none'} ({changes.reason})")
-    notes = (*plan.notes, _skillsv_note())
     marker = marker_for(args.comment_key or (str(args.shard) if args.shard else None))
     full_report = args.report_url or context.run_url
-    body = render_comment(
-        CommentInputs(
-            decision=decision,
-            registry=registry,
-            scan=result,
-            links=links,
-            reason=plan.reason,
-            notes=notes,
-            changed=_relative_skills(changes, links) if changes.known else None,
-            bands=_bands(args),
-            full_report_url=full_report,
-            marker=marker,
-            commit=context.head_sha,
-        )
+    inputs = CommentInputs(
+        decision=decision,
+        registry=registry,
+        scan=result,
+        links=links,
+        reason=plan.reason,
+        notes=notes,
+        changed=_relative_skills(changes, links) if changes.known else None,
+        bands=_bands(args),
+        full_report_url=full_report,
+        marker=marker,
+        commit=context.head_sha,
     )
+    if outcome is not None:
+        inputs = replace(
+            inputs,
+            trials=outcome.trials,
+            trials_title=outcome.trials_title,
+            more_trials=outcome.more_trials,
+            history=outcome.history,
+        )
+    body = render_comment(inputs)
     paths = _write_reports(args, result, registry, decision, body)
     annotations = finding_annotations(result, links)
+    if outcome is not None:
+        annotations = _lift_annotations(decision.criteria, links) + annotations
+        paths |= {f"{name}": path for name, path in outcome.reports.items()}
     if args.annotations:
         annotate(annotations, sys.stdout.write)
     client = _client(context)
@@ -265,11 +310,12 @@ def run(args: argparse.Namespace) -> int:
         context,
         outputs(
             decision,
-            work="scan",
+            work="scan" if outcome is None else plan.work,
             score=min(scores) if scores else None,
             reports=paths,
             comment_url=published.comment_url,
             changed=changes.skills,
+            lift=outcome.lift if outcome is not None else None,
         ),
     )
     say(

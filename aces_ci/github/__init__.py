@@ -9,7 +9,14 @@
 * :func:`annotate` prints ``::error file=…,line=…::`` annotations within GitHub's caps;
   :func:`write_outputs` and :func:`append_step_summary` write the runner's environment files.
 * :func:`render_comment` assembles the comment body from the result models and the gate's decision.
+* Release baselines and history: :class:`ResultsBranch` keeps files on a branch of the repository
+  (``aces-results``); :class:`Baselines` is each skill's last release lift (``baseline.json``);
+  :func:`compare` sets a rerun against them (:class:`SkillChange`, :func:`change_criteria`,
+  :func:`history_section`). These load the statistics (numpy), so they import on first use.
 """
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from ._body import COMMENT_MARKER, CommentInputs, marker_for, render_comment
 from ._changes import ChangeSet, change_set, release_change_set, skills_touched
@@ -19,20 +26,61 @@ from ._context import GitHubContext, PullRequest, read_payload
 from ._files import STEP_SUMMARY_LIMIT, append_step_summary, fit_summary, output_block, write_outputs
 from ._plan import DEFAULT_TRIAL_LABEL, MODES, PAID_WORK, Mode, Plan, Work, plan_run
 from ._rest import GitHubClient, GitHubError, RetryPolicy, next_link
+from ._results_branch import DEFAULT_RESULTS_BRANCH, Reader, ResultsBranch, ResultsBranchError, Stored
 from ._sticky import COMMENT_LIMIT, DEFAULT_BOT_LOGIN, CommentResult, find_comment, upsert_comment
 
+if TYPE_CHECKING:
+    from ._baselines import (
+        BASELINE_FILE,
+        Agent,
+        Baselines,
+        SkillBaseline,
+        baselines_from_dict,
+        baselines_to_dict,
+        parse_baselines,
+    )
+    from ._history import SkillChange, change_criteria, compare, history_section
+
+_LAZY = {
+    **dict.fromkeys(
+        (
+            "BASELINE_FILE",
+            "Agent",
+            "Baselines",
+            "SkillBaseline",
+            "baselines_from_dict",
+            "baselines_to_dict",
+            "parse_baselines",
+        ),
+        "._baselines",
+    ),
+    **dict.fromkeys(("SkillChange", "change_criteria", "compare", "history_section"), "._history"),
+}
+"""Names whose modules import the statistics (numpy), and where each lives."""
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 __all__ = [
+    "BASELINE_FILE",
     "COMMENT_LIMIT",
     "COMMENT_MARKER",
     "DEFAULT_BOT_LOGIN",
+    "DEFAULT_RESULTS_BRANCH",
     "DEFAULT_TRIAL_LABEL",
     "MODES",
     "PAID_WORK",
     "PER_JOB_CAP",
     "PER_STEP_CAP",
     "STEP_SUMMARY_LIMIT",
+    "Agent",
     "Annotation",
     "AnnotationOutcome",
+    "Baselines",
     "ChangeSet",
     "CheckRunResult",
     "CommentInputs",
@@ -43,19 +91,31 @@ __all__ = [
     "Mode",
     "Plan",
     "PullRequest",
+    "Reader",
+    "ResultsBranch",
+    "ResultsBranchError",
     "RetryPolicy",
+    "SkillBaseline",
+    "SkillChange",
+    "Stored",
     "Work",
     "annotate",
     "append_step_summary",
+    "baselines_from_dict",
+    "baselines_to_dict",
+    "change_criteria",
     "change_set",
+    "compare",
     "create_check_run",
     "escape_data",
     "escape_property",
     "find_comment",
     "fit_summary",
+    "history_section",
     "marker_for",
     "next_link",
     "output_block",
+    "parse_baselines",
     "plan_run",
     "read_payload",
     "release_change_set",

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from .. import __version__
 from ..gate import GateCriterion, GateDecision, LiftBands, LiftSummary, lift_verdict
 from ..report import (
+    SkillTrial,
     SkillValue,
     SourceLinks,
     TrialReport,
@@ -33,6 +35,9 @@ from ..report import (
 )
 from ..scan import RuleRegistry, ScanResult
 from ._sticky import COMMENT_LIMIT
+
+if TYPE_CHECKING:  # the history loads the statistics (numpy): only a rerun's comment needs it
+    from ._history import SkillChange
 
 COMMENT_MARKER = "<!-- aces-ci:ci -->"
 _RESERVE = 600
@@ -63,6 +68,11 @@ class CommentInputs:
     changed: tuple[str, ...] | None = None
     """Skill directories relative to the scanned root that this change touched; None when unknown."""
     trials: TrialReport | None = None
+    trials_title: str = "Paired trials"
+    more_trials: Sequence[tuple[str, TrialReport]] = field(default_factory=tuple)
+    """Further trials of the same run, each under its own heading (a pull request's with-vs-without)."""
+    history: Sequence[SkillChange] = field(default_factory=tuple)
+    """A rerun's lifts now against the last release's baselines."""
     values: Sequence[SkillValue] = field(default_factory=tuple)
     bands: LiftBands = field(default_factory=LiftBands)
     full_report_url: str | None = None
@@ -98,12 +108,35 @@ def _criteria(decision: GateDecision, links: SourceLinks | None) -> str:
     return lines + "\n"
 
 
+def _settle_line(trial: SkillTrial) -> str:
+    """For an underpowered verdict: the more cases, or the more runs, that would likely settle it."""
+    settle = trial.settle
+    if settle is None:
+        return ""
+    options = []
+    if settle.extra_cases is not None:
+        options.append(f"about {settle.extra_cases} more case(s) at the same runs per arm")
+    if settle.extra_runs is not None:
+        options.append(f"about {settle.extra_runs} more run(s) per case and arm on these cases")
+    if not options:
+        return f"To settle it: {markdown_cell(settle.reason, 400)}.\n\n"
+    return f"To settle it: {' or '.join(options)} ({markdown_cell(settle.reason, 400)}).\n\n"
+
+
 def _trial_sections(inputs: CommentInputs) -> list[str]:
-    trials = inputs.trials
-    if trials is None:
-        return []
+    sections = []
+    if inputs.trials is not None:
+        sections += _one_trial(inputs, inputs.trials_title, inputs.trials, score_vs=True)
+    for title, report in inputs.more_trials:
+        sections += _one_trial(inputs, title, report, score_vs=False)
+    return sections
+
+
+def _one_trial(inputs: CommentInputs, title: str, trials: TrialReport, *, score_vs: bool) -> list[str]:
     bands = inputs.bands
-    sections = [f"#### Paired trials: {markdown_cell(trials.model, 80)} on {markdown_cell(trials.harness, 40)}\n\n"]
+    sections = [
+        f"#### {markdown_cell(title, 80)}: {markdown_cell(trials.model, 80)} on {markdown_cell(trials.harness, 40)}\n\n"
+    ]
     for trial in trials.skills:
         lifts = metric_lifts(trial)
         gated = trial.lift.get(bands.metric)
@@ -112,6 +145,8 @@ def _trial_sections(inputs: CommentInputs) -> list[str]:
             decision = lift_verdict(LiftSummary.of(bands.metric, gated, trials.confidence), bands)
             power = "" if gated.mde is None else f" Smallest lift this design detects: {gated.mde:.3f}."
             verdict = f"**{decision.verdict}** on {bands.metric}: {markdown_cell(decision.reason, 600)}.{power}\n\n"
+            if decision.verdict == "underpowered":
+                verdict += _settle_line(trial)
         chart = lift_chart(
             lifts,
             title=f"{trial.skill}: lift per metric",
@@ -123,13 +158,22 @@ def _trial_sections(inputs: CommentInputs) -> list[str]:
             f"**{markdown_cell(trial.skill, 120)}** — {markdown_cell(trial.contrast, 200)}\n\n{verdict}"
             f"{lift_table(trial, trials.confidence)}\n{chart}\n{cost_table(trial.cost)}\n"
         )
-    if inputs.scan is not None and len(trials.skills) > 1:
+    if score_vs and inputs.scan is not None and len(trials.skills) > 1:
         sections.append(
             "#### Structural score vs measured lift\n\n"
             + score_vs_lift(inputs.scan, trials.skills, bands.metric)
             + "\n"
         )
     return sections
+
+
+def _history_sections(inputs: CommentInputs) -> list[str]:
+    if not inputs.history:
+        return []
+    from ._history import history_section
+
+    confidence = inputs.trials.confidence if inputs.trials is not None else 0.95
+    return [history_section(inputs.history, confidence)]
 
 
 def _value_sections(inputs: CommentInputs) -> list[str]:
@@ -165,7 +209,7 @@ def render_comment(inputs: CommentInputs, *, limit: int = COMMENT_LIMIT) -> str:
     head += "".join(f"> {markdown_cell(note, 1000)}\n>\n" for note in inputs.notes)
     head += "\n" if inputs.notes else ""
     pieces = [head, _criteria(inputs.decision, inputs.links)]
-    optional = [*_trial_sections(inputs), *_value_sections(inputs)]
+    optional = [*_history_sections(inputs), *_trial_sections(inputs), *_value_sections(inputs)]
     scan = inputs.scan
     if scan is not None:
         optional.append("#### Static scan\n\n" + scan_table(scan, inputs.links, inputs.changed) + "\n")
@@ -191,7 +235,8 @@ def render_comment(inputs: CommentInputs, *, limit: int = COMMENT_LIMIT) -> str:
             used += len(block)
             findings_left += missing
     if scan is not None or inputs.trials is not None:
-        estimand = estimand_section(inputs.trials.skills if inputs.trials is not None else ())
+        reports = ([inputs.trials] if inputs.trials is not None else []) + [r for _, r in inputs.more_trials]
+        estimand = estimand_section([skill for report in reports for skill in report.skills])
         if estimand and used + len(estimand) <= budget:
             pieces.append(estimand + "\n")
         elif estimand:

@@ -100,6 +100,23 @@ class ArmCost(Protocol):
         ...
 
 
+class Settling(Protocol):
+    """How much more evidence would likely settle an underpowered verdict (from :class:`aces_ci.stats.Settle`)."""
+
+    @property
+    def extra_cases(self) -> int | None:
+        """More cases at the same runs per arm; None when no number of cases would."""
+        ...
+
+    @property
+    def extra_runs(self) -> int | None:
+        """More runs per case and arm on the same cases; None when no number of runs would."""
+        ...
+
+    @property
+    def reason(self) -> str: ...
+
+
 class SkillTrial(Protocol):
     """One skill's paired trial."""
 
@@ -124,6 +141,11 @@ class SkillTrial(Protocol):
     def discordance(self) -> Discordance | None: ...
     @property
     def cost(self) -> Sequence[ArmCost]: ...
+    @property
+    def settle(self) -> Settling | None:
+        """For an underpowered verdict, what would settle it; None otherwise."""
+        ...
+
     @property
     def estimand(self) -> str:
         """The review's six axes in words: contrast, population, unit/coupling/runs, budget, summary, assumptions."""

@@ -9,6 +9,8 @@ them by simulation.
 """
 
 from ._bootstrap import RepoLift, skill_level_bootstrap
+from ._change import ASSUMPTION as CHANGE_ASSUMPTION
+from ._change import CaseLift, ChangeLabel, LiftChange, case_lifts, lift_change
 from ._cost import (
     BudgetCap,
     CappedScores,
@@ -58,6 +60,7 @@ from ._trigger import TriggerStrata, trigger_strata
 from ._verdict import Bands, Settle, Verdict, VerdictLabel, settle_plan, verdict, verdict_label
 
 __all__ = [
+    "CHANGE_ASSUMPTION",
     "COUPLINGS",
     "DISCORDANCE_LABEL",
     "ESTIMAND_CASE_POPULATION",
@@ -67,6 +70,8 @@ __all__ = [
     "BudgetCap",
     "CappedScores",
     "CaseInterval",
+    "CaseLift",
+    "ChangeLabel",
     "ConditionCost",
     "Contrast",
     "Coupling",
@@ -74,6 +79,7 @@ __all__ = [
     "DesignPoint",
     "Discordance",
     "EstimandStatement",
+    "LiftChange",
     "LiftPerDollar",
     "NaiveInterval",
     "PairedLift",
@@ -92,12 +98,14 @@ __all__ = [
     "VerdictLabel",
     "cap_scores",
     "case_differences",
+    "case_lifts",
     "case_means",
     "cases_needed",
     "components_from_aa",
     "cost_summary",
     "degradation_shares",
     "estimand_statement",
+    "lift_change",
     "lift_per_dollar",
     "mean_interval",
     "minimum_detectable_effect",

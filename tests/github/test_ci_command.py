@@ -154,21 +154,6 @@ def test_5xx_and_secondary_rate_limits_are_retried(
     ]
 
 
-def test_labelled_pr_asks_for_trials_which_this_build_refuses_with_exit_2(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    repo = make_repo(tmp_path, broken=False)
-    output, _ = actions_env(monkeypatch, tmp_path, "pull_request", event(tmp_path, "pull_request_labeled.json", repo))
-
-    assert _ci(repo.root) == 2
-
-    out = capsys.readouterr()
-    assert "::error title=aces-ci%3A trial not in this build::" in out.out
-    assert "label 'aces:trial' added" in out.err
-    values = read_outputs(output)
-    assert values["verdict"] == "error" and values["lift"] == ""
-
-
 def test_labelled_fork_pr_runs_no_paid_work_and_says_why(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -181,34 +166,6 @@ def test_labelled_fork_pr_runs_no_paid_work_and_says_why(
 
     assert "fork code never gets this repository's secrets" in summary.read_text()
     assert "mallory/skills" in capsys.readouterr().err
-
-
-@pytest.mark.parametrize(
-    ("event_name", "payload_name", "ref", "work"),
-    [
-        ("push", "push_tag.json", "refs/tags/v1.2.0", "release"),
-        ("release", "release.json", "refs/tags/v1.2.0", "release"),
-        ("schedule", "schedule.json", "refs/heads/main", "rerun"),
-        ("workflow_dispatch", "workflow_dispatch.json", "refs/heads/main", "rerun"),
-    ],
-)
-def test_release_and_rerun_events_exit_2_not_a_pass(
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-    *,
-    event_name: str,
-    payload_name: str,
-    ref: str,
-    work: str,
-) -> None:
-    repo = make_repo(tmp_path, broken=False)
-    output, _ = actions_env(monkeypatch, tmp_path, event_name, event(tmp_path, payload_name, repo), ref=ref)
-
-    assert _ci(repo.root) == 2
-
-    assert "not in this build of aces-ci" in capsys.readouterr().err
-    assert read_outputs(output)["work"] == work
 
 
 def test_mode_scan_runs_the_static_gate_on_a_release(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

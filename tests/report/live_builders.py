@@ -37,6 +37,13 @@ class Cost:
 
 
 @dataclass(frozen=True)
+class Settle:
+    extra_cases: int | None
+    extra_runs: int | None
+    reason: str = "each with 80% power if the true lift holds"
+
+
+@dataclass(frozen=True)
 class Trial:
     skill: str
     lift: Mapping[str, Lift | None]
@@ -45,6 +52,7 @@ class Trial:
     discordance: Discord | None = Discord(12, 3, 15)
     cost: Sequence[Cost] = (Cost("with"), Cost("without", usd=0.30))
     estimand: str = "Mean paired lift over the population of cases the evals stand for; case-clustered interval."
+    settle: Settle | None = None
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,321 @@
+"""The paid paths of ``aces-ci ci``: paired trials for a release, a labelled pull request and a scheduled rerun.
+
+What each event measures (the plan of :func:`aces_ci.github.plan_run` chose it; fork code never
+gets here):
+
+* **release** (tag push or ``release``): the skills changed since the previous release tag (all
+  of them on a first release), each with against without; the gate reads each lift's interval
+  against the bands (a harmful skill fails the release, exit 1). A release that passes the gate
+  stores its lifts as the new baselines on the results branch; every release's full trial result
+  is kept there under ``releases/<tag>.json``.
+* **trial** (a same-repository pull request labelled for trials, or ``mode: trial``): the pull
+  request's version of each changed skill against the base branch's (``trial --against <base
+  sha>``: "did this change help?") and with against without; a skill new in the pull request has
+  no base version and gets the second only.
+* **rerun** (``schedule``, ``workflow_dispatch``, ``mode: rerun``): every skill with against
+  without on the configured (possibly updated) model, with a fresh seed (the run id), compared
+  with the last release's baselines: per skill the lift now and then and the interval of the
+  difference; a regression fails the run only when that interval lies below zero.
+* **value**: SkillSV's live valuation runs on an oracle today, not on the live agent through the
+  rollout engine, so ``ci`` says so and exits 2 rather than fake a number.
+
+Skills without an eval dataset cannot be measured: each gets a warning criterion naming what is
+missing, never a silent pass.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..agents import render_skill_dir
+from ..config import Project, find_project
+from ..errors import EXIT_INPUT_ERROR, InputError
+from ..evals import load_evals
+from ..gate import GateCriterion, GateDecision, LiftBands, lift_criteria
+from ..github import (
+    BASELINE_FILE,
+    Annotation,
+    Baselines,
+    ChangeSet,
+    GitHubContext,
+    Plan,
+    Reader,
+    ResultsBranch,
+    ResultsBranchError,
+    SkillChange,
+    baselines_to_dict,
+    change_criteria,
+    change_set,
+    compare,
+    parse_baselines,
+    release_change_set,
+)
+from ..redact import environment_secrets, redact_text
+from ..report import json_bytes, trial_result_to_dict, write_trial_json
+from ..trials import TrialResult, skill_at_ref
+from ._publish import outputs, say, write_step_outputs
+from ._run_options import resolve_run_options
+from ._trial_inputs import SkillSources
+from .trial import _design, _gate, measure
+
+VALUE_NOT_AVAILABLE = (
+    "SkillSV valuation on the live agent is not available in this build: `aces-ci value` scores units with a "
+    "Python oracle (--oracle python:MODULE:FUNC), not with the model and harness this workflow configures, so "
+    "`ci` cannot value a skill for you yet. Nothing was measured and there is no verdict (exit 2); run "
+    "`aces-ci value --oracle …` in a step of its own, or use mode 'trial' for the paired trials."
+)
+
+
+@dataclass(frozen=True)
+class PaidOutcome:
+    """What a paid path measured, for the gate, the comment, the reports and the outputs."""
+
+    changes: ChangeSet
+    criteria: tuple[GateCriterion, ...]
+    trials: TrialResult | None
+    trials_title: str = "Paired trials"
+    more_trials: tuple[tuple[str, TrialResult], ...] = ()
+    history: tuple[SkillChange, ...] = ()
+    notes: tuple[str, ...] = ()
+    reports: Mapping[str, Path | None] = field(default_factory=dict)
+
+    @property
+    def lift(self) -> tuple[float, float, float] | None:
+        """The lift the step outputs carry: see :func:`headline_lift`."""
+        return headline_lift(self.trials) if self.trials is not None else None
+
+
+def headline_lift(result: TrialResult) -> tuple[float, float, float] | None:
+    """One gated lift for the step outputs: the skill's when one was trialled; with several, the
+    repository-level lift when it could be estimated, else the skill whose interval sits lowest
+    (the one that decides the gate)."""
+    lifts = [lift for skill in result.skills if (lift := skill.lift.get(result.gate_metric)) is not None]
+    if not lifts:
+        return None
+    if len(lifts) == 1:
+        return lifts[0].delta, lifts[0].ci[0], lifts[0].ci[1]
+    repo = result.repository
+    if repo is not None and repo.delta is not None and repo.ci is not None:
+        return repo.delta, repo.ci[0], repo.ci[1]
+    worst = min(lifts, key=lambda lift: lift.ci[1])
+    return worst.delta, worst.ci[0], worst.ci[1]
+
+
+def value_not_available(context: GitHubContext, plan: Plan) -> int:
+    """``mode: value`` — said plainly, exit 2."""
+    print(Annotation("error", VALUE_NOT_AVAILABLE, title="aces-ci: SkillSV value not available").command())
+    say(f"{plan.reason}. {VALUE_NOT_AVAILABLE}")
+    write_step_outputs(context, outputs(None, work=plan.work))
+    return EXIT_INPUT_ERROR
+
+
+def _run_namespace(args: argparse.Namespace, seed: int | None) -> argparse.Namespace:
+    """The trial verb's view of ci's flags; the rollout cache has flags of its own (``--cache-dir`` is the scan's)."""
+    values = vars(args) | {"cache_dir": args.rollout_cache, "no_cache": args.no_rollout_cache}
+    values |= {
+        "seed": args.seed if seed is None else seed,
+        "coupling": None,
+        "mode": None,
+        "control": None,
+        "metadata_only": False,
+    }
+    values |= {"stress": None, "sequential": False}
+    return argparse.Namespace(**values)
+
+
+def _trialable(
+    skills: Sequence[str], top: Path, project: Project, bands: LiftBands
+) -> tuple[list[Path], list[GateCriterion]]:
+    """The changed skills that have an eval dataset, and a warning for each one that has none."""
+    paths, missing = [], []
+    for skill in skills:
+        path = top / skill if skill not in ("", ".") else top
+        if load_evals(path, project.root) is not None:
+            paths.append(path)
+            continue
+        missing.append(
+            GateCriterion(
+                f"lift.{bands.metric}",
+                skill,
+                "warn",
+                "no eval dataset (evals/evals.json or evals/EVAL.md; `aces-ci init` scaffolds one): this skill's "
+                "lift was not measured, so nothing gates it",
+                (),
+                f"{skill}/SKILL.md" if skill not in ("", ".") else "SKILL.md",
+                1,
+                "NoLift",
+            )
+        )
+    return paths, missing
+
+
+def _renamed(criteria: Sequence[GateCriterion], prefix: str) -> list[GateCriterion]:
+    return [dataclasses.replace(c, name=f"{prefix}{c.name}") for c in criteria]
+
+
+class PaidRun:
+    """One paid path of a ``ci`` run: the settings it measures with, and the work of its event."""
+
+    def __init__(self, args: argparse.Namespace, context: GitHubContext, plan: Plan, scan_root: Path, top: Path):
+        self.args, self.context, self.plan, self.top = args, context, plan, top
+        self.project = find_project(scan_root.resolve(), args.config)
+        self.config = self.project.config
+        self.sources = SkillSources(
+            decoys=self.config.trial.decoys or None, supporting=self.config.trial.supporting, evals=None
+        )
+
+    def _measure(self, paths: Sequence[Path], bands: LiftBands, against: str | None, seed: int | None) -> TrialResult:
+        ns = _run_namespace(self.args, seed)
+        ns.against = against
+        ns.lift_metric, ns.pass_band, ns.fail_band = bands.metric, bands.pass_band, bands.fail_band
+        options = resolve_run_options(ns, self.config)
+        design = _design(ns, self.config, options)
+        gate = _gate(ns, self.config)
+        return measure(paths, self.project, options=options, design=design, gate=gate, sources=self.sources)
+
+    def _report(self, name: str, result: TrialResult) -> Path:
+        path: Path = self.args.reports / name
+        write_trial_json(result, path)
+        return path
+
+    def run(self, skill_dirs: Sequence[str], bands: LiftBands) -> PaidOutcome:
+        """Measure what the plan asks for over ``skill_dirs`` (repository-relative)."""
+        work = self.plan.work
+        if work == "release":
+            changes = release_change_set(self.top, self.plan.head, skill_dirs)
+        elif work == "trial" and self.plan.base is not None:
+            changes = change_set(self.top, self.plan.base, self.plan.head, skill_dirs)
+        else:
+            changes = change_set(None, None, None, skill_dirs)
+            changes = dataclasses.replace(changes, reason="every skill is trialled")
+        paths, missing = _trialable(changes.skills, self.top, self.project, bands)
+        if not paths:
+            note = f"No skill to trial ({changes.reason}; {len(missing)} changed skill(s) without an eval dataset)."
+            return PaidOutcome(changes, tuple(missing), None, notes=(note,))
+        if work == "rerun":
+            return self._rerun(changes, paths, missing, bands)
+        if work == "trial" and self.plan.base is not None:
+            return self._pull_request(changes, paths, missing, bands, self.plan.base)
+        result = self._measure(paths, bands, None, None)
+        return PaidOutcome(
+            changes,
+            (*missing, *lift_criteria(result, bands)),
+            result,
+            reports={"trial": self._report("trial.json", result)},
+        )
+
+    def _pull_request(
+        self, changes: ChangeSet, paths: list[Path], missing: list[GateCriterion], bands: LiftBands, base: str
+    ) -> PaidOutcome:
+        versioned, notes = [], []
+        for path in paths:
+            try:
+                skill_at_ref(path, base, render_skill_dir(path).name)
+            except InputError:
+                notes.append(
+                    f"{path.relative_to(self.top).as_posix()} is new in this pull request: it has no base version "
+                    "to compare with, so only with-vs-without was measured"
+                )
+                continue
+            versioned.append(path)
+        presence = self._measure(paths, bands, None, None)
+        criteria = [*missing, *lift_criteria(presence, bands)]
+        reports: dict[str, Path | None] = {"trial-without": self._report("trial-without.json", presence)}
+        if not versioned:
+            return PaidOutcome(changes, tuple(criteria), presence, notes=tuple(notes), reports=reports)
+        version = self._measure(versioned, bands, base, None)
+        criteria += _renamed(lift_criteria(version, bands), "version-")
+        reports["trial"] = self._report("trial.json", version)
+        return PaidOutcome(
+            changes,
+            tuple(criteria),
+            version,
+            trials_title="This version vs the base branch's",
+            more_trials=(("With vs without the skill", presence),),
+            notes=tuple(notes),
+            reports=reports,
+        )
+
+    def _rerun_seed(self) -> int | None:
+        """A flag's seed, else the run id: a rerun must draw independently of the release it is compared with."""
+        if self.args.seed is not None:
+            return int(self.args.seed)
+        run_id = self.context.run_id
+        return int(run_id) % 2**31 if run_id is not None and run_id.isdigit() else None
+
+    def _rerun(
+        self, changes: ChangeSet, paths: list[Path], missing: list[GateCriterion], bands: LiftBands
+    ) -> PaidOutcome:
+        result = self._measure(paths, bands, None, self._rerun_seed())
+        criteria = [*missing, *lift_criteria(result, bands)]
+        notes: list[str] = []
+        history: list[SkillChange] = []
+        baselines = self._read_baselines(notes)
+        if baselines is not None:
+            history = compare(result, baselines.skills, self.config.gate.alpha)
+            criteria += change_criteria(history, result.confidence)
+        return PaidOutcome(
+            changes,
+            tuple(criteria),
+            result,
+            history=tuple(history),
+            notes=tuple(notes),
+            reports={"trial": self._report("trial.json", result)},
+        )
+
+    def _branch(self) -> ResultsBranch | None:
+        name: str = self.args.results_branch
+        return ResultsBranch(self.top, name) if name else None
+
+    def _read_baselines(self, notes: list[str]) -> Baselines | None:
+        branch = self._branch()
+        if branch is None:
+            notes.append("No results branch (--results-branch ''): the rerun is not compared with a release.")
+            return None
+        try:
+            raw = branch.read(BASELINE_FILE)
+        except ResultsBranchError as exc:
+            notes.append(f"The release baselines could not be read from branch {branch.branch}: {exc}")
+            return None
+        if raw is None:
+            notes.append(
+                f"No release baseline on branch {branch.branch} yet (a release that passes the gate stores one): "
+                "this rerun reports the lift now only."
+            )
+            return None
+        return parse_baselines(raw, f"{branch.branch}:{BASELINE_FILE}")
+
+    def store_release(self, outcome: PaidOutcome, decision: GateDecision) -> str:
+        """Keep the release's trial on the results branch; its lifts become the baselines unless the gate failed."""
+        result, branch, tag = outcome.trials, self._branch(), self.plan.head
+        if result is None or branch is None or tag is None:
+            return ""
+        record = redact_text(json_bytes(trial_result_to_dict(result)).decode(), environment_secrets()).encode()
+        passed = decision.verdict != "fail"
+        commit = self.context.sha
+
+        def files(read: Reader) -> dict[str, bytes]:
+            out = {f"releases/{tag}.json": record}
+            if passed:
+                current = read(BASELINE_FILE)
+                previous = parse_baselines(current, BASELINE_FILE) if current else Baselines()
+                updated = previous.updated(result, tag, commit)
+                out[BASELINE_FILE] = (json.dumps(baselines_to_dict(updated), indent=2, sort_keys=True) + "\n").encode()
+            return out
+
+        try:
+            stored = branch.write(files, f"aces-ci: results of release {tag}")
+        except ResultsBranchError as exc:
+            message = (
+                f"The results of {tag} were not stored on branch {branch.branch} (the workflow needs "
+                f"`permissions: contents: write`): {exc}"
+            )
+            print(Annotation("warning", message, title="aces-ci: baseline not stored").command())
+            return message
+        what = "and are the new baselines" if passed else "but are not the baselines: the release failed the gate"
+        return f"The results of {tag} are stored on branch {stored.branch} ({stored.commit[:12]}) {what}."

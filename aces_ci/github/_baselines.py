@@ -1,0 +1,164 @@
+"""The release baselines: per skill, the lift its last release measured, with what it was measured on.
+
+A release stores, for every skill it trialled, the gated metric's lift and interval, each case's
+lift (what a later rerun pairs its cases with), and the record of "what": provider, model id,
+harness and disclosure, aces-ci's version (the built-in harness's version), seed, coupling and
+runs. A scheduled rerun reads it back and reports now against then. Skills a release did not
+trial keep the entry of the release that last did. The file is ``baseline.json`` on the results
+branch (:mod:`aces_ci.github._results_branch`), valid against ``schemas/baseline.schema.json``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from ..errors import InputError
+from ..schemas import validator
+from ..stats import CaseLift, case_lifts
+from ..trials import TrialResult
+
+BASELINE_SCHEMA_VERSION = 1
+BASELINE_FILE = "baseline.json"
+
+
+@dataclass(frozen=True)
+class Agent:
+    """What ran the cases: the "what changed" of a rerun."""
+
+    provider: str
+    model: str
+    harness: str
+    disclosure: str
+    tool_version: str
+    """aces-ci's version, which is also the version of the built-in harness."""
+
+    def describe(self) -> str:
+        return f"{self.provider}/{self.model} on {self.harness} ({self.disclosure}), aces-ci {self.tool_version}"
+
+
+@dataclass(frozen=True)
+class SkillBaseline:
+    """One skill's lift as its last release measured it."""
+
+    skill: str
+    release: str
+    commit: str
+    measured_at: str
+    agent: Agent
+    metric: str
+    delta: float
+    ci: tuple[float, float]
+    n_cases: int
+    runs_per_arm: int
+    verdict: str
+    seed: int
+    coupling: str
+    cases: tuple[CaseLift, ...]
+
+
+@dataclass(frozen=True)
+class Baselines:
+    """Every skill's latest release baseline, keyed by skill directory (relative to the repository root)."""
+
+    skills: Mapping[str, SkillBaseline] = field(default_factory=dict)
+    updated_at: str | None = None
+
+    def updated(self, result: TrialResult, release: str, commit: str) -> Baselines:
+        """These baselines with the skills ``result`` measured replaced by this release's figures."""
+        merged = dict(self.skills)
+        agent = Agent(result.provider, result.model, result.harness, result.disclosure, result.tool_version)
+        for skill in result.skills:
+            lift = skill.lift.get(result.gate_metric)
+            if lift is None:
+                continue
+            cases = case_lifts(
+                [row.case for row in skill.cases],
+                [row.with_scores for row in skill.cases],
+                [row.control_scores for row in skill.cases],
+            )
+            merged[skill.skill] = SkillBaseline(
+                skill=skill.skill,
+                release=release,
+                commit=commit,
+                measured_at=result.generated_at,
+                agent=agent,
+                metric=result.gate_metric,
+                delta=lift.delta,
+                ci=lift.ci,
+                n_cases=lift.n_cases,
+                runs_per_arm=lift.runs_per_arm,
+                verdict=skill.verdict,
+                seed=result.seed,
+                coupling=result.coupling,
+                cases=tuple(cases),
+            )
+        return replace(self, skills=merged, updated_at=result.generated_at)
+
+
+def baselines_to_dict(baselines: Baselines) -> dict[str, Any]:
+    """The JSON of ``baseline.json`` (``schemas/baseline.schema.json``)."""
+    skills = {}
+    for name, b in sorted(baselines.skills.items()):
+        skills[name] = {
+            "release": b.release,
+            "commit": b.commit,
+            "measured_at": b.measured_at,
+            "agent": {
+                "provider": b.agent.provider,
+                "model": b.agent.model,
+                "harness": b.agent.harness,
+                "disclosure": b.agent.disclosure,
+                "tool_version": b.agent.tool_version,
+            },
+            "metric": b.metric,
+            "lift": {"delta": b.delta, "ci": list(b.ci), "n_cases": b.n_cases, "runs_per_arm": b.runs_per_arm},
+            "verdict": b.verdict,
+            "seed": b.seed,
+            "coupling": b.coupling,
+            "cases": [{"case": c.case, "lift": c.lift} for c in b.cases],
+        }
+    return {"schema_version": BASELINE_SCHEMA_VERSION, "updated_at": baselines.updated_at, "skills": skills}
+
+
+def baselines_from_dict(data: Any, source: str) -> Baselines:
+    """Read ``baseline.json`` back; anything not valid against its schema is an input error naming ``source``."""
+    problems = sorted(validator("baseline").iter_errors(data), key=lambda e: list(e.absolute_path))
+    if problems:
+        first = problems[0]
+        pointer = "/" + "/".join(str(p) for p in first.absolute_path)
+        raise InputError(f"not an aces-ci baseline file: {first.message} at {pointer}", path=source)
+    skills = {}
+    for name, raw in data["skills"].items():
+        agent = raw["agent"]
+        lift = raw["lift"]
+        skills[name] = SkillBaseline(
+            skill=name,
+            release=raw["release"],
+            commit=raw["commit"],
+            measured_at=raw["measured_at"],
+            agent=Agent(
+                agent["provider"], agent["model"], agent["harness"], agent["disclosure"], agent["tool_version"]
+            ),
+            metric=raw["metric"],
+            delta=float(lift["delta"]),
+            ci=(float(lift["ci"][0]), float(lift["ci"][1])),
+            n_cases=int(lift["n_cases"]),
+            runs_per_arm=int(lift["runs_per_arm"]),
+            verdict=raw["verdict"],
+            seed=int(raw["seed"]),
+            coupling=raw["coupling"],
+            cases=tuple(CaseLift(c["case"], None if c["lift"] is None else float(c["lift"])) for c in raw["cases"]),
+        )
+    return Baselines(skills, data["updated_at"])
+
+
+def parse_baselines(raw: bytes, source: str) -> Baselines:
+    """``baseline.json``'s bytes as :class:`Baselines`."""
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(f"baseline file is not JSON: {exc}", path=source) from None
+    return baselines_from_dict(data, source)

@@ -1,0 +1,255 @@
+"""The paid paths of ``aces-ci ci`` as a workflow runs them: recorded events, a local GitHub server, a scripted model.
+
+Release (tag push), a labelled pull request (same repository), a schedule and a
+workflow_dispatch each run real trials against a scripted OpenAI-compatible server whose accuracy
+with the skill in context is planted; baselines go to a results branch on a local bare ``origin``.
+Assertions are what a user sees: exit codes, the comment or job summary, the outputs file, the
+JUnit failure, the baseline file on the branch.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import xml.etree.ElementTree as ET
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import xmlschema
+
+from aces_ci.cli import main
+from aces_ci.github import COMMENT_MARKER
+from aces_ci.schemas import validator
+from tests.engine.helpers import MARKER_BODY, write_skill
+from tests.servers import ScriptedRequest, ScriptedServer, Text
+from tests.trials.helpers import cases_json, commit, draw
+
+from .helpers import actions_env, event, read_outputs
+from .server import WRITE_TOKEN, GitHubServer
+
+Server = Callable[..., ScriptedServer]
+JUNIT_XSD = xmlschema.XMLSchema(Path(__file__).parents[1] / "report" / "junit.xsd")
+PLAIN_BODY = "# Answering\n\nBe brief and polite when you answer questions."
+
+
+@pytest.fixture(autouse=True)
+def _no_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CI", "true")
+    for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
+        monkeypatch.delenv(key, raising=False)
+
+
+class Planted:
+    """A model answering right with probability ``p_with`` when the skill's marker is in context, else ``p_without``;
+    the probabilities can change between runs (a model update)."""
+
+    def __init__(self, p_with: float, p_without: float) -> None:
+        self.p_with, self.p_without = p_with, p_without
+
+    def __call__(self, req: ScriptedRequest) -> Text:
+        p = self.p_with if "ZEBRA-MARKER" in req.all_text else self.p_without
+        return Text("42" if draw(req) < p else "I do not know")
+
+
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout.strip()
+
+
+def _repo(tmp_path: Path, body: str = MARKER_BODY, cases: int = 12) -> tuple[Path, Path]:
+    """A skills repository with one skill and a bare ``origin`` (where the results branch goes)."""
+    root, origin = tmp_path / "repo", tmp_path / "origin.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(origin)], check=True)
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", "-b", "main", str(root)], check=True)
+    write_skill(root / "skills", "marker", body=body, evals=cases_json("marker", cases))
+    commit(root, "first")
+    _git(root, "remote", "add", "origin", str(origin))
+    return root, origin
+
+
+def _tag(root: Path, tag: str) -> str:
+    _git(root, "tag", tag)
+    return _git(root, "rev-parse", "HEAD")
+
+
+def _ci(root: Path, server: ScriptedServer, *extra: str, model: str = "scripted-model") -> int:
+    reports = root.parent / "reports"
+    return main(
+        [
+            *("ci", str(root), "--reports", str(reports), "--no-cache", "--jobs", "1"),
+            *("--provider", "openai", "--base-url", server.openai_url, "--model", model, "--disclosure", "preload"),
+            *("--runs", "2", "--rollout-cache", str(root.parent / "rollouts"), "--concurrency", "4"),
+            *extra,
+        ]
+    )
+
+
+def _origin_file(origin: Path, path: str) -> str | None:
+    done = subprocess.run(
+        ["git", "--git-dir", str(origin), "show", f"aces-results:{path}"], capture_output=True, text=True, check=False
+    )
+    return done.stdout if done.returncode == 0 else None
+
+
+def _testcases(junit: Path) -> dict[str, ET.Element]:
+    JUNIT_XSD.validate(str(junit))
+    return {case.get("name", ""): case for case in ET.parse(junit).iter("testcase") if case.get("classname") != ""}
+
+
+def _properties(case: ET.Element) -> dict[str, str]:
+    return {p.get("name", ""): p.get("value", "") for p in case.iter("property")}
+
+
+def _fresh(files: tuple[Path, Path]) -> tuple[Path, Path]:
+    """Empty the runner's output and summary files: a new job of the same workflow starts with its own."""
+    for path in files:
+        path.write_text("")
+    return files
+
+
+def _release(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, root: Path, tag: str) -> tuple[Path, Path]:
+    sha = _tag(root, tag)
+    return actions_env(monkeypatch, tmp_path, "push", event(tmp_path, "push_tag.json"), sha=sha, ref=f"refs/tags/{tag}")
+
+
+def test_a_release_with_a_harmful_skill_fails_with_a_junit_failure_naming_metric_and_interval(
+    scripted_server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = scripted_server(Planted(0.0, 1.0))  # the skill steers the agent away from the right answer
+    root, origin = _repo(tmp_path, cases=8)
+    output, summary = _release(tmp_path, monkeypatch, root, "v1.2.0")
+
+    assert _ci(root, server) == 1
+
+    values = read_outputs(output)
+    assert (values["work"], values["verdict"]) == ("release", "fail")
+    assert float(values["lift-ci-high"]) <= -0.10 and float(values["lift"]) < 0
+    junit = tmp_path / "reports" / "junit.xml"
+    case = _testcases(junit)["lift.composite"]
+    failure = case.find("failure")
+    assert failure is not None and failure.get("type") == "NegativeSkillLift"
+    message = failure.get("message", "")
+    assert "composite lift -" in message and "95% interval [" in message and "fail band -0.100" in message
+    props = _properties(case)
+    assert float(props["ci_high"]) == pytest.approx(float(values["lift-ci-high"]), abs=1e-5)
+    text = summary.read_text()
+    assert "❌ aces-ci: gate failed" in text and "Paired trials: scripted-model on builtin" in text
+    assert "| accuracy" in text and "Turns/rollout" in text  # the lift table and the per-arm cost table
+    out = capsys.readouterr().out
+    assert "::error file=skills/marker/SKILL.md,line=1,title=lift.composite (skills/marker)::fail" in out
+    # The blocked release's record is kept, but it does not become the baseline.
+    assert _origin_file(origin, "releases/v1.2.0.json") is not None
+    assert _origin_file(origin, "baseline.json") is None
+    assert json.loads(Path(values["trial-report"]).read_text())["verdict"] == "fail"
+
+
+def test_release_stores_the_baseline_and_reruns_flag_a_regression_only_when_the_interval_says_so(
+    scripted_server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model = Planted(0.9, 0.2)
+    server = scripted_server(model)
+    root, origin = _repo(tmp_path)
+    output, summary = _release(tmp_path, monkeypatch, root, "v1.0.0")
+
+    assert _ci(root, server) == 0
+
+    released = read_outputs(output)
+    assert (released["work"], released["verdict"]) == ("release", "pass")
+    raw = _origin_file(origin, "baseline.json")
+    assert raw is not None
+    stored = json.loads(raw)
+    assert list(validator("baseline").iter_errors(stored)) == []
+    entry = stored["skills"]["skills/marker"]
+    assert entry["release"] == "v1.0.0" and entry["agent"]["model"] == "scripted-model"
+    assert entry["lift"]["delta"] == pytest.approx(float(released["lift"]), abs=1e-5)
+    assert len(entry["cases"]) == 12
+    assert "are stored on branch aces-results" in summary.read_text()
+
+    # A schedule on the same model: a fresh seed, the same behaviour — no regression.
+    output, summary = _fresh(actions_env(monkeypatch, tmp_path, "schedule", event(tmp_path, "schedule.json")))
+    monkeypatch.setenv("GITHUB_RUN_ID", "1001")
+    calls = server.calls
+    assert _ci(root, server) == 0
+    assert server.calls > calls, "a rerun draws new runs, it does not replay the release's"
+    same = _properties(_testcases(tmp_path / "reports" / "junit.xml")["rerun.regression"])
+    assert float(same["change_ci_low"]) <= 0.0 <= float(same["change_ci_high"])
+    assert read_outputs(output)["work"] == "rerun"
+    text = summary.read_text()
+    assert "composite lift now vs the last release" in text and "no detectable change" in text
+
+    # The model is updated and the skill stops helping: the interval of the change lies below zero.
+    model.p_with = 0.2
+    output, summary = _fresh(
+        actions_env(monkeypatch, tmp_path, "workflow_dispatch", event(tmp_path, "workflow_dispatch.json"))
+    )
+    monkeypatch.setenv("GITHUB_RUN_ID", "1002")
+    assert _ci(root, server, model="scripted-model-2") == 1
+    case = _testcases(tmp_path / "reports" / "junit.xml")["rerun.regression"]
+    failure = case.find("failure")
+    assert failure is not None and failure.get("type") == "LiftRegression"
+    props = _properties(case)
+    assert float(props["change_ci_high"]) < 0.0
+    assert (props["model_then"], props["model_now"]) == ("scripted-model", "scripted-model-2")
+    text = summary.read_text()
+    assert "regression" in text and "model openai/scripted-model → openai/scripted-model-2" in text
+    assert read_outputs(output)["verdict"] == "fail"
+
+
+def test_a_labelled_pull_request_measures_its_version_against_the_base_and_with_against_without(
+    scripted_server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, github: GitHubServer
+) -> None:
+    server = scripted_server(Planted(0.9, 0.1))
+    root, _ = _repo(tmp_path, body=PLAIN_BODY, cases=10)
+    base = _git(root, "rev-parse", "HEAD")
+    write_skill(root / "skills", "marker", body=MARKER_BODY)  # the change teaches the skill the answer
+    commit(root, "the skill now knows the number")
+    head = _git(root, "rev-parse", "HEAD")
+    path = event(tmp_path, "pull_request_labeled.json")
+    path.write_text(path.read_text().replace("1" * 40, base).replace("2" * 40, head))
+    output, _ = actions_env(monkeypatch, tmp_path, "pull_request", path, api_url=github.url, token=WRITE_TOKEN)
+
+    assert _ci(root, server) == 0
+
+    values = read_outputs(output)
+    assert (values["work"], values["verdict"]) == ("trial", "pass")
+    assert float(values["lift-ci-low"]) > 0, "the output lift is the version lift: this change helped"
+    ours = github.state.ours(7, COMMENT_MARKER)
+    assert len(ours) == 1
+    body = ours[0]["body"]
+    assert "This version vs the base branch's: scripted-model" in body
+    assert "With vs without the skill: scripted-model" in body
+    assert f"vs marker at {base}" in body  # the control is the base branch's version
+    cases = _testcases(tmp_path / "reports" / "junit.xml")
+    assert {"lift.composite", "version-lift.composite"} <= set(cases)
+    assert Path(values["trial-report"]).is_file() and Path(values["trial-without-report"]).is_file()
+
+
+def test_mode_value_says_plainly_it_is_not_available_and_exits_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "repo"
+    write_skill(root / "skills", "marker", evals=cases_json("marker", 3))
+    output, _ = actions_env(monkeypatch, tmp_path, "workflow_dispatch", event(tmp_path, "workflow_dispatch.json"))
+
+    assert main(["ci", str(root), "--mode", "value"]) == 2
+
+    captured = capsys.readouterr()
+    assert "SkillSV valuation on the live agent is not available in this build" in captured.err
+    assert "::error title=aces-ci%3A SkillSV value not available::" in captured.out
+    assert read_outputs(output)["verdict"] == "error"
+
+
+def test_a_changed_skill_without_evals_warns_instead_of_passing_silently(
+    scripted_server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = scripted_server(Planted(0.9, 0.2))
+    root, _ = _repo(tmp_path, cases=6)
+    write_skill(root / "skills", "notes", body=PLAIN_BODY)  # no evals/
+    commit(root, "a skill without a dataset")
+    output, summary = _release(tmp_path, monkeypatch, root, "v2.0.0")
+
+    assert _ci(root, server, "--results-branch", "") == 0
+
+    assert read_outputs(output)["verdict"] == "warn"
+    assert "skills/notes" in summary.read_text() and "lift was not measured" in summary.read_text()
