@@ -17,6 +17,7 @@ for pair in "comment=${INPUT_COMMENT:-true}" "annotations=${INPUT_ANNOTATIONS:-t
 done
 
 args=(ci "${INPUT_PATH:-.}" --mode "${INPUT_MODE:-auto}" --trial-label "${INPUT_TRIAL_LABEL:-aces:trial}")
+args+=(--results-branch "${INPUT_RESULTS_BRANCH-aces-results}")  # an empty value turns the results branch off
 optional() {  # flag, value: passed only when the input is set
   if [ -n "$2" ]; then args+=("$1" "$2"); fi
 }

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 import xmlschema
+import yaml
 
 from aces_ci.cli import main
 from aces_ci.github import COMMENT_MARKER
@@ -131,6 +132,8 @@ def test_a_release_with_a_harmful_skill_fails_with_a_junit_failure_naming_metric
     assert failure is not None and failure.get("type") == "NegativeSkillLift"
     message = failure.get("message", "")
     assert "composite lift -" in message and "95% interval [" in message and "fail band -0.100" in message
+    readme = " ".join((Path(__file__).parents[2] / "README.md").read_text().split())
+    assert f"`{message}`" in readme, "the README quotes the failure this release produces"
     props = _properties(case)
     assert float(props["ci_high"]) == pytest.approx(float(values["lift-ci-high"]), abs=1e-5)
     text = summary.read_text()
@@ -253,3 +256,28 @@ def test_a_changed_skill_without_evals_warns_instead_of_passing_silently(
 
     assert read_outputs(output)["verdict"] == "warn"
     assert "skills/notes" in summary.read_text() and "lift was not measured" in summary.read_text()
+
+
+def _aces_step(path: Path) -> dict[str, object]:
+    workflow = yaml.safe_load(path.read_text())
+    steps = [step for job in workflow["jobs"].values() for step in job["steps"]]
+    step: dict[str, object] = next(s for s in steps if str(s.get("uses", "")).startswith("aces-ci/aces-ci@"))
+    return step
+
+
+def test_the_example_workflows_give_each_paid_path_what_it_needs() -> None:
+    examples = Path(__file__).parents[2] / "examples" / "workflows"
+    gate = yaml.safe_load((examples / "skill-gate.yml").read_text())
+    assert "labeled" in gate[True]["pull_request"]["types"], "the trial label arrives as a `labeled` event"
+    gate_step = _aces_step(examples / "skill-gate.yml")
+    assert gate_step["with"]["mode"] == "auto" and "ANTHROPIC_API_KEY" in gate_step["env"]  # type: ignore[index]
+    release = yaml.safe_load((examples / "skill-release.yml").read_text())
+    assert release[True]["push"]["tags"] and release["permissions"]["contents"] == "write"  # the results branch
+    checkout = release["jobs"]["trials"]["steps"][0]
+    assert checkout["with"]["fetch-depth"] == 0, "the previous release tag must be in the clone"
+    rerun = yaml.safe_load((examples / "skill-rerun.yml").read_text())
+    assert {"schedule", "workflow_dispatch"} <= set(rerun[True])
+    assert _aces_step(examples / "skill-rerun.yml")["with"]["mode"] == "rerun"  # type: ignore[index]
+    action = yaml.safe_load((Path(__file__).parents[2] / "action.yml").read_text())
+    assert action["inputs"]["results-branch"]["default"] == "aces-results"
+    assert {"trial-report", "trial-without-report"} <= set(action["outputs"])

@@ -154,3 +154,14 @@ def test_sample_comment_charts_render_in_headless_chromium() -> None:
         )
         assert png.exists() and png.stat().st_size > 10_000
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_an_underpowered_skill_says_how_many_more_cases_or_runs_would_settle_it() -> None:
+    body = sample_comment()
+    section = body[body.index("**skills/clean**") :]
+    assert "**underpowered** on composite" in section
+    assert (
+        "To settle it: about 26 more case(s) at the same runs per arm (each with 80% power if the true lift is +0.040)."
+        in section
+    )
+    assert "To settle it" not in body[: body.index("**skills/clean**")], "only the underpowered skill gets the line"
