@@ -63,6 +63,10 @@ from ._run_options import resolve_run_options
 from ._trial_inputs import SkillSources
 from .trial import _design, _gate, measure
 
+RELEASE_VALUE_NOTE = (
+    "SkillSV valuation of the released skills did not run: SkillSV's value on the live agent is not in this "
+    "build (`aces-ci value` scores with a Python oracle), so only the paired trials gate this release."
+)
 VALUE_NOT_AVAILABLE = (
     "SkillSV valuation on the live agent is not available in this build: `aces-ci value` scores units with a "
     "Python oracle (--oracle python:MODULE:FUNC), not with the model and harness this workflow configures, so "
@@ -206,6 +210,7 @@ class PaidRun:
             changes,
             (*missing, *lift_criteria(result, bands)),
             result,
+            notes=(RELEASE_VALUE_NOTE,) if work == "release" else (),
             reports={"trial": self._report("trial.json", result)},
         )
 

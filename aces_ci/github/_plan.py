@@ -103,7 +103,7 @@ def plan_run(context: GitHubContext, *, mode: Mode = "auto", trial_label: str = 
     if event == "release" or (event == "push" and tag is not None):
         return Plan(
             "release",
-            f"release {tag}: trials and SkillSV of the skills changed since the previous release tag",
+            f"release {tag}: paired trials of the skills changed since the previous release tag",
             None,
             tag or context.sha,
         )

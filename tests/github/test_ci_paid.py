@@ -138,6 +138,7 @@ def test_a_release_with_a_harmful_skill_fails_with_a_junit_failure_naming_metric
     assert float(props["ci_high"]) == pytest.approx(float(values["lift-ci-high"]), abs=1e-5)
     text = summary.read_text()
     assert "❌ aces-ci: gate failed" in text and "Paired trials: scripted-model on builtin" in text
+    assert "SkillSV valuation of the released skills did not run" in text  # said, not implied
     assert "| accuracy" in text and "Turns/rollout" in text  # the lift table and the per-arm cost table
     out = capsys.readouterr().out
     assert "::error file=skills/marker/SKILL.md,line=1,title=lift.composite (skills/marker)::fail" in out
@@ -195,7 +196,8 @@ def test_release_stores_the_baseline_and_reruns_flag_a_regression_only_when_the_
     assert float(props["change_ci_high"]) < 0.0
     assert (props["model_then"], props["model_now"]) == ("scripted-model", "scripted-model-2")
     text = summary.read_text()
-    assert "regression" in text and "model openai/scripted-model → openai/scripted-model-2" in text
+    assert "| regression |" in text and "model openai/scripted-model → openai/scripted-model-2" in text
+    assert "**underpowered** on composite" in text and "To settle it: about" in text
     assert read_outputs(output)["verdict"] == "fail"
 
 
@@ -226,6 +228,24 @@ def test_a_labelled_pull_request_measures_its_version_against_the_base_and_with_
     cases = _testcases(tmp_path / "reports" / "junit.xml")
     assert {"lift.composite", "version-lift.composite"} <= set(cases)
     assert Path(values["trial-report"]).is_file() and Path(values["trial-without-report"]).is_file()
+
+
+def test_a_labelled_fork_pull_request_never_calls_the_model_and_says_why(
+    scripted_server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = scripted_server(Planted(0.9, 0.1))
+    root, _ = _repo(tmp_path, cases=4)
+    head = _git(root, "rev-parse", "HEAD")
+    path = event(tmp_path, "pull_request_fork_labeled.json")
+    path.write_text(path.read_text().replace("1" * 40, head).replace("2" * 40, head))
+    output, summary = actions_env(monkeypatch, tmp_path, "pull_request", path)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-for-forks")  # even with a key in reach
+
+    assert _ci(root, server, "--mode", "trial") == 0
+
+    assert server.calls == 0
+    assert read_outputs(output)["work"] == "scan"
+    assert "fork code never gets this repository's secrets" in summary.read_text()
 
 
 def test_mode_value_says_plainly_it_is_not_available_and_exits_2(
