@@ -11,7 +11,8 @@ gets here):
 * **trial** (a same-repository pull request labelled for trials, or ``mode: trial``): the pull
   request's version of each changed skill against the base branch's (``trial --against <base
   sha>``: "did this change help?") and with against without; a skill new in the pull request has
-  no base version and gets the second only.
+  no base version and gets the second only. The two share the run's budget (the second gets what
+  the first left), and with a rollout cache the with-condition's runs of the second are cache hits.
 * **rerun** (``schedule``, ``workflow_dispatch``, ``mode: rerun``): every skill with against
   without on the configured (possibly updated) model, with a fresh seed (the run id), compared
   with the last release's baselines: per skill the lift now and then and the interval of the
@@ -34,6 +35,7 @@ from pathlib import Path
 
 from ..agents import render_skill_dir
 from ..config import Project, find_project
+from ..engine import Budget
 from ..errors import EXIT_INPUT_ERROR, InputError
 from ..evals import load_evals
 from ..gate import GateCriterion, GateDecision, LiftBands, lift_criteria
@@ -57,7 +59,7 @@ from ..github import (
 )
 from ..redact import environment_secrets, redact_text
 from ..report import json_bytes, trial_result_to_dict, write_trial_json
-from ..trials import TrialResult, skill_at_ref
+from ..trials import Spent, TrialResult, skill_at_ref
 from ._publish import outputs, say, write_step_outputs
 from ._run_options import resolve_run_options
 from ._trial_inputs import SkillSources
@@ -172,15 +174,29 @@ class PaidRun:
         self.sources = SkillSources(
             decoys=self.config.trial.decoys or None, supporting=self.config.trial.supporting, evals=None
         )
+        self._spent: list[Spent] = []
+        """What the trials of this run paid so far: a second trial gets what the budget has left."""
+
+    def _left(self, budget: Budget) -> Budget:
+        usd = sum(s.usd or 0.0 for s in self._spent)
+        rollouts = sum(s.rollouts_run for s in self._spent)
+        return dataclasses.replace(
+            budget,
+            max_usd=None if budget.max_usd is None else max(budget.max_usd - usd, 0.0),
+            max_rollouts=None if budget.max_rollouts is None else max(budget.max_rollouts - rollouts, 0),
+        )
 
     def _measure(self, paths: Sequence[Path], bands: LiftBands, against: str | None, seed: int | None) -> TrialResult:
         ns = _run_namespace(self.args, seed)
         ns.against = against
         ns.lift_metric, ns.pass_band, ns.fail_band = bands.metric, bands.pass_band, bands.fail_band
         options = resolve_run_options(ns, self.config)
+        options = dataclasses.replace(options, budget=self._left(options.budget))
         design = _design(ns, self.config, options)
         gate = _gate(ns, self.config)
-        return measure(paths, self.project, options=options, design=design, gate=gate, sources=self.sources)
+        result = measure(paths, self.project, options=options, design=design, gate=gate, sources=self.sources)
+        self._spent.append(result.spent)
+        return result
 
     def _report(self, name: str, result: TrialResult) -> Path:
         path: Path = self.args.reports / name

@@ -230,6 +230,30 @@ def test_a_labelled_pull_request_measures_its_version_against_the_base_and_with_
     assert Path(values["trial-report"]).is_file() and Path(values["trial-without-report"]).is_file()
 
 
+def test_the_two_trials_of_a_pull_request_share_one_budget(
+    scripted_server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = scripted_server(Planted(0.9, 0.1))
+    root, _ = _repo(tmp_path, body=PLAIN_BODY, cases=10)
+    base = _git(root, "rev-parse", "HEAD")
+    write_skill(root / "skills", "marker", body=MARKER_BODY)
+    commit(root, "the skill now knows the number")
+    path = event(tmp_path, "pull_request_labeled.json")
+    path.write_text(path.read_text().replace("1" * 40, base).replace("2" * 40, _git(root, "rev-parse", "HEAD")))
+    output, _ = actions_env(monkeypatch, tmp_path, "pull_request", path)
+
+    _ci(root, server, "--max-rollouts", "50")
+
+    values = read_outputs(output)
+    presence = json.loads(Path(values["trial-without-report"]).read_text())
+    version = json.loads(Path(values["trial-report"]).read_text())
+    assert presence["spent"]["rollouts_run"] == 40  # 10 cases x 2 runs x (with, without)
+    assert version["spent"]["rollouts_run"] == 10, "the second trial gets only what the budget left"
+    assert version["spent"]["rollouts_reused"] >= 20, "its with-condition comes from the rollout cache"
+    assert version["stopped_by"] is not None
+    assert server.calls == 50
+
+
 def test_a_labelled_fork_pull_request_never_calls_the_model_and_says_why(
     scripted_server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
