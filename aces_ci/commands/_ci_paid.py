@@ -120,17 +120,16 @@ def value_not_available(context: GitHubContext, plan: Plan) -> int:
     return EXIT_INPUT_ERROR
 
 
-def _run_namespace(args: argparse.Namespace, seed: int | None) -> argparse.Namespace:
-    """The trial verb's view of ci's flags; the rollout cache has flags of its own (``--cache-dir`` is the scan's)."""
+def _run_namespace(
+    args: argparse.Namespace, bands: LiftBands, against: str | None, seed: int | None
+) -> argparse.Namespace:
+    """The trial verb's view of ci's flags: its protocol from aces.yml ``trial:``, the gate's bands, the
+    rollout cache from ci's own flags (``--cache-dir`` is the scan's there)."""
     values = vars(args) | {"cache_dir": args.rollout_cache, "no_cache": args.no_rollout_cache}
-    values |= {
-        "seed": args.seed if seed is None else seed,
-        "coupling": None,
-        "mode": None,
-        "control": None,
-        "metadata_only": False,
-    }
-    values |= {"stress": None, "sequential": False}
+    values |= {"seed": args.seed if seed is None else seed, "against": against}
+    values |= {"lift_metric": bands.metric, "pass_band": bands.pass_band, "fail_band": bands.fail_band}
+    values |= dict.fromkeys(("coupling", "mode", "control", "stress"), None)
+    values |= {"metadata_only": False, "sequential": False}
     return argparse.Namespace(**values)
 
 
@@ -187,9 +186,7 @@ class PaidRun:
         )
 
     def _measure(self, paths: Sequence[Path], bands: LiftBands, against: str | None, seed: int | None) -> TrialResult:
-        ns = _run_namespace(self.args, seed)
-        ns.against = against
-        ns.lift_metric, ns.pass_band, ns.fail_band = bands.metric, bands.pass_band, bands.fail_band
+        ns = _run_namespace(self.args, bands, against, seed)
         options = resolve_run_options(ns, self.config)
         options = dataclasses.replace(options, budget=self._left(options.budget))
         design = _design(ns, self.config, options)

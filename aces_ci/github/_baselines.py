@@ -18,7 +18,7 @@ from typing import Any
 from ..errors import InputError
 from ..schemas import validator
 from ..stats import CaseLift, case_lifts
-from ..trials import TrialResult
+from ..trials import SkillTrialResult, TrialResult
 
 BASELINE_SCHEMA_VERSION = 1
 BASELINE_FILE = "baseline.json"
@@ -34,6 +34,10 @@ class Agent:
     disclosure: str
     tool_version: str
     """aces-ci's version, which is also the version of the built-in harness."""
+
+    @classmethod
+    def of(cls, result: TrialResult) -> Agent:
+        return cls(result.provider, result.model, result.harness, result.disclosure, result.tool_version)
 
     def describe(self) -> str:
         return f"{self.provider}/{self.model} on {self.harness} ({self.disclosure}), aces-ci {self.tool_version}"
@@ -69,16 +73,11 @@ class Baselines:
     def updated(self, result: TrialResult, release: str, commit: str) -> Baselines:
         """These baselines with the skills ``result`` measured replaced by this release's figures."""
         merged = dict(self.skills)
-        agent = Agent(result.provider, result.model, result.harness, result.disclosure, result.tool_version)
+        agent = Agent.of(result)
         for skill in result.skills:
             lift = skill.lift.get(result.gate_metric)
             if lift is None:
                 continue
-            cases = case_lifts(
-                [row.case for row in skill.cases],
-                [row.with_scores for row in skill.cases],
-                [row.control_scores for row in skill.cases],
-            )
             merged[skill.skill] = SkillBaseline(
                 skill=skill.skill,
                 release=release,
@@ -93,9 +92,18 @@ class Baselines:
                 verdict=skill.verdict,
                 seed=result.seed,
                 coupling=result.coupling,
-                cases=tuple(cases),
+                cases=tuple(skill_case_lifts(skill)),
             )
         return replace(self, skills=merged, updated_at=result.generated_at)
+
+
+def skill_case_lifts(skill: SkillTrialResult) -> list[CaseLift]:
+    """Each case's lift of the gated metric in the skill's primary contrast: what two trials are paired on."""
+    return case_lifts(
+        [row.case for row in skill.cases],
+        [row.with_scores for row in skill.cases],
+        [row.control_scores for row in skill.cases],
+    )
 
 
 def baselines_to_dict(baselines: Baselines) -> dict[str, Any]:

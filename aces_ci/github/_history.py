@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 from ..gate import CriterionStatus, GateCriterion
 from ..report import fmt_interval, fmt_lift, markdown_cell
-from ..stats import LiftChange, case_lifts, lift_change
+from ..stats import LiftChange, lift_change
 from ..trials import TrialResult
-from ._baselines import Agent, SkillBaseline
+from ._baselines import Agent, SkillBaseline, skill_case_lifts
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ class SkillChange:
 
 def compare(result: TrialResult, baselines: Mapping[str, SkillBaseline], alpha: float) -> list[SkillChange]:
     """Every skill of the rerun against its baseline (when there is one on the same metric)."""
-    agent = Agent(result.provider, result.model, result.harness, result.disclosure, result.tool_version)
+    agent = Agent.of(result)
     changes = []
     for skill in result.skills:
         lift = skill.lift.get(result.gate_metric)
@@ -70,12 +70,7 @@ def compare(result: TrialResult, baselines: Mapping[str, SkillBaseline], alpha: 
         elif lift is None:
             note = f"no {result.gate_metric} lift now: not comparable"
         else:
-            now_cases = case_lifts(
-                [row.case for row in skill.cases],
-                [row.with_scores for row in skill.cases],
-                [row.control_scores for row in skill.cases],
-            )
-            change = lift_change(now_cases, base.cases, alpha)
+            change = lift_change(skill_case_lifts(skill), base.cases, alpha)
             if base.seed == result.seed:
                 note = (
                     f"this run used the baseline's seed {base.seed}: with a shared rollout cache its runs repeat the "
