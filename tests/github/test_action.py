@@ -12,7 +12,7 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ import pytest
 import yaml
 
 from aces_ci.github import COMMENT_MARKER
+from tests.servers import ScriptedServer
 
 from .helpers import REPOSITORY, actions_env, event, make_repo, read_outputs
 from .server import FORK_TOKEN, GitHubServer
@@ -287,3 +288,36 @@ def test_hostile_input_values_stay_data(monkeypatch: pytest.MonkeyPatch, tmp_pat
 
     assert code == 1, log
     assert not marker.exists()
+
+
+def test_composite_steps_on_a_release_tag_gate_on_the_lift_and_output_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, action_venv: Path, scripted_server: Callable[..., ScriptedServer]
+) -> None:
+    from tests.engine.helpers import write_skill
+    from tests.trials.helpers import cases_json, commit, planted_accuracy
+
+    server = scripted_server(planted_accuracy(0.0, 1.0))  # a harmful skill
+    root = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", "-b", "main", str(root)], check=True)
+    write_skill(root / "skills", "marker", evals=cases_json("marker", 8))
+    (root / "aces.yml").write_text(
+        f"run:\n  provider: openai\n  base_url: {server.openai_url}\n  model: scripted-model\n  disclosure: preload\n"
+    )
+    commit(root, "first release")
+    subprocess.run(["git", "-C", str(root), "tag", "v1.0.0"], check=True)
+    sha = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], check=True, capture_output=True, text=True)
+    _, summary = actions_env(
+        monkeypatch, tmp_path, "push", event(tmp_path, "push_tag.json"), sha=sha.stdout.strip(), ref="refs/tags/v1.0.0"
+    )
+    env = {**os.environ, "ACES_CI_VENV": str(action_venv), "GITHUB_WORKSPACE": str(root), "CI": "true"}
+    env.pop("OPENAI_API_KEY", None)
+    runner = EmulatedRunner(root, env, None)
+
+    code, outputs, log = runner.run({"runs": "2", "results-branch": ""})
+
+    assert code == 1, log
+    assert (outputs["work"], outputs["verdict"]) == ("release", "fail")
+    assert float(outputs["lift-ci-high"]) <= -0.10
+    assert (root / outputs["trial-report"]).is_file()
+    assert 'type="NegativeSkillLift"' in (root / outputs["junit-report"]).read_text()
+    assert "Paired trials: scripted-model" in summary.read_text()
