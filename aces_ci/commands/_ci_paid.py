@@ -275,7 +275,8 @@ class PaidRun:
         history: list[SkillChange] = []
         baselines = self._read_baselines(notes)
         if baselines is not None:
-            history = compare(result, baselines.skills, self.config.gate.alpha)
+            edited = self._edited_since(baselines, notes)
+            history = compare(result, baselines.skills, self.config.gate.alpha, edited)
             criteria += change_criteria(history, result.confidence)
         return PaidOutcome(
             changes,
@@ -285,6 +286,17 @@ class PaidRun:
             notes=tuple(notes),
             reports={"trial": self._report("trial.json", result)},
         )
+
+    def _edited_since(self, baselines: Baselines, notes: list[str]) -> set[str]:
+        """The skills whose files changed since their release's commit (a note for each that cannot be told)."""
+        edited = set()
+        for name, base in baselines.skills.items():
+            since = change_set(self.top, base.commit, self.context.sha or "HEAD", [name])
+            if not since.known:
+                notes.append(f"Whether {name} changed since {base.release} cannot be told: {since.reason}.")
+            elif since.skills:
+                edited.add(name)
+        return edited
 
     def _branch(self) -> ResultsBranch | None:
         name: str = self.args.results_branch

@@ -11,7 +11,7 @@ then and now side by side so "what changed" (the model id, the harness, aces-ci)
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..gate import CriterionStatus, GateCriterion
@@ -36,6 +36,8 @@ class SkillChange:
     agent_now: Agent
     seed_now: int
     note: str = ""
+    edited: bool = False
+    """The skill's files changed since the release's commit: the change mixes the edit with any agent change."""
 
     @property
     def what_changed(self) -> str:
@@ -43,7 +45,8 @@ class SkillChange:
         if self.baseline is None:
             return ""
         then, now = self.baseline.agent, self.agent_now
-        parts = [
+        parts = [f"skill edited since {self.baseline.release}"] if self.edited else []
+        parts += [
             f"{label} {old} → {new}"
             for label, old, new in (
                 ("model", f"{then.provider}/{then.model}", f"{now.provider}/{now.model}"),
@@ -55,8 +58,14 @@ class SkillChange:
         return "; ".join(parts)
 
 
-def compare(result: TrialResult, baselines: Mapping[str, SkillBaseline], alpha: float) -> list[SkillChange]:
-    """Every skill of the rerun against its baseline (when there is one on the same metric)."""
+def compare(
+    result: TrialResult, baselines: Mapping[str, SkillBaseline], alpha: float, edited: Collection[str] = ()
+) -> list[SkillChange]:
+    """Every skill of the rerun against its baseline (when there is one on the same metric).
+
+    ``edited`` names the skills whose files changed since their release's commit: their change of
+    lift is not the agent's alone, and the comparison says so.
+    """
     agent = Agent.of(result)
     changes = []
     for skill in result.skills:
@@ -88,6 +97,7 @@ def compare(result: TrialResult, baselines: Mapping[str, SkillBaseline], alpha: 
                 agent_now=agent,
                 seed_now=result.seed,
                 note=note,
+                edited=skill.skill in edited,
             )
         )
     return changes

@@ -109,17 +109,26 @@ def _fresh(files: tuple[Path, Path]) -> tuple[Path, Path]:
     return files
 
 
-def _release(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, root: Path, tag: str) -> tuple[Path, Path]:
+def _release(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, root: Path, tag: str, payload: str = "push_tag.json"
+) -> tuple[Path, Path]:
+    """A tag push (or, with ``release.json``, a published release) of ``tag`` at the repository's HEAD."""
     sha = _tag(root, tag)
-    return actions_env(monkeypatch, tmp_path, "push", event(tmp_path, "push_tag.json"), sha=sha, ref=f"refs/tags/{tag}")
+    name = "release" if payload == "release.json" else "push"
+    return actions_env(monkeypatch, tmp_path, name, event(tmp_path, payload), sha=sha, ref=f"refs/tags/{tag}")
 
 
+@pytest.mark.parametrize("payload", ["push_tag.json", "release.json"])
 def test_a_release_with_a_harmful_skill_fails_with_a_junit_failure_naming_metric_and_interval(
-    scripted_server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    scripted_server: Server,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    payload: str,
 ) -> None:
     server = scripted_server(Planted(0.0, 1.0))  # the skill steers the agent away from the right answer
     root, origin = _repo(tmp_path, cases=8)
-    output, summary = _release(tmp_path, monkeypatch, root, "v1.2.0")
+    output, summary = _release(tmp_path, monkeypatch, root, "v1.2.0", payload)
 
     assert _ci(root, server) == 1
 
@@ -171,7 +180,11 @@ def test_release_stores_the_baseline_and_reruns_flag_a_regression_only_when_the_
     assert "are stored on branch aces-results" in summary.read_text()
 
     # A schedule on the same model: a fresh seed, the same behaviour — no regression.
-    output, summary = _fresh(actions_env(monkeypatch, tmp_path, "schedule", event(tmp_path, "schedule.json")))
+    output, summary = _fresh(
+        actions_env(
+            monkeypatch, tmp_path, "schedule", event(tmp_path, "schedule.json"), sha=_git(root, "rev-parse", "HEAD")
+        )
+    )
     monkeypatch.setenv("GITHUB_RUN_ID", "1001")
     calls = server.calls
     assert _ci(root, server) == 0
@@ -181,11 +194,21 @@ def test_release_stores_the_baseline_and_reruns_flag_a_regression_only_when_the_
     assert read_outputs(output)["work"] == "rerun"
     text = summary.read_text()
     assert "composite lift now vs the last release" in text and "no detectable change" in text
+    assert "edited since" not in text and "cannot be told" not in text
 
     # The model is updated and the skill stops helping: the interval of the change lies below zero.
     model.p_with = 0.2
+    skill_md = root / "skills" / "marker" / "SKILL.md"
+    skill_md.write_text(skill_md.read_text() + "\nAnswer in one line.\n")
+    commit(root, "a small edit since the release")
     output, summary = _fresh(
-        actions_env(monkeypatch, tmp_path, "workflow_dispatch", event(tmp_path, "workflow_dispatch.json"))
+        actions_env(
+            monkeypatch,
+            tmp_path,
+            "workflow_dispatch",
+            event(tmp_path, "workflow_dispatch.json"),
+            sha=_git(root, "rev-parse", "HEAD"),
+        )
     )
     monkeypatch.setenv("GITHUB_RUN_ID", "1002")
     assert _ci(root, server, model="scripted-model-2") == 1
@@ -196,7 +219,8 @@ def test_release_stores_the_baseline_and_reruns_flag_a_regression_only_when_the_
     assert float(props["change_ci_high"]) < 0.0
     assert (props["model_then"], props["model_now"]) == ("scripted-model", "scripted-model-2")
     text = summary.read_text()
-    assert "| regression |" in text and "model openai/scripted-model → openai/scripted-model-2" in text
+    assert "| regression |" in text
+    assert "skill edited since v1.0.0; model openai/scripted-model → openai/scripted-model-2" in text
     assert "**underpowered** on composite" in text and "To settle it: about" in text
     assert read_outputs(output)["verdict"] == "fail"
 
