@@ -210,6 +210,18 @@ def _client(context: GitHubContext) -> GitHubClient | None:
     return GitHubClient(context.api_url, context.token) if context.token else None
 
 
+def _scan_relative(criteria: tuple[GateCriterion, ...], links: SourceLinks) -> tuple[GateCriterion, ...]:
+    """Trial criteria name skills from the repository root; the scan's criteria and the links, from the scanned root."""
+    prefix = links.prefix.strip("/")
+    if not prefix:
+        return criteria
+
+    def strip(text: str | None) -> str | None:
+        return text[len(prefix) + 1 :] if text is not None and text.startswith(prefix + "/") else text
+
+    return tuple(replace(c, subject=strip(c.subject) or c.subject, file=strip(c.file)) for c in criteria)
+
+
 def _lift_annotations(criteria: tuple[GateCriterion, ...], links: SourceLinks) -> list[Annotation]:
     """A failed or warned lift or regression on the skill's SKILL.md, so the run's page shows it."""
     out = []
@@ -253,7 +265,7 @@ def run(args: argparse.Namespace) -> int:
         paid = PaidRun(args, context, plan, scan_root, repo or scan_root.resolve())
         outcome = paid.run([d.rstrip("/") or "." for d in skill_dirs], _bands(args))
         changes = outcome.changes
-        decision = decide(scan_criteria(result), outcome.criteria)
+        decision = decide(scan_criteria(result), _scan_relative(outcome.criteria, links))
         notes = (*notes, *outcome.notes)
         if plan.work == "release":
             stored = paid.store_release(outcome, decision)

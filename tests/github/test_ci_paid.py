@@ -349,3 +349,17 @@ def test_the_example_workflows_give_each_paid_path_what_it_needs() -> None:
     action = yaml.safe_load((Path(__file__).parents[2] / "action.yml").read_text())
     assert action["inputs"]["results-branch"]["default"] == "aces-results"
     assert {"trial-report", "trial-without-report"} <= set(action["outputs"])
+
+
+def test_a_release_of_a_skills_folder_points_the_lift_failure_at_the_right_file(
+    scripted_server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = scripted_server(Planted(0.0, 1.0))
+    root, _ = _repo(tmp_path, cases=8)
+    _release(tmp_path, monkeypatch, root, "v1.0.0")
+
+    assert _ci(root / "skills", server, "--results-branch", "") == 1  # path: skills (the scan's root)
+
+    out = capsys.readouterr().out
+    assert "::error file=skills/marker/SKILL.md,line=1,title=lift.composite (marker)::fail" in out
+    assert "skills/skills/" not in out
