@@ -1,12 +1,11 @@
 """SkillSV estimator efficiency: error against the exact values as a function of rollouts spent.
 
 Planted games (``benchmarks/skillsv_games.py``) of 8–40 units with known μ-exact values, scored by a
-noisy Bernoulli oracle: every request the oracle receives is a fresh rollout (a fresh draw), so an
-estimator that asks again pays again and learns something new, and one that reuses a cached score
-pays nothing and learns nothing new. Each estimator runs at several K (orders); for each run we
-record the rollouts it paid for and its error against the exact values: RMSE over the execution
-units of φ_del (net effect) and φ_pad (content value), and the Spearman ρ of the net effects.
-Figures are means over ``--seeds`` games per size (each seed draws a new game and a new oracle).
+noisy Bernoulli oracle: every request the oracle receives is a rollout, paid for. Each estimator runs
+at several K (orders) on the same games, with the same oracle and seeds; for each run we record the
+rollouts it paid for and its error against the exact values: RMSE over the execution units of φ_del
+(net effect) and φ_pad (content value), and the Spearman ρ of the net effects. Figures are means
+over ``--seeds`` games per size (each seed draws a new game and a new oracle).
 
 Estimators:
 
@@ -14,23 +13,34 @@ Estimators:
   independent stratified window per order, per-chain anchors, no coalition cache;
 * ``permutation``: plain permutation sampling, every coalition scored on its own window (no
   pairing), no truncation, no cache;
-* ``ours``: the defaults of ``aces-ci value`` (coalition cache, balanced windows, anchors on the
-  whole panel, the paper's one-hit gate at τ = 0.05, b = 8);
-* ``ours-…`` / ``ours+…``: ours with one lever switched off or on (the ablations; ``--ablations``).
+* ``chain``: the previous defaults of ``aces-ci value`` (Algorithm 1's estimator with the coalition
+  cache, balanced windows and anchors on the whole panel);
+* ``ours``: the defaults of ``aces-ci value`` (the pooled estimator, ``aces_ci/skillsv/_pooled.py``);
+* ``ours-…`` / ``ours+…``: ours with one lever switched off or on (``--ablations``).
 
 The headline per size: the rollouts ours needs to reach Algorithm 1's RMSE at each K, interpolated
 on ours' RMSE-versus-rollouts curve (log-log), as a share of Algorithm 1's rollouts; and ours'
 rollouts against the full two-operator audit 2 · K · (n + 1) · M.
 
+``--coverage``: the share of units whose 95% bootstrap interval (``summarize``, 400 replicates)
+holds the exact value, for published and ours. ``--bias``: the pooled estimator's bias, from 2,000
+chains on each of a few games with a deterministic oracle (the expected score) and with the noisy
+one, against its standard error at K = 16. The *bound* columns: the least noise variance × rollouts
+that any unbiased estimator can reach on the game when each score is one noisy coalition score
+(Σ_D ‖a(D)‖)² / n over the reachable prefixes D, with a_i(D) the weight of V(D) in φ_i(μ), relative
+to Algorithm 1's 2 (n + 1) (its two scores per unit per chain), next to the same figure for the
+pooled estimator's weights on chains.
+
 Usage::
 
     .venv/bin/python benchmarks/skillsv_efficiency.py [--sizes 8,16,24,40] [--orders 4,8,16,32]
-        [--seeds 20] [--tasks 80] [--ablations] [--json FILE] [--small]
+        [--seeds 20] [--tasks 80] [--ablations] [--coverage] [--bias] [--json FILE] [--small]
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 import sys
@@ -43,27 +53,48 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import itertools
+from aces_ci.skillsv import (
+    Estimator,
+    EstimatorSettings,
+    ExactGame,
+    OrderOdds,
+    TooLargeForExact,
+    published_settings,
+    summarize,
+    unit_samples,
+)
+from benchmarks.skillsv_games import BernoulliOracle, PlantedGame, planted_game
 
-from aces_ci.skillsv import Estimator, EstimatorSettings, published_settings
-from benchmarks.skillsv_games import BernoulliOracle, planted_game
 
-Variant = Callable[[int, int], EstimatorSettings]
-"""(K, seed) → settings."""
+@dataclass(frozen=True)
+class Variant:
+    settings: Callable[[int, int], EstimatorSettings]
+    """(K, seed) → settings."""
+    shrinkage: float | None = None
+    """The pooled surrogate's shrinkage; None: the default."""
+
+
+def _ours(k: int, seed: int, /, **changes: object) -> EstimatorSettings:
+    return replace(EstimatorSettings(orders=k, seed=seed), **changes)  # type: ignore[arg-type]
+
 
 VARIANTS: dict[str, Variant] = {
-    "published": lambda k, seed: published_settings(k, seed=seed),
-    "permutation": lambda k, seed: replace(published_settings(k, seed=seed), paired=False, tolerance=None),
-    "ours": lambda k, seed: EstimatorSettings(orders=k, seed=seed),
+    "published": Variant(lambda k, seed: published_settings(k, seed=seed)),
+    "permutation": Variant(lambda k, seed: replace(published_settings(k, seed=seed), paired=False, tolerance=None)),
+    "chain": Variant(lambda k, seed: _ours(k, seed, pooling="chain", antithetic=False, pairs_per_window=1)),
+    "ours": Variant(_ours),
 }
 ABLATIONS: dict[str, Variant] = {
-    "ours-no-reuse": lambda k, seed: replace(EstimatorSettings(orders=k, seed=seed), reuse=False),
-    "ours+antithetic": lambda k, seed: replace(EstimatorSettings(orders=k, seed=seed), antithetic=True),
-    "ours-independent-windows": lambda k, seed: replace(EstimatorSettings(orders=k, seed=seed), windows="independent"),
-    "ours+two-hit-gate": lambda k, seed: replace(EstimatorSettings(orders=k, seed=seed), gate_hits=2),
-    "ours-no-truncation": lambda k, seed: replace(EstimatorSettings(orders=k, seed=seed), tolerance=None),
-    "ours-chain-anchors": lambda k, seed: replace(EstimatorSettings(orders=k, seed=seed), panel_anchors=False),
+    "ours-antithetic": Variant(lambda k, seed: _ours(k, seed, antithetic=False)),
+    "ours-shared-windows": Variant(lambda k, seed: _ours(k, seed, pairs_per_window=1)),
+    "ours-truncation": Variant(lambda k, seed: _ours(k, seed, tolerance=None)),
+    "ours-shrinkage": Variant(_ours, shrinkage=0.0),
+    "ours+shrinkage-3": Variant(_ours, shrinkage=3.0),
+    "ours-reuse": Variant(lambda k, seed: _ours(k, seed, reuse=False)),
+    "ours-panel-anchors": Variant(lambda k, seed: _ours(k, seed, panel_anchors=False)),
+    "chain+antithetic": Variant(lambda k, seed: _ours(k, seed, pooling="chain", pairs_per_window=1)),
 }
+COVERAGE_OF = ("published", "ours")
 
 
 def spearman(a: Sequence[float], b: Sequence[float]) -> float:
@@ -91,6 +122,7 @@ class Point:
     rmse_del: float
     rmse_pad: float
     spearman: float
+    coverage: float | None = None
 
 
 @dataclass(frozen=True)
@@ -99,30 +131,59 @@ class Regime:
     profile: str
 
 
+def _estimate(run: object, variant: Variant, odds: OrderOdds) -> dict[str, np.ndarray]:
+    shrinkage = {} if variant.shrinkage is None else {"shrinkage": variant.shrinkage}
+    return {op: unit_samples(run, op, odds, **shrinkage).values.mean(axis=0) for op in ("del", "pad")}  # type: ignore[arg-type]
+
+
+def _coverage(run: object, units: list[str], truth: dict[str, np.ndarray]) -> float:
+    valuation = summarize(run, replicates=400)  # type: ignore[arg-type]
+    by_unit = {u.unit: u for u in valuation.units}
+    hits = []
+    for op, field in (("del", "net_effect"), ("pad", "content_value")):
+        for unit, value in zip(units, truth[op], strict=True):
+            estimate = getattr(by_unit[unit], field)
+            if estimate is not None and estimate.ci is not None:
+                hits.append(estimate.ci.lo - 1e-12 <= value <= estimate.ci.hi + 1e-12)
+    return float(np.mean(hits))
+
+
 def measure(
-    size: int, *, seeds: int, tasks: int, orders: Sequence[int], variants: dict[str, Variant], regime: Regime
+    size: int,
+    *,
+    seeds: int,
+    tasks: int,
+    orders: Sequence[int],
+    variants: dict[str, Variant],
+    regime: Regime,
+    coverage: bool = False,
 ) -> dict[str, list[Point]]:
     """Mean metrics per variant and K, over ``seeds`` planted games of ``size`` execution units."""
-    sums: dict[str, list[list[float]]] = {name: [[0.0] * 4 for _ in orders] for name in variants}
+    sums: dict[str, list[list[float]]] = {name: [[0.0] * 5 for _ in orders] for name in variants}
     for seed in range(seeds):
         game = planted_game(size, seed, tasks, regime.profile)
         exact = game.exact("layer")
         units = sorted(exact["del"])
         truth = {op: np.array([exact[op][u] for u in units]) for op in ("del", "pad")}
+        odds = OrderOdds(game.structure, "layer")
         for name, variant in variants.items():
             for position, k in enumerate(orders):
                 oracle = BernoulliOracle(game, seed=10_000 + seed, noise=regime.noise)
-                run = Estimator(game.structure, game.tasks, oracle, variant(k, seed)).estimate()
+                run = Estimator(game.structure, game.tasks, oracle, variant.settings(k, seed)).estimate()
                 slots = [run.execution.index(game.structure.index[u]) for u in units]
-                estimate = {
-                    op: np.array([c.marginals[op] for c in run.chains]).mean(axis=0)[slots] for op in ("del", "pad")
-                }
+                estimate = {op: values[slots] for op, values in _estimate(run, variant, odds).items()}
                 row = sums[name][position]
                 row[0] += oracle.calls
                 row[1] += math.sqrt(float(np.mean((estimate["del"] - truth["del"]) ** 2)))
                 row[2] += math.sqrt(float(np.mean((estimate["pad"] - truth["pad"]) ** 2)))
                 row[3] += spearman(estimate["del"], truth["del"])
-    return {name: [Point(*(value / seeds for value in row)) for row in rows] for name, rows in sums.items()}
+                if coverage and name in COVERAGE_OF:
+                    row[4] += _coverage(run, units, truth)
+    out: dict[str, list[Point]] = {}
+    for name, rows in sums.items():
+        covered = coverage and name in COVERAGE_OF
+        out[name] = [Point(*(value / seeds for value in row[:4]), row[4] / seeds if covered else None) for row in rows]
+    return out
 
 
 def rollouts_to_reach(curve: Sequence[Point], target: float, metric: str = "rmse_del") -> float | None:
@@ -137,17 +198,54 @@ def rollouts_to_reach(curve: Sequence[Point], target: float, metric: str = "rmse
     return None
 
 
+def information_bound(game: PlantedGame) -> tuple[float, float] | None:
+    """(bound, pooled) noise variance × prefix rollouts per unit, each ÷ Algorithm 1's 2 (n + 1).
+
+    The bound: the least any unbiased linear estimator reaches when each score is one coalition
+    scored with independent noise — Cauchy–Schwarz over the design gives Σ_D ‖a(D)‖ squared, spread
+    over the n units. Pooled: the same for the pooled weights on μ-chains, Σ_D ‖a(D)‖² / q(D) · (n+1)/n
+    with q(D) the chance a chain passes through D. None when the game reaches too many prefixes.
+    """
+    structure = game.structure
+    try:
+        exact = ExactGame(structure, "layer")
+    except TooLargeForExact:
+        return None
+    odds = OrderOdds(structure, "layer")
+    trigger = structure.index["m"]
+    execution = [p for p in range(structure.size) if p != trigger]
+    n = len(execution)
+    bound = 0.0
+    pooled = 0.0
+    for state, reach in exact.probability.items():
+        if not state >> trigger & 1:
+            continue
+        a = np.zeros(structure.size)
+        for player, p in odds.preceding(state).items():
+            a[player] += reach * p
+        for player, p in odds.following(state).items():
+            a[player] -= reach * p
+        norm2 = float((a[execution] ** 2).sum())
+        bound += math.sqrt(norm2)
+        pooled += norm2 / reach
+    algorithm_1 = 2 * (n + 1)
+    return bound**2 / n / algorithm_1, pooled * (n + 1) / n / algorithm_1
+
+
 def report(
     size: int, *, tasks: int, orders: Sequence[int], results: dict[str, list[Point]], out: list[str], regime: Regime
 ) -> dict[str, object]:
     out.append(f"\n### {size} units, {tasks} tasks, {regime.noise} noise, {regime.profile} values\n")
-    out.append("| estimator | K | rollouts | RMSE φ_del | RMSE φ_pad | Spearman ρ (del) |")
-    out.append("|---|---:|---:|---:|---:|---:|")
+    covered = any(p.coverage is not None for curve in results.values() for p in curve)
+    header = "| estimator | K | rollouts | RMSE φ_del | RMSE φ_pad | Spearman ρ (del) |"
+    out.append(header + (" 95% CI coverage |" if covered else ""))
+    out.append("|---|---:|---:|---:|---:|---:|" + ("---:|" if covered else ""))
     for name, curve in results.items():
         for k, point in zip(orders, curve, strict=True):
+            cell = "" if not covered else (" - |" if point.coverage is None else f" {point.coverage:.3f} |")
             out.append(
                 f"| {name} | {k} | {point.rollouts:,.0f} | {point.rmse_del:.4f} | {point.rmse_pad:.4f} "
-                f"| {point.spearman:.3f} |"
+                f"| {point.spearman:.3f} |{cell}"
             )
     summary: dict[str, object] = {}
     ours, published = results["ours"], results["published"]
@@ -173,13 +271,68 @@ def report(
     return summary
 
 
+def bounds(size: int, *, seeds: int, tasks: int, profile: str, out: list[str]) -> dict[str, float] | None:
+    figures = [f for f in (information_bound(planted_game(size, seed, tasks, profile)) for seed in range(seeds)) if f]
+    if not figures:
+        return None
+    bound, pooled = (float(np.mean(column)) for column in zip(*figures, strict=True))
+    out.append(
+        f"\nNoise variance × rollouts per unit, ÷ Algorithm 1's: bound for any unbiased estimator {bound:.3f}; "
+        f"the pooled weights on chains {pooled:.3f} (mean of {len(figures)} games)"
+    )
+    return {"bound": bound, "pooled": pooled}
+
+
+def bias(sizes: Sequence[int], *, tasks: int, games: int, out: list[str]) -> dict[str, object]:
+    """The pooled estimator's bias: 2,000 chains per game, against its standard error at K = 16."""
+
+    class Expected(BernoulliOracle):
+        def evaluate(self, requests):  # type: ignore[no-untyped-def]
+            self.calls += len(requests)
+            from aces_ci.skillsv import Outcome
+
+            return [Outcome(self.game.probability(r.members, r.operator, self.task_index[r.task.id])) for r in requests]
+
+    chains = 2000
+    document: dict[str, object] = {}
+    out.append("\n| units | oracle | τ | RMS bias over units (φ_del) | its standard error | sd of ours at K = 16 |")
+    out.append("|---:|---|---|---:|---:|---:|")
+    for size in sizes:
+        for oracle_name in ("expected", "fresh"):
+            for tolerance in (None, 0.05):
+                squares, errors, spread = [], [], []
+                for seed in range(games):
+                    game = planted_game(size, seed, tasks)
+                    exact = game.exact("layer")
+                    oracle = (
+                        Expected(game, seed=seed) if oracle_name == "expected" else BernoulliOracle(game, 50 + seed)
+                    )
+                    settings = EstimatorSettings(orders=chains, seed=seed, tolerance=tolerance)
+                    run = Estimator(game.structure, game.tasks, oracle, settings).estimate()
+                    samples = unit_samples(run, "del").values
+                    truth = np.array([exact["del"][game.structure.players[p]] for p in run.execution])
+                    pairs = samples.reshape(chains // 2, 2, -1).mean(axis=1)  # antithetic pairs: one sample each
+                    se = pairs.std(axis=0) / math.sqrt(len(pairs))
+                    squares.append(float(np.mean((samples.mean(axis=0) - truth) ** 2)))
+                    errors.append(float(np.mean(se**2)))
+                    spread.append(float(np.mean(pairs.std(axis=0) ** 2 / 8)))  # 8 pairs = K 16
+                rms, se_rms, k16 = (math.sqrt(float(np.mean(v))) for v in (squares, errors, spread))
+                shown = "off" if tolerance is None else f"{tolerance}"
+                out.append(f"| {size} | {oracle_name} | {shown} | {rms:.4f} | {se_rms:.4f} | {k16:.4f} |")
+                document[f"{size}/{oracle_name}/{shown}"] = {"rms_bias": rms, "standard_error": se_rms, "sd_k16": k16}
+    return document
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="8,16,24,40")
     parser.add_argument("--orders", default="4,8,16,32")
     parser.add_argument("--seeds", type=int, default=20)
     parser.add_argument("--tasks", type=int, default=80)
-    parser.add_argument("--ablations", action="store_true", help="also run ours with each lever off")
+    parser.add_argument("--ablations", action="store_true", help="also run ours with each lever off or on")
+    parser.add_argument("--only", help="comma-separated variants to run (published and ours are always run)")
+    parser.add_argument("--coverage", action="store_true", help="bootstrap CI coverage of published and ours")
+    parser.add_argument("--bias", action="store_true", help="the pooled estimator's bias on 2,000 chains")
     parser.add_argument("--noise", choices=("fresh", "seeded"), default="fresh")
     parser.add_argument("--profile", choices=("spread", "concentrated"), default="spread")
     parser.add_argument("--small", action="store_true", help="a quick run: 8 units, K 4 and 8, 3 seeds")
@@ -190,22 +343,38 @@ def main(argv: Sequence[str] | None = None) -> int:
     seeds = 3 if args.small else args.seeds
     tasks = 40 if args.small else args.tasks
     variants = dict(VARIANTS, **(ABLATIONS if args.ablations else {}))
+    if args.only:
+        chosen = {"published", "ours", *args.only.split(",")}
+        variants = {name: variant for name, variant in variants.items() if name in chosen}
     lines: list[str] = []
     everything: dict[str, object] = {}
     started = time.perf_counter()
     regime = Regime(args.noise, args.profile)
     for size in sizes:
-        results = measure(size, seeds=seeds, tasks=tasks, orders=orders, variants=variants, regime=regime)
+        results = measure(
+            size, seeds=seeds, tasks=tasks, orders=orders, variants=variants, regime=regime, coverage=args.coverage
+        )
         summary = report(size, tasks=tasks, orders=orders, results=results, out=lines, regime=regime)
+        bound = bounds(size, seeds=min(seeds, 5), tasks=tasks, profile=args.profile, out=lines)
         everything[str(size)] = {
             "points": {name: [vars(p) for p in curve] for name, curve in results.items()},
+            "bound": bound,
             **summary,
         }
         print("\n".join(lines), flush=True)
         lines.clear()
+    document: dict[str, object] = {
+        "orders": orders,
+        "seeds": seeds,
+        "tasks": tasks,
+        "regime": vars(regime),
+        "sizes": everything,
+    }
+    if args.bias:
+        document["bias"] = bias(sizes, tasks=tasks, games=3 if args.small else 5, out=lines)
+        print("\n".join(lines), flush=True)
     print(f"\n{seeds} seeds per size, {time.perf_counter() - started:.0f} s")
     if args.json is not None:
-        document = {"orders": orders, "seeds": seeds, "tasks": tasks, "regime": vars(regime), "sizes": everything}
         args.json.write_text(json.dumps(document, indent=2))
     return 0
 

@@ -24,9 +24,9 @@ configuration error (and "this work is not in this build"), 3 GitHub or model AP
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import sys
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -54,6 +54,7 @@ from ..github import (
 from ..redact import environment_secrets, redact_text
 from ..report import SourceLinks, append_gate_suite, render_junit, write_json, write_sarif
 from ..scan import RuleRegistry, ScanResult, Shard, default_registry
+from ..skillsv import compile_skill, compile_summary
 from ._publish import finding_annotations, outputs, publish_check_run, publish_comment, say, write_step_outputs
 from ._run_options import add_run_options
 from ._workflow_run import post_prepared_comment
@@ -177,10 +178,27 @@ def _relative_skills(changes: ChangeSet, links: SourceLinks) -> tuple[str, ...]:
     return tuple(s[len(prefix) + 1 :] if s.startswith(prefix + "/") else "." for s in changes.skills)
 
 
-def _skillsv_note() -> str:
-    if importlib.util.find_spec("aces_ci.skillsv") is None:
-        return "SkillSV compile summary of the changed skills: not available in this build (no aces_ci.skillsv)."
-    return "SkillSV compile summary of the changed skills: aces_ci.skillsv is installed but not wired into `ci` yet."
+MAX_COMPILE_NOTES = 20
+"""Changed skills whose SkillSV compile summary the comment lists; the rest are counted."""
+
+
+def compile_notes(scan_root: Path, skills: Sequence[str]) -> tuple[str, ...]:
+    """One note per skill: how SkillSV cuts it (units, edges, tokens, contractions). Fast, no model.
+
+    ``skills`` are skill directories relative to ``scan_root`` (``.`` for the root itself). A skill
+    the compiler refuses gets its reason instead; nothing here fails the run.
+    """
+    notes = []
+    for skill in skills[:MAX_COMPILE_NOTES]:
+        try:
+            summary = compile_summary(compile_skill(scan_root / skill))
+        except InputError as exc:
+            notes.append(f"SkillSV cannot compile {skill}: {exc}")
+            continue
+        notes.append(f"SkillSV compile of {skill}: {summary}.")
+    if len(skills) > MAX_COMPILE_NOTES:
+        notes.append(f"SkillSV compile: {len(skills) - MAX_COMPILE_NOTES} more changed skills not listed.")
+    return tuple(notes)
 
 
 def _write_reports(
@@ -256,7 +274,7 @@ def run(args: argparse.Namespace) -> int:
     registry = default_registry()
     result, scan_root, _ = scan_for(args, registry)
     links, repo = _links(context, scan_root)
-    notes: tuple[str, ...] = (*plan.notes, _skillsv_note())
+    notes: tuple[str, ...] = tuple(plan.notes)
     outcome: PaidOutcome | None
     if plan.paid:
         skill_dirs = [links.path(r.skill) if r.skill != "." else links.path("") for r in result.skills]
@@ -275,6 +293,9 @@ def run(args: argparse.Namespace) -> int:
         changes = _changes(plan, repo, links, result)
         decision = decide(scan_criteria(result))
     say(f"changed skills: {', '.join(changes.skills) or 'none'} ({changes.reason})")
+    scanned = tuple(report.skill for report in result.skills)
+    compiled = _relative_skills(changes, links) if changes.known else scanned
+    notes = (*notes, *compile_notes(scan_root, [skill for skill in compiled if skill in scanned]))
     marker = marker_for(args.comment_key or (str(args.shard) if args.shard else None))
     full_report = args.report_url or context.run_url
     inputs = CommentInputs(

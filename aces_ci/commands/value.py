@@ -78,7 +78,22 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument("--tolerance", type=_FRACTION, default=0.05, metavar="TAU", help="truncation τ (default 0.05)")
     parser.add_argument("--no-truncation", action="store_true", help="walk every chain to the full skill")
     parser.add_argument("--gate-hits", type=_COUNT, default=1, metavar="N", help="prefixes within τ before truncating")
-    parser.add_argument("--antithetic", action="store_true", help="draw orders in antithetic pairs (u, 1 − u)")
+    parser.add_argument(
+        "--pooling",
+        choices=("pooled", "chain"),
+        default="pooled",
+        help="pooled: every scored prefix informs every unit (default); chain: Algorithm 1's adjacent differences",
+    )
+    parser.add_argument(
+        "--no-antithetic", action="store_true", help="draw every order independently (default: pairs from u, 1 − u)"
+    )
+    parser.add_argument(
+        "--pairs-per-window",
+        type=_COUNT,
+        default=2,
+        metavar="N",
+        help="chains (antithetic pairs) scored on one window of cases (default 2)",
+    )
     parser.add_argument("--operators", choices=("both", "del"), default="both", help="del: deletion only")
     parser.add_argument("--seed", type=_NON_NEGATIVE_INT, default=0, help="seeds orders, windows and the oracle")
     parser.add_argument("--exact", action="store_true", help=f"enumerate μ-exact values (≤ {MAX_EXACT_UNITS} units)")
@@ -150,7 +165,9 @@ def _settings(args: argparse.Namespace, game: CompiledSkill) -> ValueSettings:
         distribution=args.orders,
         seed=args.seed,
         gate_hits=args.gate_hits,
-        antithetic=args.antithetic,
+        pooling=args.pooling,
+        antithetic=not args.no_antithetic,
+        pairs_per_window=args.pairs_per_window,
         max_evaluations=args.max_evaluations,
         max_usd=args.budget_usd,
     )
@@ -181,7 +198,8 @@ def render_value_text(report: ValueReport, out: TextIO) -> None:
         if valuation.method == "exact"
         else (
             f"K={estimator.orders} b={estimator.window} "
-            f"τ={estimator.tolerance if estimator.tolerance is not None else 'off'}"
+            f"τ={estimator.tolerance if estimator.tolerance is not None else 'off'} "
+            f"{valuation.pooling or estimator.pooling}"
         )
     )
     out.write(

@@ -214,7 +214,7 @@ class PruningCurve(Protocol):
 
     @property
     def method(self) -> str:
-        """``skillsv``, ``closure-loo``, ``random``, ``judge``."""
+        """``skillsv``, ``closure_loo``, ``random``, ``judge`` (the names ``aces-ci value`` writes)."""
         ...
 
     @property

@@ -3,7 +3,7 @@ counterfactual skills, and estimate structure-aware Shapley values of its units.
 """
 
 from ._compile import COMPILE_SCHEMA_VERSION, compile_skill, compiled_json
-from ._estimate import EstimateRun, Estimator, EstimatorSettings, Meter, published_settings
+from ._estimate import EstimateRun, Estimator, EstimatorSettings, Meter, Pooling, published_settings
 from ._exact import ExactGame, TooLargeForExact, unanimity_values
 from ._hierarchy import repair_hierarchy
 from ._model import (
@@ -31,7 +31,9 @@ from ._oracle import (
     Task,
     store_key,
 )
+from ._order_odds import OddsIntractable, OrderOdds
 from ._orders import ORDER_DISTRIBUTIONS, OrderDistribution, OrderSampler, UniformIntractable
+from ._pooled import UnitSamples, unit_samples
 from ._python_oracle import PythonScorer
 from ._render import InfeasibleCoalition, render, tree_tokens
 from ._result import Cost, Decision, Estimate, GroupValue, Interval, UnitValue, Valuation
@@ -42,6 +44,7 @@ from ._tasks import load_tasks, split_panels
 from ._tokens import TOKENIZER, count_tokens
 from ._valuate import HeldOut, ValueReport, ValueSettings, valuate
 from ._value_json import VALUE_SCHEMA_VERSION, low_value_units, value_json
+from ._views import CurveView, SkillValueView, UnitView, compile_summary, skill_value
 
 __all__ = [
     "COMPILE_SCHEMA_VERSION",
@@ -56,6 +59,7 @@ __all__ = [
     "CompiledSkill",
     "Contraction",
     "Cost",
+    "CurveView",
     "Decision",
     "DecisionRules",
     "Edge",
@@ -72,27 +76,34 @@ __all__ = [
     "InfeasibleCoalition",
     "Interval",
     "Meter",
+    "OddsIntractable",
     "Operator",
     "OrderDistribution",
+    "OrderOdds",
     "OrderSampler",
     "Outcome",
+    "Pooling",
     "PythonScorer",
     "RenderingOracle",
     "Repair",
     "ScoreRequest",
     "Segment",
     "SkillScorer",
+    "SkillValueView",
     "Span",
     "Task",
     "TooLargeForExact",
     "UniformIntractable",
     "Unit",
     "UnitKind",
+    "UnitSamples",
     "UnitValue",
+    "UnitView",
     "Valuation",
     "ValueReport",
     "ValueSettings",
     "compile_skill",
+    "compile_summary",
     "compiled_json",
     "count_tokens",
     "decide",
@@ -101,11 +112,13 @@ __all__ = [
     "published_settings",
     "render",
     "repair_hierarchy",
+    "skill_value",
     "split_panels",
     "store_key",
     "summarize",
     "tree_tokens",
     "unanimity_values",
+    "unit_samples",
     "valuate",
     "value_json",
 ]

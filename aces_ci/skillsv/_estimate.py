@@ -38,6 +38,7 @@ from ._structure import GameStructure
 from ._windows import WindowDealer, WindowDesign
 
 StopReason = Literal["max_evaluations", "budget_usd", "oracle_error"]
+Pooling = Literal["pooled", "chain"]
 
 
 @dataclass(frozen=True)
@@ -56,10 +57,19 @@ class EstimatorSettings:
     operators: tuple[Operator, ...] = ("del", "pad")
     distribution: OrderDistribution = "layer"
     seed: int = 0
-    antithetic: bool = False
-    """Draw orders in pairs from u and 1 − u. Measured not to help on the benchmark's games (their
-    error is rollout noise, not order variance), so off by default."""
+    pooling: Pooling = "pooled"
+    """How chains become unit values: ``pooled`` (:mod:`._pooled`: every scored prefix informs every
+    unit, with a cross-fitted additive control variate; about half the variance of ``chain`` per
+    chain on the benchmark's games) or ``chain`` (Algorithm 1: each unit's two adjacent prefixes)."""
+    antithetic: bool = True
+    """Draw orders in pairs from u and 1 − u. Neutral for the chain estimator, whose error is rollout
+    noise; it lowers the pooled estimator's error (its control variate leaves order variance that the
+    pairs cancel), so on by default."""
     windows: WindowDesign = "balanced"
+    pairs_per_window: int = 2
+    """Chains (antithetic pairs) scored on one window. Two lets the pooled estimator learn each case's
+    difficulty from a chain whose order is independent of the one it values (:mod:`._pooled`); the
+    chain estimator needs no such thing (Algorithm 1: one window per order)."""
     reuse: bool = True
     panel_anchors: bool = True
     paired: bool = True
@@ -80,8 +90,10 @@ def published_settings(
         gate_hits=1,
         operators=operators,
         seed=seed,
+        pooling="chain",
         antithetic=False,
         windows="independent",
+        pairs_per_window=1,
         reuse=False,
         panel_anchors=False,
     )
@@ -111,6 +123,9 @@ class ChainRecord:
     per_task: dict[Operator, np.ndarray] | None
     """Per operator, units × window tasks: each unit's paired score difference on each task of the
     window (its mean over the window is the marginal); None when the chain was not paired."""
+    levels: dict[Operator, np.ndarray] | None
+    """Per operator, prefixes S_0 = {m} … S_{n−1} = N × window tasks: the scores themselves, NaN for
+    the prefixes a truncation left unscored; None when the chain was not paired."""
     anchors: dict[str, float]
     """Window means: ``empty`` (ρ_del(∅)), ``trigger_del``, ``trigger_pad``, ``full``."""
     truncated_at: int | None
@@ -118,6 +133,8 @@ class ChainRecord:
     intermediate_evaluated: int
     pair: int
     """Chains with the same ``pair`` are antithetic partners (resampled together)."""
+    group: int
+    """Chains with the same ``group`` are scored on the same window (``pairs_per_window``)."""
 
 
 @dataclass
@@ -211,6 +228,7 @@ class _Walk:
 
     index: int
     pair: int
+    group: int
     order: list[int]
     window: list[int]
     prefixes: list[int]
@@ -252,6 +270,7 @@ class Estimator:
         walks: list[_Walk] = []
         settings = self.settings
         pair_draws: np.ndarray | None = None
+        window: list[int] = []
         for index in range(settings.orders):
             partner = settings.antithetic and index % 2 == 1
             if partner and pair_draws is not None:
@@ -259,15 +278,17 @@ class Estimator:
             else:
                 draws = self.rng.random(self.structure.draws)
                 pair_draws = draws
-            window = self.dealer.next()
+            pair = index // 2 if settings.antithetic else index
+            if pair % max(1, settings.pairs_per_window) == 0 and not partner:
+                window = self.dealer.next()
             order = self.sampler.order(draws)
             if order[0] != self.trigger:
                 raise AssertionError("a feasible order must start with the trigger")
             prefixes = [1 << self.trigger]
             for player in order[1:]:
                 prefixes.append(prefixes[-1] | 1 << player)
-            pair = index // 2 if settings.antithetic else index
-            walks.append(_Walk(index, pair, order[1:], list(window), prefixes))
+            group = pair // max(1, settings.pairs_per_window)
+            walks.append(_Walk(index, pair, group, order[1:], list(window), prefixes))
         return walks
 
     def _window(self, walk: _Walk, prefix: int) -> list[int]:
@@ -373,10 +394,14 @@ class Estimator:
         count = len(self.run.execution)
         marginals: dict[Operator, np.ndarray] = {}
         per_task: dict[Operator, np.ndarray] = {}
+        levels: dict[Operator, np.ndarray] = {}
         for op, rows in walk.values.items():
             series = list(rows)
             if walk.truncated_at is None:
                 series.append(walk.full_row)
+            table = np.full((count + 1, len(walk.full_row)), np.nan)
+            table[: len(series)] = np.array(series)
+            levels[op] = table
             differences = np.zeros((count, len(walk.full_row)))
             out = np.zeros(count)
             for position, player in enumerate(walk.order):
@@ -392,9 +417,11 @@ class Estimator:
                 window=tuple(walk.window),
                 marginals=marginals,
                 per_task=per_task if self.settings.paired else None,
+                levels=levels if self.settings.paired else None,
                 anchors=dict(walk.anchors),
                 truncated_at=walk.truncated_at,
                 intermediate_evaluated=walk.step,
                 pair=walk.pair,
+                group=walk.group,
             )
         )

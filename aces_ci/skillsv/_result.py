@@ -95,3 +95,5 @@ class Valuation:
     error: str | None
     resolution: float
     """|value| below this is reported unresolved even when its interval excludes zero."""
+    pooling: Literal["pooled", "chain"] | None = None
+    """How chains became unit values (:mod:`._pooled`); None for exact values."""

@@ -18,8 +18,10 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ._estimate import EstimateRun
+from ._estimate import EstimateRun, Pooling
 from ._model import UnitGroup
+from ._order_odds import OrderOdds
+from ._pooled import unit_samples
 from ._result import Cost, Decision, Estimate, GroupValue, Interval, UnitValue, Valuation
 from ._structure import GameStructure, bits
 
@@ -171,10 +173,14 @@ def summarize(
     chains = run.chains
     per_op: dict[str, tuple[np.ndarray, np.ndarray] | None] = {}
     tables: dict[str, np.ndarray | None] = {}
+    odds = OrderOdds(structure, run.settings.distribution)
+    pooling: Pooling = "chain"
     for op in ("del", "pad"):
         if op in operators and chains:
-            matrix = np.array([chain.marginals[op] for chain in chains])
-            tables[op] = _per_task(run, op)
+            samples = unit_samples(run, op, odds)
+            pooling = samples.method
+            matrix = samples.values
+            tables[op] = samples.per_task
             per_op[op] = (matrix, resample.unit_means(tables[op], matrix))
         else:
             per_op[op] = None
@@ -248,12 +254,8 @@ def summarize(
         stopped_by=run.stopped_by,
         error=run.error,
         resolution=rules.resolution,
+        pooling=pooling,
     )
-
-
-def _per_task(run: EstimateRun, op: str) -> np.ndarray | None:
-    tables = [chain.per_task[op] for chain in run.chains if chain.per_task is not None and op in chain.per_task]
-    return np.stack(tables) if tables and len(tables) == len(run.chains) else None
 
 
 def _anchors(

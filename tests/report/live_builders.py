@@ -140,7 +140,7 @@ def valuation(skill: str = "skills/pdf-tools") -> Value:
     )
     curves = (
         Curve("skillsv", [0, 1, 2, 3, 4], [0.62, 0.64, 0.63, 0.58, 0.41], 0.611),
-        Curve("closure-loo", [0, 1, 2, 3, 4], [0.62, 0.55, 0.52, 0.47, 0.41], 0.531),
+        Curve("closure_loo", [0, 1, 2, 3, 4], [0.62, 0.55, 0.52, 0.47, 0.41], 0.531),
         Curve("random", [0, 1, 2, 3, 4], [0.62, 0.57, 0.50, 0.46, 0.41], 0.522),
     )
     return Value(skill, units, pruning=curves)

@@ -8,7 +8,9 @@ so the μ-exact values (flat block of rules, the script always entering before t
 ALPHA = BETA = 0.2 (a redundant OR pair splits its value), GAMMA = DELTA = 0.15 (an AND pair shares its
 synergy), HARM = −0.2, DEAD = 0, TOOLUSE = 0.2 (the dependent completes the term) and the script 0.
 ``expected`` returns p itself (a deterministic oracle, for exact mode); ``noisy`` a Bernoulli draw seeded by
-the rendered skill's content, the case and the seed, so a coalition scored twice scores the same.
+the rendered skill's content, the case and the seed, so a coalition scored twice scores the same. A
+Bernoulli rate cannot be negative, so ``noisy`` draws with ``rate`` (p clipped to [0, 1]), whose exact
+values (``--exact`` with ``rate``) are what the noisy estimate estimates.
 """
 
 from __future__ import annotations
@@ -38,6 +40,11 @@ def expected(skill_dir: str, case: dict[str, Any], seed: int) -> float:
     return p
 
 
+def rate(skill_dir: str, case: dict[str, Any], seed: int) -> float:
+    """The success probability ``noisy`` draws with: p clipped to [0, 1] (HARM alone would make it negative)."""
+    return min(1.0, max(0.0, expected(skill_dir, case, seed)))
+
+
 def noisy(skill_dir: str, case: dict[str, Any], seed: int) -> float:
     with CALLS.open("a") as log:
         log.write(f"{case['id']}\n")
@@ -48,7 +55,7 @@ def noisy(skill_dir: str, case: dict[str, Any], seed: int) -> float:
         calls = len(CALLS.read_text().splitlines()) if CALLS.exists() else 0
         if calls > int(os.environ["PLANTED_ORACLE_FAIL_AFTER"]):
             raise RuntimeError("the grader lost its database connection")
-    return 1.0 if draw < expected(skill_dir, case, seed) else 0.0
+    return 1.0 if draw < rate(skill_dir, case, seed) else 0.0
 
 
 def not_a_number(skill_dir: str, case: dict[str, Any], seed: int) -> object:

@@ -13,7 +13,7 @@ def test_the_efficiency_benchmark_small_variant(tmp_path: Path) -> None:
     assert skillsv_efficiency.main(["--small", "--json", str(out)]) == 0
     document = json.loads(out.read_text())
     points = document["sizes"]["8"]["points"]
-    assert set(points) == {"published", "permutation", "ours"}
+    assert set(points) == {"published", "permutation", "chain", "ours"}
     for curve in points.values():
         assert [p["rollouts"] for p in curve] == sorted(p["rollouts"] for p in curve)  # more orders cost more
         assert curve[-1]["rmse_del"] < curve[0]["rmse_del"]  # and err less

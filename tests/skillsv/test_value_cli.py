@@ -77,15 +77,19 @@ def test_exact_mode_matches_the_closed_form_values(tmp_path: Path) -> None:
 
 def test_the_noisy_estimate_recovers_the_planted_roles_within_its_intervals(tmp_path: Path) -> None:
     skill, evals = _planted(tmp_path, cases=200)
+    code, exact = _value(tmp_path, str(skill), "--evals", str(evals), "--oracle", f"{ORACLE}:rate", "--exact")
+    assert code == 0
+    truth = {marker: unit["net_effect"] for marker, unit in _by_marker(exact).items()}
+    assert truth["HARM"] == pytest.approx(-0.1767, abs=1e-3)  # clipping at 0 softens the harm of −0.2
     code, report = _value(
         tmp_path, str(skill), "--evals", str(evals), "--oracle", f"{ORACLE}:noisy", "-K", "64", "--holdout", "0.5"
     )
     assert code == 0
     _valid(report)
     units = _by_marker(report)
-    for marker, value in EXACT.items():
+    for marker in EXACT:
         lo, hi = units[marker]["ci"]
-        assert lo <= value <= hi, (marker, value, units[marker]["ci"])
+        assert lo <= truth[marker] <= hi, (marker, truth[marker], units[marker]["ci"])
     for positive in ("ALPHA", "BETA", "GAMMA", "DELTA", "TOOLUSE"):
         assert units[positive]["ci"][0] > 0 and units[positive]["decision"] == "keep", positive
     assert units["HARM"]["ci"][1] < 0 and units["HARM"]["decision"] == "delete"
@@ -109,7 +113,7 @@ def test_text_report_names_the_units_and_the_cost(tmp_path: Path, capsys: pytest
     code, _ = _value(tmp_path, str(skill), "--evals", str(evals), "--oracle", f"{ORACLE}:noisy", "-K", "4")
     assert code == 0
     text = capsys.readouterr().out
-    assert "SkillSV values of planted" in text and "μ layer" in text and "K=4 b=8 τ=0.05" in text
+    assert "SkillSV values of planted" in text and "μ layer" in text and "K=4 b=8 τ=0.05 pooled" in text
     assert "SKILL.md:10" in text and "net effect [95% CI]" in text
     assert "the full audit would be" in text and "4/4 chains completed" in text
 
