@@ -37,7 +37,7 @@ from ._orders import OrderDistribution, OrderSampler
 from ._structure import GameStructure
 from ._windows import WindowDealer, WindowDesign
 
-StopReason = Literal["max_evaluations", "budget_usd", "oracle_error"]
+StopReason = Literal["max_evaluations", "budget_usd", "max_rollouts", "max_wall", "oracle_error"]
 Pooling = Literal["pooled", "chain"]
 
 
@@ -202,6 +202,7 @@ class _Scores:
             meter.evaluated += len(missing)
             problem: str | None = None
             fatal = budget = False
+            cap: StopReason = "budget_usd"
             for key, outcome in zip(missing, outcomes, strict=True):
                 meter.rollouts += outcome.rollouts
                 meter.cost_usd += outcome.cost_usd
@@ -209,6 +210,8 @@ class _Scores:
                     problem = problem or outcome.error or "not scored"
                     fatal = fatal or outcome.fatal
                     budget = budget or outcome.budget_stop
+                    if outcome.cap in ("max_rollouts", "max_wall"):
+                        cap = outcome.cap
                     continue
                 if settings.reuse:
                     self.cache[key] = outcome.score
@@ -216,7 +219,7 @@ class _Scores:
             if fatal:
                 raise _BudgetStop("oracle_error", problem)
             if problem is not None:  # a budget reached inside the oracle, or a rollout that failed (retried on rerun)
-                raise _BudgetStop("budget_usd" if budget else "oracle_error", problem)
+                raise _BudgetStop(cap if budget else "oracle_error", problem)
             if settings.max_usd is not None and meter.cost_usd >= settings.max_usd:
                 self.pending_stop = "budget_usd"
         return found

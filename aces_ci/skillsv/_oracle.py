@@ -24,7 +24,7 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from ..skill import files_digest
 from ._model import CompiledSkill, Operator
@@ -76,9 +76,11 @@ class Outcome:
     fatal: bool = False
     """The oracle itself failed (an exception, a non-number): the valuation stops, keeping what was scored."""
     budget_stop: bool = False
-    """Not run because the oracle's own budget is spent (the engine's cost cap): the valuation stops
+    """Not run because the oracle's own budget is spent (the engine's caps): the valuation stops
     as on ``--budget-usd``. Any other unscored outcome (a rollout's infrastructure error) stops it as
     an oracle error; unscored requests are never cached, so a rerun tries them again."""
+    cap: Literal["max_usd", "max_rollouts", "max_wall"] | None = None
+    """Which of the oracle's caps stopped it, when ``budget_stop`` and the oracle knows."""
 
 
 class CoalitionOracle(Protocol):
@@ -100,7 +102,8 @@ class ScoreRequest:
     files: Mapping[str, bytes]
     """The staged tree, path inside the skill → bytes; empty for the bare agent (ρ_del(∅))."""
     condition: str
-    """A label naming the coalition (``skillsv-del-<digest>``): the live engine's condition."""
+    """A label naming the rendered tree (``skillsv-<digest16>``): the live engine's condition, so equal
+    trees share rollouts whichever operator or insertion path produced them."""
     task: Task
     seed: int
     render_digest: str
@@ -160,7 +163,7 @@ class RenderingOracle:
             if stored is not None:
                 outcomes[position] = Outcome(stored, rollouts=0)
                 continue
-            condition = f"skillsv-{request.operator}-{digest[:12]}"
+            condition = f"skillsv-{digest[:16]}"
             pending.append(
                 (position, ScoreRequest(self.game.name, files, condition, request.task, request.seed, digest), key)
             )

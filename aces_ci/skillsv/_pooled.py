@@ -41,8 +41,9 @@ from ._estimate import EstimateRun, Pooling
 from ._model import Operator
 from ._order_odds import OddsIntractable, OrderOdds
 
-SHRINKAGE = 1.0
-"""Ridge toward the mean for the surrogate's β, relative to the average diagonal of its Gram matrix."""
+SHRINKAGE: float | None = None
+"""Ridge toward the mean for the surrogate's β: None estimates it (empirical Bayes, the default); a
+number fixes it relative to the average diagonal of the Gram matrix (the benchmark's ablations)."""
 CASE_PRIOR = 1.0
 """Pseudo-scores pulling a case's difficulty α_t toward the mean (decides it for a case no other chain saw)."""
 
@@ -59,7 +60,7 @@ class UnitSamples:
 
 
 def unit_samples(
-    run: EstimateRun, operator: Operator, odds: OrderOdds | None = None, shrinkage: float = SHRINKAGE
+    run: EstimateRun, operator: Operator, odds: OrderOdds | None = None, shrinkage: float | None = SHRINKAGE
 ) -> UnitSamples:
     """The chains' contributions to each unit's value under ``operator``, pooled when the run allows."""
     chains = run.chains
@@ -98,7 +99,7 @@ def _weights(run: EstimateRun, odds: OrderOdds) -> np.ndarray:
     return out
 
 
-def _pooled(run: EstimateRun, operator: Operator, weights: np.ndarray, shrinkage: float) -> UnitSamples:
+def _pooled(run: EstimateRun, operator: Operator, weights: np.ndarray, shrinkage: float | None) -> UnitSamples:
     chains = run.chains
     levels = np.stack([chain.levels[operator] for chain in chains if chain.levels is not None])  # K × J × b
     scored = ~np.isnan(levels).any(axis=2)  # K × J
@@ -135,7 +136,7 @@ class _Surrogate:
     """
 
     def __init__(
-        self, run: EstimateRun, operator: Operator, levels: np.ndarray, scored: np.ndarray, shrinkage: float
+        self, run: EstimateRun, operator: Operator, levels: np.ndarray, scored: np.ndarray, shrinkage: float | None
     ) -> None:
         self.run = run
         self.shrinkage = shrinkage
@@ -183,30 +184,60 @@ class _Surrogate:
         pairs = [chain.pair for chain in run.chains]
         self.cluster = [[other for other, pair in enumerate(pairs) if pair == pairs[k]] for k in range(len(pairs))]
 
-    def _moments(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Blocks of X'X and X'y over ``rows``: case counts, case×rest, rest×rest, case sums, rest sums."""
+    def _moments(self, rows: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Blocks of X'X and X'y over ``rows``: case counts, case×rest, rest×rest, case sums, rest sums, Σy²."""
         tasks, rest, values = self.tasks[rows], self.rest[rows], self.values[rows]
         counts = np.bincount(tasks, minlength=self.cases).astype(float)
         cross = np.zeros((self.cases, rest.shape[1]))
         np.add.at(cross, tasks, rest)
         sums = np.bincount(tasks, weights=values, minlength=self.cases)
-        return counts, cross, rest.T @ rest, sums, rest.T @ values
+        return counts, cross, rest.T @ rest, sums, rest.T @ values, np.array([values @ values, len(rows)])
 
     def fit_without(self, chain: int) -> tuple[np.ndarray, np.ndarray]:
         """(α_t + a per case, β per unit) fitted without the scores ``chain``'s cluster used."""
         left_out = sorted(set().union(*(self.used[k] for k in self.cluster[chain])))
         removed = self._moments(np.array(left_out, dtype=int))
-        counts, cross, gram, sums, moment = (total - part for total, part in zip(self.totals, removed, strict=True))
+        counts, cross, gram, sums, moment, squares = (
+            total - part for total, part in zip(self.totals, removed, strict=True)
+        )
         units = gram.shape[0] - 1
         if counts.sum() < 1:
             return np.zeros(self.cases), np.zeros(units)  # nothing to fit on: f = 0 is as valid a control
         diagonal = counts + CASE_PRIOR
-        system = gram - cross.T @ (cross / diagonal[:, None])
+        system = gram - cross.T @ (cross / diagonal[:, None])  # the case effects eliminated (Schur complement)
         target = moment - cross.T @ (sums / diagonal)
-        block = system[1:, 1:]
-        scale = max(float(np.trace(block)) / max(units, 1), 1e-12)
-        system[1:, 1:] += self.shrinkage * scale * (np.eye(units) - np.full((units, units), 1.0 / max(units, 1)))
+        scale = max(float(np.trace(system[1:, 1:])) / max(units, 1), 1e-12)
         system += 1e-9 * scale * np.eye(units + 1)
-        rest = np.linalg.solve(system, target)
+        toward_mean = np.zeros_like(system)
+        toward_mean[1:, 1:] = np.eye(units) - np.full((units, units), 1.0 / max(units, 1))
+        if self.shrinkage is not None:
+            penalty = self.shrinkage * scale
+        else:
+            penalty = self._bayes_penalty(system, target, (counts, cross, sums, squares, diagonal))
+        rest = np.linalg.solve(system + penalty * toward_mean, target)
         alpha = (sums - cross @ rest) / diagonal
         return alpha + rest[0], rest[1:]
+
+    @staticmethod
+    def _bayes_penalty(system: np.ndarray, target: np.ndarray, parts: tuple[np.ndarray, ...]) -> float:
+        """Empirical Bayes: the ridge σ²/τ² for β ~ (β̄, τ²) and scores with noise σ², both estimated.
+
+        σ² from the residual of the unshrunk fit, τ² from the spread of its β beyond what their
+        sampling variance explains. Strong, resolved unit effects are barely shrunk; effects lost in
+        rollout noise are pulled together, which is what keeps a surrogate of few chains useful.
+        """
+        counts, cross, sums, squares, diagonal = parts
+        rest = np.linalg.solve(system, target)
+        alpha = (sums - cross @ rest) / diagonal
+        fitted = alpha @ sums + rest @ target + alpha @ (cross @ rest)  # θ'X'y, by the normal equations
+        observed = float(np.count_nonzero(counts))
+        dof = squares[1] - observed - len(rest)
+        if dof < 1:
+            return 1e6 * float(np.trace(system)) / len(rest)
+        noise = max(float(squares[0] - fitted) / dof, 1e-12)
+        beta = rest[1:]
+        sampling = noise * np.diag(np.linalg.inv(system))[1:]
+        spread = float(np.var(beta)) - float(np.mean(sampling))
+        if spread <= 0:
+            return 1e6 * float(np.trace(system)) / len(rest)
+        return float(noise / spread)
