@@ -6,26 +6,33 @@ and reports per unit its net effect, content value and context cost with 95% int
 keep / compress / delete / unresolved decision, the anchors V(∅), V({m}), V(N), the content lift
 and the closure ratio, and what it cost against the full two-operator audit.
 
-The oracle is an explicit choice (``--oracle``); today: ``python:MODULE:FUNC``, a function that
-scores a rendered skill folder on one case. Every score is kept in a cache on disk as it arrives,
-so a killed valuation loses nothing and an unchanged rerun calls the oracle zero times.
+The oracle is the live agent by default: each coalition's rendered skill is run on the skill's
+dataset through one rollout engine with the run settings of ``rollout`` (provider, model,
+harness, runs, budget, journal; aces.yml ``run:`` fills the gaps) and graded by the grading seam
+on ``--metric`` (``commands/_value_live.py``). ``--oracle python:MODULE:FUNC`` scores with a
+function instead, on the cases of ``--evals`` as written.
+Every score is kept in a cache on disk as it arrives, and every rollout in the engine's cache and
+journal, so a killed valuation loses nothing and an unchanged rerun calls the model zero times.
 
 Exit codes: 0 the valuation ran (a budget stop included: the values so far are reported, with
-their wider intervals); 2 bad input or configuration (no skill, no cases, no or a bad ``--oracle``,
-an oracle module that cannot be imported, settings out of range); 3 the oracle failed while
-scoring (it raised or returned a non-number): what was scored is kept and reported.
+their wider intervals); 2 bad input or configuration (no skill, no cases, a bad ``--oracle``, an
+oracle module that cannot be imported, a case the live agent's answer cannot be graded on,
+settings out of range); 3 the oracle failed while scoring (it raised or returned a non-number, a
+rollout ended in an infrastructure error): what was scored is kept and reported.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import TextIO
 
 from tabulate import tabulate
 
 from ..atomic import write_output
+from ..config import Project, find_project
 from ..errors import EXIT_PASS, EXIT_RUNTIME_ERROR, ConfigError, InputError
 from ..evals import find_datasets
 from ..report import json_bytes
@@ -49,13 +56,16 @@ from ..skillsv import (
     valuate,
     value_json,
 )
-from ._run_options import _COUNT, _NON_NEGATIVE_INT, _number
+from ._run_options import _COUNT, _number, add_run_options
+from ._value_live import DEFAULT_METRIC, STORE_DIR, LivePanel, live_panel, live_session
 
 ORACLE_KINDS = {
+    "live": "live (the default) — the agent of the run settings runs each rendered skill on each case, "
+    "graded by --metric",
     "python": "python:MODULE:FUNC — FUNC(skill_dir: str, case: dict, seed: int) -> float scores the rendered "
     "skill folder on one evals case (MODULE imported from PYTHONPATH and the working directory)",
 }
-"""The oracles ``--oracle`` accepts today. The live agent through the rollout engine is not one yet."""
+"""The oracles ``--oracle`` accepts."""
 MAX_EXACT_UNITS = 15
 """Players exact mode enumerates (the trigger and 14 execution units, the paper's scale for exact checks)."""
 _FRACTION = _number(float, 0)
@@ -70,7 +80,17 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     parser.add_argument("skill_dir", type=Path, metavar="SKILL_DIR", help="folder holding SKILL.md")
     parser.add_argument("--evals", type=Path, metavar="FILE", help="the cases (default: the skill's evals/evals.json)")
-    parser.add_argument("--oracle", metavar="SPEC", help="how a rendered skill is scored on a case: python:MODULE:FUNC")
+    parser.add_argument(
+        "--oracle",
+        metavar="SPEC",
+        help="how a rendered skill is scored on a case: live (default) or python:MODULE:FUNC",
+    )
+    parser.add_argument(
+        "--metric",
+        default=DEFAULT_METRIC,
+        metavar="NAME",
+        help="the live agent's score of a case: a metric of the grading seam (default accuracy)",
+    )
     parser.add_argument("--json", type=Path, metavar="FILE", help="write the value report as JSON to FILE")
     parser.add_argument("--orders", choices=ORDER_DISTRIBUTIONS, default="layer", help="μ: default layer (the paper's)")
     parser.add_argument("-K", "--chains", type=_COUNT, default=12, metavar="K", help="orders to sample (default 12)")
@@ -95,7 +115,6 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="chains (antithetic pairs) scored on one window of cases (default 2)",
     )
     parser.add_argument("--operators", choices=("both", "del"), default="both", help="del: deletion only")
-    parser.add_argument("--seed", type=_NON_NEGATIVE_INT, default=0, help="seeds orders, windows and the oracle")
     parser.add_argument("--exact", action="store_true", help=f"enumerate μ-exact values (≤ {MAX_EXACT_UNITS} units)")
     parser.add_argument(
         "--holdout",
@@ -105,29 +124,18 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="hold out this share of cases for the pruning test against Closure-LOO and random (default: no test)",
     )
     parser.add_argument("--max-evaluations", type=_COUNT, metavar="N", help="stop after N coalition scores")
-    parser.add_argument("--budget-usd", type=_FRACTION, metavar="USD", help="stop once the oracle reports this cost")
     parser.add_argument("--resolution", type=_FRACTION, default=0.01, help="|value| below this is unresolved")
-    parser.add_argument(
-        "--cache-dir", type=Path, metavar="DIR", help="score cache (default: .aces-cache/skillsv beside the skill)"
-    )
-    parser.add_argument("--no-cache", action="store_true", help="keep no scores on disk")
+    add_run_options(parser)
     parser.set_defaults(run=run)
 
 
-def make_scorer(spec: str | None) -> SkillScorer:
-    """The seam where an oracle kind is chosen; an unknown or missing spec lists the kinds that exist."""
-    kinds = "\n".join(f"  {text}" for text in ORACLE_KINDS.values())
-    if spec is None:
-        raise ConfigError(
-            "aces-ci value needs --oracle: it scores every counterfactual skill on every case. "
-            f"Oracles today:\n{kinds}\n"
-            "  (the live agent through the rollout engine is not available as an oracle yet)",
-            field="--oracle",
-        )
-    kind = spec.split(":", 1)[0]
-    if kind == "python":
-        return PythonScorer(spec)
-    raise ConfigError(f"unknown oracle {spec!r}. Oracles today:\n{kinds}", field="--oracle")
+def oracle_kind(spec: str | None) -> str:
+    """``live`` or ``python``; an unknown spec lists the kinds that exist."""
+    kind = "live" if spec is None else spec.split(":", 1)[0]
+    if kind not in ORACLE_KINDS or (kind == "live" and spec not in (None, "live")):
+        kinds = "\n".join(f"  {text}" for text in ORACLE_KINDS.values())
+        raise ConfigError(f"unknown oracle {spec!r}. Oracles:\n{kinds}", field="--oracle")
+    return kind
 
 
 def _evals_file(args: argparse.Namespace, skill_dir: Path) -> Path:
@@ -139,16 +147,25 @@ def _evals_file(args: argparse.Namespace, skill_dir: Path) -> Path:
     return found[0]
 
 
-def _store(args: argparse.Namespace, skill_dir: Path) -> EvaluationStore | None:
+def cache_root(args: argparse.Namespace, skill_dir: Path, project: Project) -> Path | None:
+    """Where scores (``skillsv/``) and rollouts live: --cache-dir, aces.yml ``run.cache_dir``, or beside the skill."""
     if args.no_cache:
         return None
-    directory = (args.cache_dir or skill_dir.parent / ".aces-cache" / "skillsv").resolve()
-    if directory == skill_dir or skill_dir in directory.parents:
-        raise ConfigError("the score cache cannot live inside the skill it values", path=str(directory))
-    return EvaluationStore(directory)
+    configured = project.config.run.cache_dir if "run.cache_dir" in project.config.field_lines else None
+    root = (args.cache_dir or configured or skill_dir.parent / ".aces-cache").resolve()
+    if root == skill_dir or skill_dir in root.parents:
+        raise ConfigError("the score cache cannot live inside the skill it values", path=str(root))
+    return root
 
 
-def _settings(args: argparse.Namespace, game: CompiledSkill) -> ValueSettings:
+def _seed(args: argparse.Namespace, project: Project) -> int:
+    seed = args.seed if args.seed is not None else project.config.run.seed
+    if seed < 0:
+        raise ConfigError(f"the seed of a valuation is a whole number ≥ 0, got {seed}", field="--seed")
+    return int(seed)
+
+
+def _settings(args: argparse.Namespace, game: CompiledSkill, seed: int) -> ValueSettings:
     if args.exact and len(game.players) > MAX_EXACT_UNITS:
         raise ConfigError(
             f"--exact enumerates every feasible coalition; this skill has {len(game.players)} units "
@@ -163,7 +180,7 @@ def _settings(args: argparse.Namespace, game: CompiledSkill) -> ValueSettings:
         tolerance=None if args.no_truncation else args.tolerance,
         operators=("del",) if args.operators == "del" else ("del", "pad"),
         distribution=args.orders,
-        seed=args.seed,
+        seed=seed,
         gate_hits=args.gate_hits,
         pooling=args.pooling,
         antithetic=not args.no_antithetic,
@@ -272,6 +289,8 @@ def render_value_text(report: ValueReport, out: TextIO) -> None:
         reason = {
             "max_evaluations": "--max-evaluations",
             "budget_usd": "--budget-usd",
+            "max_rollouts": "--max-rollouts",
+            "max_wall": "--max-wall",
             "oracle_error": "an oracle failure",
         }[valuation.stopped_by]
         out.write(
@@ -284,14 +303,17 @@ def render_value_text(report: ValueReport, out: TextIO) -> None:
 
 def run(args: argparse.Namespace) -> int:
     skill_dir = args.skill_dir.resolve()
+    kind = oracle_kind(args.oracle)
     game = compile_skill(skill_dir)
-    tasks = load_tasks(_evals_file(args, skill_dir))
-    settings = _settings(args, game)
-    scorer = make_scorer(args.oracle)
-    store = _store(args, skill_dir)
-    oracle = RenderingOracle(game, scorer, store)
+    project = find_project(skill_dir, args.config)
+    panel = live_panel(skill_dir, project, args.evals, args.metric) if kind == "live" else None
+    tasks = list(panel.tasks) if panel is not None else load_tasks(_evals_file(args, skill_dir))
+    settings = _settings(args, game, _seed(args, project))
+    root = cache_root(args, skill_dir, project)
+    store = EvaluationStore(root / STORE_DIR) if root is not None else None
     try:
-        report = valuate(game, tasks, oracle, settings)
+        with _scorer(args, panel, skill_dir, project, root) as scorer:
+            report = valuate(game, tasks, RenderingOracle(game, scorer, store), settings)
     except (TooLargeForExact, UniformIntractable) as exc:
         raise ConfigError(str(exc), field="--exact" if isinstance(exc, TooLargeForExact) else "--orders") from None
     finally:
@@ -301,3 +323,11 @@ def run(args: argparse.Namespace) -> int:
     if args.json is not None:
         write_output(args.json, json_bytes(value_json(report)), "value report")
     return EXIT_RUNTIME_ERROR if report.valuation.stopped_by == "oracle_error" else EXIT_PASS
+
+
+def _scorer(
+    args: argparse.Namespace, panel: LivePanel | None, skill_dir: Path, project: Project, root: Path | None
+) -> AbstractContextManager[SkillScorer]:
+    if panel is None:
+        return nullcontext(PythonScorer(args.oracle))
+    return live_session(args, skill_dir, project, root, panel)

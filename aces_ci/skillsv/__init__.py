@@ -6,6 +6,7 @@ from ._compile import COMPILE_SCHEMA_VERSION, compile_skill, compiled_json
 from ._estimate import EstimateRun, Estimator, EstimatorSettings, Meter, Pooling, published_settings
 from ._exact import ExactGame, TooLargeForExact, unanimity_values
 from ._hierarchy import repair_hierarchy
+from ._live import BARE_CONDITION, LivePlan, LiveScorer, live_scorer
 from ._model import (
     OPERATORS,
     RULE_NAMES,
@@ -47,6 +48,7 @@ from ._value_json import VALUE_SCHEMA_VERSION, low_value_units, value_json
 from ._views import CurveView, SkillValueView, UnitView, compile_summary, skill_value
 
 __all__ = [
+    "BARE_CONDITION",
     "COMPILE_SCHEMA_VERSION",
     "OPERATORS",
     "ORDER_DISTRIBUTIONS",
@@ -75,6 +77,8 @@ __all__ = [
     "HierarchyNode",
     "InfeasibleCoalition",
     "Interval",
+    "LivePlan",
+    "LiveScorer",
     "Meter",
     "OddsIntractable",
     "Operator",
@@ -107,6 +111,7 @@ __all__ = [
     "compiled_json",
     "count_tokens",
     "decide",
+    "live_scorer",
     "load_tasks",
     "low_value_units",
     "published_settings",

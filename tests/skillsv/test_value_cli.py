@@ -169,11 +169,14 @@ def test_a_killed_valuation_loses_no_score_and_resumes_to_the_same_values(tmp_pa
     assert paid_total >= paid_before
 
 
-def test_without_an_oracle_the_command_says_which_exist(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    skill, evals = _planted(tmp_path, cases=4)
-    assert main(["value", str(skill), "--evals", str(evals)]) == 2
+def test_without_an_oracle_the_live_agent_is_valued_only_on_the_skills_own_dataset(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    skill, evals = _planted(tmp_path, cases=4)  # a panel kept outside the skill
+    assert main(["value", str(skill), "--evals", str(evals), "--cache-dir", str(tmp_path / "cache")]) == 2
     err = capsys.readouterr().err
-    assert "needs --oracle" in err and "python:MODULE:FUNC" in err and "not available as an oracle yet" in err
+    assert "the skill's own dataset" in err and "--oracle python:MODULE:FUNC" in err
+    assert not (tmp_path / "cache").exists()  # refused before any rollout
 
 
 @pytest.mark.parametrize(
@@ -210,7 +213,7 @@ def test_an_oracle_that_fails_mid_run_exits_3_and_keeps_what_it_scored(
     assert report["stopped_by"] == "oracle_error"
     assert "lost its database connection" in report["error"]
     assert "STOPPED by an oracle failure" in capsys.readouterr().out
-    stored = (tmp_path / "cache" / "scores.jsonl").read_text().splitlines()
+    stored = (tmp_path / "cache" / "skillsv" / "scores.jsonl").read_text().splitlines()
     assert len(stored) == 150  # every score returned before the failure is on disk
     code, _ = _value(tmp_path, str(skill), "--evals", str(evals), "--oracle", f"{ORACLE}:not_a_number", "-K", "2")
     assert code == 3
