@@ -5,6 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 
 FRONTMATTER = "---\nname: {name}\ndescription: A skill written for a SkillSV test; use it when the test asks.\n---\n"
+PLANTED_BODY = (
+    "\n# Planted\n\n## Rules\n\n"
+    "- ALPHA: use the primary method.\n"
+    "- BETA: use the backup method.\n"
+    "- GAMMA: check the first half.\n"
+    "- DELTA: check the second half.\n"
+    "- HARM: always answer in French.\n"
+    "- DEAD: the sky is blue.\n"
+    "- TOOLUSE: run `scripts/tool.sh` for the totals.\n"
+)
+"""The rules ``tests/skillsv/planted_oracle.py`` recognises by their marker words."""
 
 
 def write_skill(root: Path, body: str, files: dict[str, str | bytes] | None = None, name: str = "planted") -> Path:

@@ -15,24 +15,14 @@ import pytest
 
 from aces_ci.cli import main
 from aces_ci.schemas import validator
-from tests.skillsv.helpers import write_skill
+from tests.skillsv.helpers import PLANTED_BODY, write_skill
 
 ORACLE = "python:tests.skillsv.planted_oracle"
-BODY = (
-    "\n# Planted\n\n## Rules\n\n"
-    "- ALPHA: use the primary method.\n"
-    "- BETA: use the backup method.\n"
-    "- GAMMA: check the first half.\n"
-    "- DELTA: check the second half.\n"
-    "- HARM: always answer in French.\n"
-    "- DEAD: the sky is blue.\n"
-    "- TOOLUSE: run `scripts/tool.sh` for the totals.\n"
-)
 EXACT = {"ALPHA": 0.2, "BETA": 0.2, "GAMMA": 0.15, "DELTA": 0.15, "HARM": -0.2, "DEAD": 0.0, "TOOLUSE": 0.2}
 
 
 def _planted(tmp_path: Path, cases: int = 40) -> tuple[Path, Path]:
-    skill = write_skill(tmp_path, BODY, {"scripts/tool.sh": "#!/bin/sh\necho TOTALS\n"})
+    skill = write_skill(tmp_path, PLANTED_BODY, {"scripts/tool.sh": "#!/bin/sh\necho TOTALS\n"})
     evals = tmp_path / "cases.json"
     evals.write_text(json.dumps({"evals": [{"id": f"c{i}", "prompt": f"question {i}"} for i in range(cases)]}))
     return skill, evals

@@ -23,6 +23,7 @@ from aces_ci.schemas import validator
 from tests.engine.helpers import complete_records, kill_once_journaled, settled_calls
 from tests.servers import Reply, ScriptedRequest, ScriptedServer, Text, Tokens
 from tests.skillsv.helpers import write_skill
+from tests.trials.helpers import run_flags
 
 BODY = (
     "\n# Acme facts\n\n## Facts\n\n"
@@ -76,24 +77,9 @@ def _skill(tmp_path: Path, cases: int = 8) -> Path:
     return skill
 
 
-def _args(skill: Path, server: ScriptedServer, cache: Path, *extra: str) -> list[str]:
-    return [
-        "value",
-        str(skill),
-        "--provider",
-        "openai",
-        "--base-url",
-        server.openai_url,
-        "--model",
-        "scripted-model",
-        "--disclosure",
-        "preload",
-        "--cache-dir",
-        str(cache),
-        "--config",
-        str(skill.parent / "aces.yml"),
-        *extra,
-    ]
+def _args(skill: Path, server: ScriptedServer, where: Path, *extra: str) -> list[str]:
+    """The value command on the scripted server, its cache in ``where/cache``."""
+    return ["value", str(skill), *run_flags(server, where, "--config", str(skill.parent / "aces.yml"), *extra)]
 
 
 def _value(args: list[str], out: Path) -> tuple[int, dict[str, Any]]:
@@ -129,7 +115,7 @@ def test_the_live_valuation_recovers_the_planted_game_and_an_unchanged_rerun_is_
     """
     skill = _skill(tmp_path)
     settings = ("-K", "16", "--window", "8", "--no-truncation", "--pooling", "chain", "--orders", orders)
-    args = _args(skill, server, tmp_path / "cache", *settings)
+    args = _args(skill, server, tmp_path, *settings)
     code, report = _value(args, tmp_path / "value.json")
     assert code == 0, capsys.readouterr().err
     _valid(report)
@@ -162,9 +148,7 @@ def test_the_live_valuation_recovers_the_planted_game_and_an_unchanged_rerun_is_
 
 def test_exact_mode_on_the_live_agent_gives_the_planted_values(server: ScriptedServer, tmp_path: Path) -> None:
     skill = _skill(tmp_path, cases=2)
-    code, report = _value(
-        _args(skill, server, tmp_path / "cache", "--exact", "--operators", "del"), tmp_path / "x.json"
-    )
+    code, report = _value(_args(skill, server, tmp_path, "--exact", "--operators", "del"), tmp_path / "x.json")
     assert code == 0
     _valid(report)
     units = _units(report)
@@ -179,14 +163,14 @@ def test_cases_the_live_agent_cannot_be_graded_on_are_refused_before_any_rollout
         tmp_path, BODY, {"evals/evals.json": json.dumps({"evals": [{"id": "open", "prompt": "Any advice?"}]})}
     )
     (tmp_path / "aces.yml").write_text("run: {}\n", encoding="utf-8")
-    assert main(_args(skill, server, tmp_path / "cache")) == 2
+    assert main(_args(skill, server, tmp_path)) == 2
     err = capsys.readouterr().err
     assert "case 'open' has no expected_output" in err and "--oracle python:MODULE:FUNC" in err
-    assert main([*_args(skill, server, tmp_path / "cache"), "--metric", "fluency"]) == 2
+    assert main([*_args(skill, server, tmp_path), "--metric", "fluency"]) == 2
     assert "--metric 'fluency' is not graded" in capsys.readouterr().err
     other = tmp_path / "other.json"
     other.write_text(json.dumps({"evals": [{"id": "x", "prompt": "p", "expected_output": "y"}]}))
-    assert main([*_args(skill, server, tmp_path / "cache"), "--evals", str(other)]) == 2
+    assert main([*_args(skill, server, tmp_path), "--evals", str(other)]) == 2
     assert "the skill's own dataset" in capsys.readouterr().err
     assert server.calls == 0
 
@@ -234,7 +218,7 @@ def test_a_killed_live_valuation_loses_no_paid_rollout(server: ScriptedServer, t
     # now kill it half-way, and resume
     cache = tmp_path / "cache"
     journal = cache / "skillsv" / "journal.jsonl"
-    command = [sys.executable, "-m", "aces_ci.cli", *_args(skill, server, cache, *common)]
+    command = [sys.executable, "-m", "aces_ci.cli", *_args(skill, server, tmp_path, *common)]
     first = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     finished = kill_once_journaled(first, journal, total // 2)
     paid_before_kill = settled_calls(server) - total

@@ -19,24 +19,14 @@ from aces_ci.skillsv import (
     valuate,
 )
 from tests.report.builders import build_registry
-from tests.skillsv.helpers import write_skill
+from tests.skillsv.helpers import PLANTED_BODY, write_skill
 
-BODY = (
-    "\n# Planted\n\n## Rules\n\n"
-    "- ALPHA: use the primary method.\n"
-    "- BETA: use the backup method.\n"
-    "- GAMMA: check the first half.\n"
-    "- DELTA: check the second half.\n"
-    "- HARM: always answer in French.\n"
-    "- DEAD: the sky is blue.\n"
-    "- TOOLUSE: run `scripts/tool.sh` for the totals.\n"
-)
 LINKS = SourceLinks("https://github.com", "acme/skills", "abc1234def", "")
 
 
 def _valuation(tmp_path: Path, holdout: float = 0.5) -> SkillValue | None:
     skills = tmp_path / "skills"
-    skill = write_skill(skills, BODY, {"scripts/tool.sh": "#!/bin/sh\necho TOTALS\n"})
+    skill = write_skill(skills, PLANTED_BODY, {"scripts/tool.sh": "#!/bin/sh\necho TOTALS\n"})
     evals = tmp_path / "cases.json"
     evals.write_text(json.dumps({"evals": [{"id": f"c{i}", "prompt": f"question {i}"} for i in range(40)]}))
     game = compile_skill(skill)
