@@ -46,7 +46,7 @@ class LivePlan:
     target: RenderedSkill
     """The skill as staged in full; each coalition's tree replaces its files."""
     cases: Mapping[str, EvalCase]
-    """The panel's cases by task id (the case's own id, ``#<position>`` when it has none)."""
+    """The panel's cases by task id (the case's canonical id)."""
     fixtures: Mapping[str, Mapping[str, bytes]]
     """Per case id, the workspace files it needs."""
     harness: HarnessSpec
@@ -54,7 +54,7 @@ class LivePlan:
     harness_identity: str
     """:meth:`Harness.cache_identity` of the engine's harness."""
     metric: str
-    """The grade a case's score is read from (``expected_output`` today)."""
+    """The metric of the grader's grades a case's score is read from (``accuracy`` by default)."""
     runs: int = 1
 
 
