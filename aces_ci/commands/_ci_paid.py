@@ -17,8 +17,8 @@ gets here):
   without on the configured (possibly updated) model, with a fresh seed (the run id), compared
   with the last release's baselines: per skill the lift now and then and the interval of the
   difference; a regression fails the run only when that interval lies below zero.
-* **value**: SkillSV's live valuation runs on an oracle today, not on the live agent through the
-  rollout engine, so ``ci`` says so and exits 2 rather than fake a number.
+* **value**: ``ci`` does not run SkillSV's valuation yet (``aces-ci value`` does, on the live
+  agent, in a step of its own), so it says so and exits 2 rather than fake a number.
 
 Skills without an eval dataset cannot be measured: each gets a warning criterion naming what is
 missing, never a silent pass.
@@ -66,14 +66,13 @@ from ._trial_inputs import SkillSources
 from .trial import _design, _gate, measure
 
 RELEASE_VALUE_NOTE = (
-    "SkillSV valuation of the released skills did not run: SkillSV's value on the live agent is not in this "
-    "build (`aces-ci value` scores with a Python oracle), so only the paired trials gate this release."
+    "SkillSV valuation of the released skills did not run: `ci` does not run `aces-ci value` yet, so only the "
+    "paired trials gate this release."
 )
 VALUE_NOT_AVAILABLE = (
-    "SkillSV valuation on the live agent is not available in this build: `aces-ci value` scores units with a "
-    "Python oracle (--oracle python:MODULE:FUNC), not with the model and harness this workflow configures, so "
-    "`ci` cannot value a skill for you yet. Nothing was measured and there is no verdict (exit 2); run "
-    "`aces-ci value --oracle …` in a step of its own, or use mode 'trial' for the paired trials."
+    "SkillSV valuation is not available in `ci` in this build: `ci` does not run `aces-ci value` yet. Nothing "
+    "was measured and there is no verdict (exit 2); run `aces-ci value SKILL_DIR` (the live agent, with the same "
+    "run flags as `aces-ci trial`) in a step of its own, or use mode 'trial' for the paired trials."
 )
 
 

@@ -306,7 +306,7 @@ def test_mode_value_says_plainly_it_is_not_available_and_exits_2(
     assert main(["ci", str(root), "--mode", "value"]) == 2
 
     captured = capsys.readouterr()
-    assert "SkillSV valuation on the live agent is not available in this build" in captured.err
+    assert "SkillSV valuation is not available in `ci` in this build" in captured.err
     assert "::error title=aces-ci%3A SkillSV value not available::" in captured.out
     assert read_outputs(output)["verdict"] == "error"
 
