@@ -44,9 +44,11 @@ from ..github import (
     CommentInputs,
     GitHubClient,
     GitHubContext,
+    KeptTrials,
     Plan,
     annotate,
     change_set,
+    earlier_trials,
     marker_for,
     plan_run,
     render_comment,
@@ -240,6 +242,18 @@ def _scan_relative(criteria: tuple[GateCriterion, ...], links: SourceLinks) -> t
     return tuple(replace(c, subject=strip(c.subject) or c.subject, file=strip(c.file)) for c in criteria)
 
 
+def _earlier(client: GitHubClient | None, context: GitHubContext, plan: Plan, marker: str) -> KeptTrials | None:
+    """The trials an earlier (labelled) run of this pull request left in our comment, to show again."""
+    pr = plan.pull_request
+    if client is None or pr is None:
+        return None
+    kept = earlier_trials(client, context.repository, pr.number, marker)
+    if kept is not None:
+        stale = "" if kept.commit == context.head_sha else ", stale: the pull request changed since"
+        say(f"the comment keeps the trials measured at {kept.commit[:12]}{stale}")
+    return kept
+
+
 def _lift_annotations(criteria: tuple[GateCriterion, ...], links: SourceLinks) -> list[Annotation]:
     """A failed or warned lift or regression on the skill's SKILL.md, so the run's page shows it."""
     out = []
@@ -319,17 +333,19 @@ def run(args: argparse.Namespace) -> int:
             more_trials=outcome.more_trials,
             history=outcome.history,
         )
-    body = render_comment(inputs)
-    paths = _write_reports(args, result, registry, decision, body)
-    annotations = finding_annotations(result, links)
-    if outcome is not None:
-        annotations = _lift_annotations(decision.criteria, links) + annotations
-        paths |= {f"{name}": path for name, path in outcome.reports.items()}
-    if args.annotations:
-        annotate(annotations, sys.stdout.write)
     client = _client(context)
     try:
         pr = plan.pull_request
+        if outcome is None or outcome.trials is None:
+            inputs = replace(inputs, kept=_earlier(client, context, plan, marker))
+        body = render_comment(inputs)
+        paths = _write_reports(args, result, registry, decision, body)
+        annotations = finding_annotations(result, links)
+        if outcome is not None:
+            annotations = _lift_annotations(decision.criteria, links) + annotations
+            paths |= {f"{name}": path for name, path in outcome.reports.items()}
+        if args.annotations:
+            annotate(annotations, sys.stdout.write)
         published = publish_comment(
             context, client, pr.number if pr else None, body, marker, full_report=full_report, want_comment=args.comment
         )

@@ -8,7 +8,9 @@
   publishes an optional check run.
 * :func:`annotate` prints ``::error file=…,line=…::`` annotations within GitHub's caps;
   :func:`write_outputs` and :func:`append_step_summary` write the runner's environment files.
-* :func:`render_comment` assembles the comment body from the result models and the gate's decision.
+* :func:`render_comment` assembles the comment body from the result models and the gate's decision;
+  :class:`KeptTrials` (:func:`earlier_trials`, :func:`read_kept`) carries a labelled run's trial
+  sections in a hidden digest of the comment, so a later scan-only push shows them again, marked stale.
 * Release baselines and history: :class:`ResultsBranch` keeps files on a branch of the repository
   (``aces-results``); :class:`Baselines` is each skill's last release lift (``baseline.json``);
   :func:`compare` sets a rerun against them (:class:`SkillChange`, :func:`change_criteria`,
@@ -24,6 +26,7 @@ from ._checks import CheckRunResult, create_check_run
 from ._commands import PER_JOB_CAP, PER_STEP_CAP, Annotation, AnnotationOutcome, annotate, escape_data, escape_property
 from ._context import GitHubContext, PullRequest, read_payload
 from ._files import STEP_SUMMARY_LIMIT, append_step_summary, fit_summary, output_block, write_outputs
+from ._kept import KEPT_DIGEST_LIMIT, KEPT_MARKDOWN_LIMIT, KeptTrials, earlier_trials, keep_trials, read_kept
 from ._plan import DEFAULT_TRIAL_LABEL, MODES, PAID_WORK, Mode, Plan, Work, plan_run
 from ._rest import GitHubClient, GitHubError, RetryPolicy, next_link
 from ._results_branch import DEFAULT_RESULTS_BRANCH, Reader, ResultsBranch, ResultsBranchError, Stored
@@ -72,6 +75,8 @@ __all__ = [
     "DEFAULT_BOT_LOGIN",
     "DEFAULT_RESULTS_BRANCH",
     "DEFAULT_TRIAL_LABEL",
+    "KEPT_DIGEST_LIMIT",
+    "KEPT_MARKDOWN_LIMIT",
     "MODES",
     "PAID_WORK",
     "PER_JOB_CAP",
@@ -88,6 +93,7 @@ __all__ = [
     "GitHubClient",
     "GitHubContext",
     "GitHubError",
+    "KeptTrials",
     "Mode",
     "Plan",
     "PullRequest",
@@ -107,16 +113,19 @@ __all__ = [
     "change_set",
     "compare",
     "create_check_run",
+    "earlier_trials",
     "escape_data",
     "escape_property",
     "find_comment",
     "fit_summary",
     "history_section",
+    "keep_trials",
     "marker_for",
     "next_link",
     "output_block",
     "parse_baselines",
     "plan_run",
+    "read_kept",
     "read_payload",
     "release_change_set",
     "render_comment",

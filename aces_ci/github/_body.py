@@ -6,6 +6,10 @@ failed and warned criteria, per skill the lift table with its chart, power and c
 vs lift, SkillSV's closure and low-value units with the pruning curve, the scan table, the
 failing skills' findings, the estimand statements, and a footer. Each section is added only if
 it fits; what was left out is named, with a link to the run whose artifacts hold the full report.
+
+A run with trials also embeds a hidden digest of its trial sections; a later run of the same pull
+request without trials shows them again in their place, marked with the commit they measured
+(:mod:`aces_ci.github._kept`). The digest's room is set aside before any section is placed.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from ..report import (
     score_vs_lift,
 )
 from ..scan import RuleRegistry, ScanResult
+from ._kept import KeptTrials, keep_trials
 from ._sticky import COMMENT_LIMIT
 
 if TYPE_CHECKING:  # the history loads the statistics (numpy): only a rerun's comment needs it
@@ -78,6 +83,9 @@ class CommentInputs:
     full_report_url: str | None = None
     marker: str = COMMENT_MARKER
     commit: str | None = None
+    kept: KeptTrials | None = None
+    """Trials an earlier run of this pull request measured, shown (marked with their commit) when this run has
+    none of its own (:mod:`aces_ci.github._kept`)."""
 
 
 def _headline(decision: GateDecision) -> str:
@@ -209,7 +217,13 @@ def render_comment(inputs: CommentInputs, *, limit: int = COMMENT_LIMIT) -> str:
     head += "".join(f"> {markdown_cell(note, 1000)}\n>\n" for note in inputs.notes)
     head += "\n" if inputs.notes else ""
     pieces = [head, _criteria(inputs.decision, inputs.links)]
-    optional = [*_history_sections(inputs), *_trial_sections(inputs), *_value_sections(inputs)]
+    trials = _trial_sections(inputs)
+    kept = _kept(inputs, trials)
+    if kept is not None:
+        budget -= len(kept.digest())
+    if not trials and inputs.kept is not None:
+        trials = [inputs.kept.section(inputs.commit)]
+    optional = [*_history_sections(inputs), *trials, *_value_sections(inputs)]
     scan = inputs.scan
     if scan is not None:
         optional.append("#### Static scan\n\n" + scan_table(scan, inputs.links, inputs.changed) + "\n")
@@ -235,8 +249,7 @@ def render_comment(inputs: CommentInputs, *, limit: int = COMMENT_LIMIT) -> str:
             used += len(block)
             findings_left += missing
     if scan is not None or inputs.trials is not None:
-        reports = ([inputs.trials] if inputs.trials is not None else []) + [r for _, r in inputs.more_trials]
-        estimand = estimand_section([skill for report in reports for skill in report.skills])
+        estimand = _estimand(inputs)
         if estimand and used + len(estimand) <= budget:
             pieces.append(estimand + "\n")
         elif estimand:
@@ -253,4 +266,23 @@ def render_comment(inputs: CommentInputs, *, limit: int = COMMENT_LIMIT) -> str:
             f"not shown; see{where}._\n\n"
         )
     pieces.append(_footer(inputs))
+    if kept is not None:
+        pieces.append(kept.digest())
     return "".join(pieces)
+
+
+def _estimand(inputs: CommentInputs) -> str:
+    reports = ([inputs.trials] if inputs.trials is not None else []) + [r for _, r in inputs.more_trials]
+    return estimand_section([skill for report in reports for skill in report.skills])
+
+
+def _kept(inputs: CommentInputs, trials: Sequence[str]) -> KeptTrials | None:
+    """What the next comment of this pull request carries: this run's trial sections, else the earlier run's."""
+    if not trials:
+        return inputs.kept
+    lift_criteria = [c for c in inputs.decision.criteria if not c.name.startswith("scan.")]
+    failed = [c for c in lift_criteria if c.status in ("fail", "warn")][:_LISTED_CRITERIA]
+    criteria = "".join(_criterion_line(c, inputs.links) for c in failed)
+    estimand = _estimand(inputs)
+    sections = [criteria + "\n" if criteria else "", *trials, estimand + "\n" if estimand else ""]
+    return keep_trials(inputs.commit, inputs.decision.verdict, [s for s in sections if s], inputs.full_report_url)

@@ -363,3 +363,53 @@ def test_a_release_of_a_skills_folder_points_the_lift_failure_at_the_right_file(
     out = capsys.readouterr().out
     assert "::error file=skills/marker/SKILL.md,line=1,title=lift.composite (marker)::fail" in out
     assert "skills/skills/" not in out
+
+
+def _pull_request_event(tmp_path: Path, name: str, base: str, head: str) -> Path:
+    path = event(tmp_path, name)
+    path.write_text(path.read_text().replace("1" * 40, base).replace("2" * 40, head))
+    return path
+
+
+def test_a_later_push_keeps_the_labelled_runs_trials_in_the_comment_marked_with_their_commit(
+    scripted_server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, github: GitHubServer
+) -> None:
+    server = scripted_server(Planted(0.9, 0.1))
+    root, _ = _repo(tmp_path, body=PLAIN_BODY, cases=10)
+    base = _git(root, "rev-parse", "HEAD")
+    write_skill(root / "skills", "marker", body=MARKER_BODY)
+    commit(root, "the skill now knows the number")
+    measured = _git(root, "rev-parse", "HEAD")
+    labelled = _pull_request_event(tmp_path, "pull_request_labeled.json", base, measured)
+    actions_env(monkeypatch, tmp_path, "pull_request", labelled, api_url=github.url, token=WRITE_TOKEN)
+    assert _ci(root, server) == 0
+    trial_body = github.state.ours(7, COMMENT_MARKER)[0]["body"]
+    lift_table = next(line for line in trial_body.splitlines() if line.startswith("| accuracy"))
+
+    # A push to the pull request (no label added): the scan only, no model call.
+    skill_md = root / "skills" / "marker" / "SKILL.md"
+    skill_md.write_text(skill_md.read_text() + "\nAnswer in one line.\n")
+    commit(root, "a push after the trials")
+    head = _git(root, "rev-parse", "HEAD")
+    for _ in range(2):  # and again: the digest is carried from comment to comment
+        pushed = _pull_request_event(tmp_path, "pull_request.json", base, head)
+        output, _ = _fresh(
+            actions_env(monkeypatch, tmp_path, "pull_request", pushed, api_url=github.url, token=WRITE_TOKEN)
+        )
+        calls = server.calls
+        assert _ci(root, server) == 0
+        assert server.calls == calls, "a push to a labelled pull request calls no model"
+        assert read_outputs(output)["work"] == "scan"
+
+        ours = github.state.ours(7, COMMENT_MARKER)
+        assert len(ours) == 1, "still one sticky comment"
+        body = ours[0]["body"]
+        assert len(body) <= 65536
+        assert f"Paired trials measured at `{measured[:12]}` — stale: the pull request changed since" in body
+        assert f"not of this head (`{head[:12]}`)" in body and "they do not gate this run" in body
+        assert "This version vs the base branch's: scripted-model" in body
+        assert "With vs without the skill: scripted-model" in body
+        assert lift_table in body, "the lift table is shown as the trial run rendered it"
+        assert "What these numbers estimate" in body
+        assert "#### Static scan" in body and f"at {head[:12]}" in body  # this run's scan, at the new head
+        assert "<!-- aces-ci:kept-trials v1 " in body
