@@ -17,7 +17,15 @@ from typing import Any
 
 from ..errors import EXIT_PASS, InputError
 from ..gate import decide, scan_criteria
-from ..github import CommentInputs, GitHubClient, GitHubContext, marker_for, render_comment, upsert_comment
+from ..github import (
+    CommentInputs,
+    GitHubClient,
+    GitHubContext,
+    earlier_trials,
+    marker_for,
+    render_comment,
+    upsert_comment,
+)
 from ..report import SourceLinks, read_scan_result
 from ..scan import default_registry
 from ._publish import outputs, say, write_step_outputs
@@ -85,6 +93,7 @@ def post_prepared_comment(context: GitHubContext, args: argparse.Namespace) -> i
                 full_report_url=run.get("html_url") if isinstance(run.get("html_url"), str) else None,
                 marker=marker,
                 commit=run["head_sha"],
+                kept=earlier_trials(client, context.repository, number, marker),
             )
         )
         outcome = upsert_comment(client, context.repository, number, body, marker)
