@@ -16,7 +16,9 @@ gets here):
 * **rerun** (``schedule``, ``workflow_dispatch``, ``mode: rerun``): every skill with against
   without on the configured (possibly updated) model, with a fresh seed (the run id), compared
   with the last release's baselines: per skill the lift now and then and the interval of the
-  difference; a regression fails the run only when that interval lies below zero.
+  difference; a regression fails the run only when that interval lies below zero. Each rerun is
+  stored as ``reruns/<utc-date>-<run id>.json`` on the results branch, and the comment shows the
+  lifts of the last few stored reruns beside this one.
 * **value**: ``ci`` does not run SkillSV's valuation yet (``aces-ci value`` does, on the live
   agent, in a step of its own), so it says so and exits 2 rather than fake a number.
 
@@ -41,6 +43,7 @@ from ..evals import load_evals
 from ..gate import GateCriterion, GateDecision, LiftBands, lift_criteria
 from ..github import (
     BASELINE_FILE,
+    RERUNS_DIR,
     Annotation,
     Baselines,
     ChangeSet,
@@ -54,8 +57,13 @@ from ..github import (
     change_criteria,
     change_set,
     compare,
+    latest_reruns,
     parse_baselines,
+    parse_rerun,
     release_change_set,
+    rerun_path,
+    rerun_to_dict,
+    trend_section,
 )
 from ..redact import environment_secrets, redact_text
 from ..report import json_bytes, trial_result_to_dict, write_trial_json
@@ -86,6 +94,8 @@ class PaidOutcome:
     trials_title: str = "Paired trials"
     more_trials: tuple[tuple[str, TrialResult], ...] = ()
     history: tuple[SkillChange, ...] = ()
+    trend: str = ""
+    """A rerun's trend over the last stored reruns (Markdown of :func:`aces_ci.github.trend_section`)."""
     notes: tuple[str, ...] = ()
     reports: Mapping[str, Path | None] = field(default_factory=dict)
 
@@ -277,14 +287,55 @@ class PaidRun:
             edited = self._edited_since(baselines, notes)
             history = compare(result, baselines.skills, self.config.gate.alpha, edited)
             criteria += change_criteria(history, result.confidence)
+        trend = self._trend(result, notes)
+        stored = self._store_rerun(result, history)
         return PaidOutcome(
             changes,
             tuple(criteria),
             result,
             history=tuple(history),
-            notes=tuple(notes),
+            trend=trend,
+            notes=(*notes, stored) if stored else tuple(notes),
             reports={"trial": self._report("trial.json", result)},
         )
+
+    def _trend(self, result: TrialResult, notes: list[str]) -> str:
+        """The last stored reruns beside this one; a record that cannot be read is named, not fatal."""
+        branch = self._branch()
+        if branch is None:
+            return ""
+        try:
+            raw = branch.read_folder(RERUNS_DIR, latest_reruns)
+        except ResultsBranchError as exc:
+            notes.append(f"The earlier reruns could not be read from branch {branch.branch}: {exc}")
+            return ""
+        records = []
+        for path, content in raw.items():
+            try:
+                records.append(parse_rerun(content, f"{branch.branch}:{path}"))
+            except InputError as exc:
+                notes.append(f"An earlier rerun is left out of the trend: {exc}")
+        return trend_section(records, result, self.context.run_id, [s.skill for s in result.skills])
+
+    def _store_rerun(self, result: TrialResult, history: Sequence[SkillChange]) -> str:
+        """Keep this rerun on the results branch, so the reruns' history accumulates."""
+        branch = self._branch()
+        if branch is None:
+            return ""
+        run_id = self.context.run_id
+        path = rerun_path(result.generated_at, run_id)
+        record = rerun_to_dict(result, history, run_id, self.context.sha)
+        content = redact_text(json.dumps(record, indent=2, sort_keys=True) + "\n", environment_secrets()).encode()
+        try:
+            stored = branch.write(lambda _read: {path: content}, f"aces-ci: rerun {run_id or result.generated_at}")
+        except ResultsBranchError as exc:
+            message = (
+                f"This rerun was not stored on branch {branch.branch} (the workflow needs "
+                f"`permissions: contents: write`): {exc}"
+            )
+            print(Annotation("warning", message, title="aces-ci: rerun not stored").command())
+            return message
+        return f"This rerun is stored on branch {stored.branch} as {path} ({stored.commit[:12]})."
 
     def _edited_since(self, baselines: Baselines, notes: list[str]) -> set[str]:
         """The skills whose files changed since their release's commit (a note for each that cannot be told)."""

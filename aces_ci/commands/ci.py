@@ -132,7 +132,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--results-branch",
         default=DEFAULT_RESULTS_BRANCH,
         metavar="BRANCH",
-        help="branch of origin keeping release baselines, read by reruns ('' turns it off; default: %(default)s)",
+        help="branch of origin keeping release baselines and rerun records ('' turns it off; default: %(default)s)",
     )
     parser.set_defaults(run=run, quiet=False, write_baseline=None)
 
@@ -332,6 +332,7 @@ def run(args: argparse.Namespace) -> int:
             trials_title=outcome.trials_title,
             more_trials=outcome.more_trials,
             history=outcome.history,
+            trend=outcome.trend,
         )
     client = _client(context)
     try:

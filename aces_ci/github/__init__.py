@@ -14,7 +14,9 @@
 * Release baselines and history: :class:`ResultsBranch` keeps files on a branch of the repository
   (``aces-results``); :class:`Baselines` is each skill's last release lift (``baseline.json``);
   :func:`compare` sets a rerun against them (:class:`SkillChange`, :func:`change_criteria`,
-  :func:`history_section`). These load the statistics (numpy), so they import on first use.
+  :func:`history_section`); each rerun is kept as ``reruns/<utc-date>-<run id>.json``
+  (:func:`rerun_to_dict`, :func:`parse_rerun`) and a later one shows their trend
+  (:func:`trend_section`). These load the statistics (numpy), so they import on first use.
 """
 
 import importlib
@@ -43,6 +45,17 @@ if TYPE_CHECKING:
         parse_baselines,
     )
     from ._history import SkillChange, change_criteria, compare, history_section
+    from ._reruns import (
+        RERUNS_DIR,
+        TREND_RERUNS,
+        RerunPoint,
+        RerunRecord,
+        latest_reruns,
+        parse_rerun,
+        rerun_path,
+        rerun_to_dict,
+        trend_section,
+    )
 
 _LAZY = {
     **dict.fromkeys(
@@ -58,6 +71,20 @@ _LAZY = {
         "._baselines",
     ),
     **dict.fromkeys(("SkillChange", "change_criteria", "compare", "history_section"), "._history"),
+    **dict.fromkeys(
+        (
+            "RERUNS_DIR",
+            "TREND_RERUNS",
+            "RerunPoint",
+            "RerunRecord",
+            "latest_reruns",
+            "parse_rerun",
+            "rerun_path",
+            "rerun_to_dict",
+            "trend_section",
+        ),
+        "._reruns",
+    ),
 }
 """Names whose modules import the statistics (numpy), and where each lives."""
 
@@ -81,7 +108,9 @@ __all__ = [
     "PAID_WORK",
     "PER_JOB_CAP",
     "PER_STEP_CAP",
+    "RERUNS_DIR",
     "STEP_SUMMARY_LIMIT",
+    "TREND_RERUNS",
     "Agent",
     "Annotation",
     "AnnotationOutcome",
@@ -98,6 +127,8 @@ __all__ = [
     "Plan",
     "PullRequest",
     "Reader",
+    "RerunPoint",
+    "RerunRecord",
     "ResultsBranch",
     "ResultsBranchError",
     "RetryPolicy",
@@ -120,16 +151,21 @@ __all__ = [
     "fit_summary",
     "history_section",
     "keep_trials",
+    "latest_reruns",
     "marker_for",
     "next_link",
     "output_block",
     "parse_baselines",
+    "parse_rerun",
     "plan_run",
     "read_kept",
     "read_payload",
     "release_change_set",
     "render_comment",
+    "rerun_path",
+    "rerun_to_dict",
     "skills_touched",
+    "trend_section",
     "upsert_comment",
     "write_outputs",
 ]

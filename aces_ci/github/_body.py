@@ -78,6 +78,8 @@ class CommentInputs:
     """Further trials of the same run, each under its own heading (a pull request's with-vs-without)."""
     history: Sequence[SkillChange] = field(default_factory=tuple)
     """A rerun's lifts now against the last release's baselines."""
+    trend: str = ""
+    """A rerun's lifts beside the last stored reruns' (Markdown of :func:`aces_ci.github.trend_section`)."""
     values: Sequence[SkillValue] = field(default_factory=tuple)
     bands: LiftBands = field(default_factory=LiftBands)
     full_report_url: str | None = None
@@ -176,12 +178,13 @@ def _one_trial(inputs: CommentInputs, title: str, trials: TrialReport, *, score_
 
 
 def _history_sections(inputs: CommentInputs) -> list[str]:
+    trend = [inputs.trend] if inputs.trend else []
     if not inputs.history:
-        return []
+        return trend
     from ._history import history_section
 
     confidence = inputs.trials.confidence if inputs.trials is not None else 0.95
-    return [history_section(inputs.history, confidence)]
+    return [history_section(inputs.history, confidence), *trend]
 
 
 def _value_sections(inputs: CommentInputs) -> list[str]:

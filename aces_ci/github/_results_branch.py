@@ -88,6 +88,22 @@ class ResultsBranch:
         """The file at ``path`` on the branch (fetched now); None when the branch or the file is missing."""
         return self._read_at(self.fetch(), path)
 
+    def read_folder(self, folder: str, pick: Callable[[list[str]], list[str]]) -> dict[str, bytes]:
+        """The files ``pick`` chooses among those under ``folder`` on the branch, read from one fetch of its tip."""
+        tip = self.fetch()
+        if tip is None:
+            return {}
+        try:
+            listed = _git(self.repo, "ls-tree", "-r", "--name-only", tip, "--", f"{folder.rstrip('/')}/")
+        except ResultsBranchError:
+            return {}
+        files = {}
+        for path in pick(listed.decode("utf-8", "replace").splitlines()):
+            content = self._read_at(tip, path)
+            if content is not None:
+                files[path] = content
+        return files
+
     def _read_at(self, tip: str | None, path: str) -> bytes | None:
         if tip is None:
             return None

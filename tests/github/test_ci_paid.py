@@ -195,6 +195,16 @@ def test_release_stores_the_baseline_and_reruns_flag_a_regression_only_when_the_
     text = summary.read_text()
     assert "composite lift now vs the last release" in text and "no detectable change" in text
     assert "edited since" not in text and "cannot be told" not in text
+    first = json.loads(Path(read_outputs(output)["trial-report"]).read_text())
+    first_path = f"reruns/{first['generated_at'][:10]}-1001.json"
+    assert f"This rerun is stored on branch aces-results as {first_path}" in text
+    assert "lift in the last reruns" not in text, "no earlier rerun yet: no trend"
+    record = json.loads(_origin_file(origin, first_path) or "null")
+    assert list(validator("rerun").iter_errors(record)) == []
+    kept = record["skills"]["skills/marker"]
+    assert kept["baseline"]["release"] == "v1.0.0" and kept["change"]["label"] == "no detectable change"
+    assert kept["lift"]["delta"] == pytest.approx(first["skills"][0]["lift"]["composite"]["delta"], abs=1e-9)
+    assert (record["run_id"], record["agent"]["model"], len(kept["cases"])) == ("1001", "scripted-model", 12)
 
     # The model is updated and the skill stops helping: the interval of the change lies below zero.
     model.p_with = 0.2
@@ -223,6 +233,15 @@ def test_release_stores_the_baseline_and_reruns_flag_a_regression_only_when_the_
     assert "skill edited since v1.0.0; model openai/scripted-model → openai/scripted-model-2" in text
     assert "**underpowered** on composite" in text and "To settle it: about" in text
     assert read_outputs(output)["verdict"] == "fail"
+    # The trend: the stored rerun beside this one, each lift with its interval and its model.
+    trend = text[text.index("#### composite lift in the last reruns") :]
+    row = next(line for line in trend.splitlines() if line.startswith("| skills/marker"))
+    assert row.count("[") == 2, "both reruns' lifts, each with its interval"
+    assert f"{first['generated_at'][:10]} (1001)" in trend and "| now" in trend
+    assert "1001: openai/scripted-model; 1002: openai/scripted-model-2" in trend and "it is not a test" in trend
+    second = json.loads(Path(read_outputs(output)["trial-report"]).read_text())
+    assert _origin_file(origin, f"reruns/{second['generated_at'][:10]}-1002.json") is not None
+    assert _origin_file(origin, first_path) is not None, "history accumulates"
 
 
 def test_a_labelled_pull_request_measures_its_version_against_the_base_and_with_against_without(
@@ -346,6 +365,7 @@ def test_the_example_workflows_give_each_paid_path_what_it_needs() -> None:
     rerun = yaml.safe_load((examples / "skill-rerun.yml").read_text())
     assert {"schedule", "workflow_dispatch"} <= set(rerun[True])
     assert _aces_step(examples / "skill-rerun.yml")["with"]["mode"] == "rerun"  # type: ignore[index]
+    assert rerun["permissions"]["contents"] == "write", "a rerun stores its record on the results branch"
     action = yaml.safe_load((Path(__file__).parents[2] / "action.yml").read_text())
     assert action["inputs"]["results-branch"]["default"] == "aces-results"
     assert {"trial-report", "trial-without-report"} <= set(action["outputs"])

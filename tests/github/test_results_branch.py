@@ -75,3 +75,15 @@ def test_no_remote_is_an_error_that_names_git(tmp_path: Path) -> None:
     subprocess.run(["git", "init", "-q", str(lonely)], check=True)
     with pytest.raises(ResultsBranchError, match="git ls-remote"):
         ResultsBranch(lonely).read("baseline.json")
+
+
+def test_a_folder_is_read_from_one_fetch_with_the_files_the_caller_picks(tmp_path: Path, origin: Path) -> None:
+    branch = ResultsBranch(_clone(tmp_path, "job", origin))
+    assert branch.read_folder("reruns", lambda names: names) == {}  # no branch yet
+    files = {f"reruns/2026-11-0{i}-{i}.json": f"r{i}\n".encode() for i in range(1, 5)}
+    branch.write(lambda read: {**files, "baseline.json": b"b\n"}, "four reruns")
+
+    picked = branch.read_folder("reruns", lambda names: sorted(names)[-2:])
+
+    assert picked == {"reruns/2026-11-03-3.json": b"r3\n", "reruns/2026-11-04-4.json": b"r4\n"}
+    assert branch.read_folder("releases", lambda names: names) == {}
