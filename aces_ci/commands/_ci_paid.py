@@ -66,7 +66,7 @@ from ..github import (
     trend_section,
 )
 from ..redact import environment_secrets, redact_text
-from ..report import json_bytes, trial_result_to_dict, write_trial_json
+from ..report import SourceLinks, json_bytes, trial_result_to_dict, write_trial_json
 from ..trials import Spent, TrialResult, skill_at_ref
 from ._publish import outputs, say, write_step_outputs
 from ._run_options import resolve_run_options
@@ -175,8 +175,19 @@ def _renamed(criteria: Sequence[GateCriterion], prefix: str) -> list[GateCriteri
 class PaidRun:
     """One paid path of a ``ci`` run: the settings it measures with, and the work of its event."""
 
-    def __init__(self, args: argparse.Namespace, context: GitHubContext, plan: Plan, scan_root: Path, top: Path):
+    def __init__(
+        self,
+        args: argparse.Namespace,
+        context: GitHubContext,
+        plan: Plan,
+        scan_root: Path,
+        top: Path,
+        *,
+        links: SourceLinks | None = None,
+    ):
         self.args, self.context, self.plan, self.top = args, context, plan, top
+        self.links = links
+        """Where the scanned root lies in the repository: what the comment's tables name skills from."""
         self.project = find_project(scan_root.resolve(), args.config)
         self.config = self.project.config
         self.sources = SkillSources(
@@ -315,7 +326,8 @@ class PaidRun:
                 records.append(parse_rerun(content, f"{branch.branch}:{path}"))
             except InputError as exc:
                 notes.append(f"An earlier rerun is left out of the trend: {exc}")
-        return trend_section(records, result, self.context.run_id, [s.skill for s in result.skills])
+        shown = self.links.scanned if self.links is not None else str
+        return trend_section(records, result, self.context.run_id, [s.skill for s in result.skills], shown)
 
     def _store_rerun(self, result: TrialResult, history: Sequence[SkillChange]) -> str:
         """Keep this rerun on the results branch, so the reruns' history accumulates."""

@@ -63,6 +63,7 @@ from ._workflow_run import post_prepared_comment
 from .scan import _jobs, _min_score, scan_for
 
 if TYPE_CHECKING:  # the paid paths load the trials, the engine and the statistics: only paid runs import them
+    from ..trials import TrialResult
     from ._ci_paid import PaidOutcome
 
 DEFAULT_REPORTS = Path("aces-reports")
@@ -174,10 +175,7 @@ def _changes(plan: Plan, repo: Path | None, links: SourceLinks, result: ScanResu
 
 
 def _relative_skills(changes: ChangeSet, links: SourceLinks) -> tuple[str, ...]:
-    prefix = links.prefix.strip("/")
-    if not prefix:
-        return changes.skills
-    return tuple(s[len(prefix) + 1 :] if s.startswith(prefix + "/") else "." for s in changes.skills)
+    return tuple(links.scanned(skill) for skill in changes.skills)
 
 
 MAX_COMPILE_NOTES = 20
@@ -232,14 +230,32 @@ def _client(context: GitHubContext) -> GitHubClient | None:
 
 def _scan_relative(criteria: tuple[GateCriterion, ...], links: SourceLinks) -> tuple[GateCriterion, ...]:
     """Trial criteria name skills from the repository root; the scan's criteria and the links, from the scanned root."""
-    prefix = links.prefix.strip("/")
-    if not prefix:
-        return criteria
+    return tuple(
+        replace(c, subject=links.scanned(c.subject), file=None if c.file is None else links.scanned(c.file))
+        for c in criteria
+    )
 
-    def strip(text: str | None) -> str | None:
-        return text[len(prefix) + 1 :] if text is not None and text.startswith(prefix + "/") else text
 
-    return tuple(replace(c, subject=strip(c.subject) or c.subject, file=strip(c.file)) for c in criteria)
+def _scan_named(outcome: PaidOutcome, links: SourceLinks) -> PaidOutcome:
+    """The paid outcome as the comment shows it: every skill named from the scanned root, as the scan tables name
+    them, so a skills folder's trial rows meet its scan rows (score vs lift). The stored results keep the
+    repository's names."""
+
+    def named(result: TrialResult) -> TrialResult:
+        skills = tuple(
+            replace(s, skill=links.scanned(s.skill), skill_md=links.scanned(s.skill_md)) for s in result.skills
+        )
+        return replace(result, skills=skills)
+
+    return replace(
+        outcome,
+        trials=None if outcome.trials is None else named(outcome.trials),
+        more_trials=tuple((title, named(result)) for title, result in outcome.more_trials),
+        history=tuple(
+            replace(item, skill=links.scanned(item.skill), skill_md=links.scanned(item.skill_md))
+            for item in outcome.history
+        ),
+    )
 
 
 def _earlier(client: GitHubClient | None, context: GitHubContext, plan: Plan, marker: str) -> KeptTrials | None:
@@ -294,7 +310,7 @@ def run(args: argparse.Namespace) -> int:
         skill_dirs = [links.path(r.skill) if r.skill != "." else links.path("") for r in result.skills]
         from ._ci_paid import PaidRun
 
-        paid = PaidRun(args, context, plan, scan_root, repo or scan_root.resolve())
+        paid = PaidRun(args, context, plan, scan_root, repo or scan_root.resolve(), links=links)
         outcome = paid.run([d.rstrip("/") or "." for d in skill_dirs], _bands(args))
         changes = outcome.changes
         decision = decide(scan_criteria(result), _scan_relative(outcome.criteria, links))
@@ -326,13 +342,14 @@ def run(args: argparse.Namespace) -> int:
         commit=context.head_sha,
     )
     if outcome is not None:
+        shown = _scan_named(outcome, links)
         inputs = replace(
             inputs,
-            trials=outcome.trials,
-            trials_title=outcome.trials_title,
-            more_trials=outcome.more_trials,
-            history=outcome.history,
-            trend=outcome.trend,
+            trials=shown.trials,
+            trials_title=shown.trials_title,
+            more_trials=shown.more_trials,
+            history=shown.history,
+            trend=shown.trend,
         )
     client = _client(context)
     try:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -152,9 +152,14 @@ def latest_reruns(names: Sequence[str], count: int = TREND_RERUNS) -> list[str]:
 
 
 def trend_section(
-    earlier: Sequence[RerunRecord], result: TrialResult, run_id: str | None, skills: Sequence[str]
+    earlier: Sequence[RerunRecord],
+    result: TrialResult,
+    run_id: str | None,
+    skills: Sequence[str],
+    shown: Callable[[str], str] = str,
 ) -> str:
-    """The gated lift of ``skills`` in the last stored reruns and now, each with its interval and model."""
+    """The gated lift of ``skills`` in the last stored reruns and now, each with its interval and model;
+    ``shown`` names a skill as the comment's other tables do."""
     from tabulate import tabulate  # as the comment's other tables, on first use
 
     same = [r for r in earlier if r.metric == result.gate_metric]
@@ -165,7 +170,7 @@ def trend_section(
     headers = ["Skill", *(f"{r.measured_at[:10]} ({markdown_cell(r.run_id or 'local', 20)})" for r in same), "now"]
     rows = []
     for skill in skills:
-        cells = [markdown_cell(skill, 120)]
+        cells = [markdown_cell(shown(skill), 120)]
         for record in same:
             point = record.lifts.get(skill)
             cells.append("—" if point is None else f"{fmt_lift(point.delta)} {fmt_interval(point.ci)}")

@@ -27,6 +27,18 @@ class SourceLinks:
         prefix = self.prefix.strip("/")
         return f"{prefix}/{clean}" if prefix and prefix != "." else clean
 
+    def scanned(self, path: str) -> str:
+        """A repository-relative ``path`` relative to the scanned root (``.`` for the root itself): the inverse of
+        :meth:`path`, for results that name skills from the repository (trials) shown beside the scan's.
+        A path outside the scanned root is returned as it is."""
+        prefix = self.prefix.strip("/")
+        clean = path.strip("/")
+        if not prefix or prefix == ".":
+            return clean or "."
+        if clean == prefix:
+            return "."
+        return clean[len(prefix) + 1 :] if clean.startswith(prefix + "/") else clean
+
     def url(self, path: str, line: int | None = None, end_line: int | None = None) -> str:
         """The blob URL of ``path`` at the commit, anchored at ``line`` (or ``line``–``end_line``)."""
         base = f"{self.server_url.rstrip('/')}/{self.repository}/blob/{self.sha}/{quote(self.path(path))}"

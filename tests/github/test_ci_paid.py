@@ -371,18 +371,31 @@ def test_the_example_workflows_give_each_paid_path_what_it_needs() -> None:
     assert {"trial-report", "trial-without-report"} <= set(action["outputs"])
 
 
-def test_a_release_of_a_skills_folder_points_the_lift_failure_at_the_right_file(
+def test_a_release_of_a_skills_folder_names_its_skills_as_the_scan_does(
     scripted_server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     server = scripted_server(Planted(0.0, 1.0))
     root, _ = _repo(tmp_path, cases=8)
-    _release(tmp_path, monkeypatch, root, "v1.0.0")
+    write_skill(root / "skills", "second", body=MARKER_BODY, evals=cases_json("second", 8))
+    commit(root, "a second skill")
+    _, summary = _release(tmp_path, monkeypatch, root, "v1.0.0")
 
     assert _ci(root / "skills", server, "--results-branch", "") == 1  # path: skills (the scan's root)
 
     out = capsys.readouterr().out
     assert "::error file=skills/marker/SKILL.md,line=1,title=lift.composite (marker)::fail" in out
     assert "skills/skills/" not in out
+    text = summary.read_text()
+    scan_rows = [line for line in text[text.index("#### Static scan") :].splitlines() if line.startswith("| [")]
+    assert [row.split("]")[0] for row in scan_rows] == ["| [marker", "| [second"]
+    assert "**marker** — with marker vs without marker" in text and "**second** —" in text
+    versus = text[text.index("#### Structural score vs measured lift") :].split("####")[1]
+    assert [line.split("|")[1].strip() for line in versus.splitlines() if line.startswith("| ")][1:] == [
+        "marker",
+        "second",
+    ], "every trialled skill has its row beside its scan score"
+    assert "over 2 skills" in versus or "not defined for these 2 skills" in versus
+    assert "**skills/marker**" not in text and "| skills/marker" not in text, "no table names it from the repository"
 
 
 def _pull_request_event(tmp_path: Path, name: str, base: str, head: str) -> Path:

@@ -33,6 +33,14 @@ def test_links_are_pinned_to_the_commit_and_the_scanned_root() -> None:
     assert SourceLinks("https://github.com", "o/r", "s").path("skills/x") == "skills/x"
 
 
+def test_a_repository_path_is_named_from_the_scanned_root_as_the_scan_names_it() -> None:
+    assert LINKS.scanned("packages/agent/skills/pdf") == "skills/pdf"
+    assert LINKS.scanned(LINKS.path("skills/pdf/SKILL.md")) == "skills/pdf/SKILL.md"
+    assert LINKS.scanned("packages/agent") == "."  # the scanned root is itself the skill
+    assert LINKS.scanned("packages/agentic/x") == "packages/agentic/x", "a sibling is not inside the root"
+    assert SourceLinks("https://github.com", "o/r", "s").scanned("skills/x") == "skills/x"
+
+
 def test_scan_table_links_each_skill_and_marks_changed_ones() -> None:
     table = scan_table(sample_result(), LINKS, changed=[PDF])
     assert (
