@@ -2,10 +2,11 @@
 
 Every problem here is the user's to fix and stops the trial before a rollout is paid for
 (:class:`~aces_ci.errors.InputError`, exit 2): a folder that is not a skill, two skills with one
-name, a dataset with a problem (named by file, line and JSON pointer), an ``--evals`` file that is
-not there, a ref git does not know, a skill that did not exist at that ref, a decoy that cannot
-be staged when it was asked for by path. Decoys found by listing the repository are different: a
-flawed one is left out with a note, since nobody asked for it by name.
+name, a dataset with a problem (evals.json, EVAL.md, the task command's output or the grader
+declaration, named by file, line and JSON pointer: :func:`aces_ci.evals.load_dataset`), an
+``--evals`` file that is not there, a ref git does not know, a skill that did not exist at that
+ref, a decoy that cannot be staged when it was asked for by path. Decoys found by listing the
+repository are different: a flawed one is left out with a note, since nobody asked for it by name.
 """
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..agents import render_skill_dir
-from ..config import Project
+from ..config import EvalSettings, Project
 from ..errors import InputError
-from ..evals import EvalCase, load_evals, load_fixtures
+from ..evals import Dataset, load_dataset, load_fixtures
 from ..skill import RenderedSkill, iter_skill_dirs
 from ..trials import SkillUnderTrial, TrialDesign, plan_skill, skill_at_ref
 
@@ -41,25 +42,21 @@ def relative(path: Path, root: Path) -> str:
     return rel if rel not in ("", ".") else path.resolve().name
 
 
-def load_cases(skill_dir: Path, repo_root: Path, evals: Path | None) -> tuple[tuple[EvalCase, ...], str]:
-    """The skill's cases and the dataset file they came from; any problem of the dataset stops the trial."""
+def load_cases(skill_dir: Path, repo_root: Path, evals: Path | None, owned: EvalSettings | None = None) -> Dataset:
+    """The skill's dataset (evals.json, EVAL.md, the task command; its BYOG grader); any problem stops the trial."""
     if evals is not None and not evals.is_file():
         raise InputError("no such evals file", path=str(evals), field="--evals")
-    evalset = load_evals(skill_dir, repo_root, evals)
-    if evalset is None:
-        raise InputError(
-            "the skill has no evaluation dataset: add evals/evals.json, or pass --evals FILE",
-            path=relative(skill_dir / "evals", repo_root),
-        )
-    blocking = [p for p in evalset.problems if p.code != "ignored-dataset"]
-    if not evalset.parsed or blocking:
-        first = sorted(blocking, key=lambda p: p.line or 0)[0] if blocking else None
-        message = first.message if first else "the dataset cannot be read"
-        more = f" (and {len(blocking) - 1} more; `aces-ci scan` lists them)" if len(blocking) > 1 else ""
-        raise InputError(message + more, path=evalset.rel, line=first.line if first else None)
-    if not evalset.cases:
-        raise InputError("the dataset holds no case", path=evalset.rel)
-    return evalset.cases, evalset.rel
+    owned = owned or EvalSettings()
+    return load_dataset(skill_dir, repo_root, tasks=owned.tasks, grader=owned.grader, dataset=evals)
+
+
+def _eval_source(dataset: Dataset) -> str:
+    """The files (and task command) the cases came from, as the report names them."""
+    kinds = {source.kind: source.file for source in dataset.sources.values()}
+    parts = list(dataset.files)
+    if "tasks" in kinds:
+        parts.append(f"the task command `{kinds['tasks']}`")
+    return " + ".join(parts) or "the task command"
 
 
 def _rendered(paths: Sequence[Path], what: str) -> tuple[RenderedSkill, ...]:
@@ -118,7 +115,8 @@ def skills_under_trial(
             decoys = _rendered(sources.decoys, "decoy")
     out = []
     for path, skill in rendered:
-        cases, eval_source = load_cases(path, project.root, sources.evals)
+        dataset = load_cases(path, project.root, sources.evals, project.config.evals)
+        cases = dataset.cases
         fixtures = {case.id: load_fixtures(path, case) for case in cases}
         base, against = None, None
         if design.against is not None:
@@ -131,9 +129,10 @@ def skills_under_trial(
                 cases=tuple(cases),
                 fixtures=fixtures,
                 path=relative(path, project.root),
-                eval_source=eval_source,
+                eval_source=_eval_source(dataset),
                 against=against,
-                notes=decoy_notes,
+                notes=(*dataset.notes, *decoy_notes),
+                grader=dataset.grader,
             )
         )
     return out

@@ -15,7 +15,7 @@ import sys
 from ..agents import ModelClients
 from ..engine import Budget, RolloutRecord
 from ..errors import EXIT_PASS, InputError
-from ..models import ConcurrencyLimiter
+from ..models import ConcurrencyLimiter, ModelSpec
 from ..report import render_plan_text, write_plan_json
 from ..trials import (
     GateSettings,
@@ -30,10 +30,16 @@ from ..trials import (
 )
 from ._run_options import RunOptions
 from ._trial_engine import open_engine
+from ._trial_judge import open_judge
 
 
-async def _cached(options: RunOptions, design: TrialDesign, skills: list[SkillUnderTrial]) -> list[RolloutRecord]:
-    clients = ModelClients(prices=options.prices, seed=options.seed, limiter=ConcurrencyLimiter(options.concurrency))
+async def _cached(
+    options: RunOptions, design: TrialDesign, skills: list[SkillUnderTrial], judge_spec: ModelSpec | None
+) -> list[RolloutRecord]:
+    limiter = ConcurrencyLimiter(options.concurrency)
+    clients = ModelClients(prices=options.prices, seed=options.seed, limiter=limiter)
+    judge = open_judge(judge_spec, options, limiter)
+    grader = trial_grader(judge, {s.plan.skill.name: s.grader for s in skills})
     try:
         async with open_engine(options, skills, clients, Budget(max_rollouts=0)) as engine:
             requests = [
@@ -49,10 +55,12 @@ async def _cached(options: RunOptions, design: TrialDesign, skills: list[SkillUn
                     replicates=range(design.runs),
                 )
             ]
-            batch = await engine.run(requests, grader=trial_grader(), batch="trial-plan")
+            batch = await engine.run(requests, grader=grader, batch="trial-plan")
             return list(batch.records)
     finally:
         await clients.aclose()
+        if judge is not None:
+            await judge.aclose()
 
 
 def run_plan(
@@ -64,8 +72,9 @@ def run_plan(
     *,
     target_lift: float,
     priced: bool,
+    judge: ModelSpec | None = None,
 ) -> int:
-    records = asyncio.run(_cached(options, design, skills))
+    records = asyncio.run(_cached(options, design, skills, judge))
     plans: list[SkillDesignPlan] = []
     for skill in skills:
         name = skill.plan.skill.name

@@ -29,13 +29,13 @@ import asyncio
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import cast
+from typing import Literal, cast
 
 from ..agents import ModelClients
 from ..atomic import write_output
 from ..config import AcesConfig, Project, find_project
 from ..errors import EXIT_GATE_FAILED, EXIT_PASS, EXIT_RUNTIME_ERROR, InputError
-from ..models import ConcurrencyLimiter
+from ..models import ConcurrencyLimiter, ModelSpec
 from ..redact import environment_secrets, redact_text
 from ..report import render_trial_junit, render_trial_markdown, render_trial_text, write_trial_json
 from ..stats import Bands, Coupling
@@ -54,6 +54,7 @@ from ..trials import (
 from ._run_options import RunOptions, add_run_options, resolve_run_options
 from ._trial_engine import open_engine
 from ._trial_inputs import SkillSources, skills_under_trial
+from ._trial_judge import add_judge_options, configured_judge, judge_priced, open_judge
 from ._trial_plan import run_plan
 
 
@@ -113,6 +114,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     reports.add_argument("--junit", metavar="FILE", help="write JUnit XML (one testcase per skill)")
     reports.add_argument("--quiet", action="store_true", help="do not print the report on stdout")
     add_run_options(parser)
+    add_judge_options(parser)
     parser.set_defaults(run=run)
 
 
@@ -167,23 +169,37 @@ def _sources(args: argparse.Namespace, config: AcesConfig) -> SkillSources:
     return SkillSources(decoys=decoys, supporting=supporting, evals=args.evals)
 
 
-def _priced(options: RunOptions) -> bool:
-    return options.model.provider == "local" or options.prices.lookup(options.model.model) is not None
+def _priced(options: RunOptions, judge: ModelSpec | None = None) -> bool:
+    agent = options.model.provider == "local" or options.prices.lookup(options.model.model) is not None
+    return agent and judge_priced(judge, options)
 
 
 async def _trial(
-    options: RunOptions, design: TrialDesign, gate: GateSettings, skills: list[SkillUnderTrial]
+    options: RunOptions,
+    design: TrialDesign,
+    gate: GateSettings,
+    skills: list[SkillUnderTrial],
+    judge_spec: ModelSpec | None,
 ) -> TrialResult:
     # Model calls in flight never exceed rollouts in flight: the endpoint cap follows --concurrency.
-    clients = ModelClients(prices=options.prices, seed=options.seed, limiter=ConcurrencyLimiter(options.concurrency))
+    limiter = ConcurrencyLimiter(options.concurrency)
+    clients = ModelClients(prices=options.prices, seed=options.seed, limiter=limiter)
+    judge = open_judge(judge_spec, options, limiter)  # a judge that cannot be built is a config error: say so now
     try:
         if options.harness.name == "builtin":
             clients.get(options.model)  # a missing key or an unknown provider is a config error: say so now
+        grader = trial_grader(judge, {s.plan.skill.name: s.grader for s in skills})
         async with open_engine(options, skills, clients, options.budget) as engine:
-            setup = RunSetup(options.harness, options.model, _priced(options))
-            return await TrialRunner(engine, design, gate, setup, trial_grader()).run(skills)
+            setup = RunSetup(options.harness, options.model, _priced(options, judge_spec), judge_spec)
+            return await TrialRunner(engine, design, gate, setup, grader).run(skills)
     finally:
         await clients.aclose()
+        if judge is not None:
+            await judge.aclose()
+
+
+FROM_CONFIG: Literal["aces.yml"] = "aces.yml"
+"""``measure(judge=...)``: the judge aces.yml ``judge:`` names (none when it names none)."""
 
 
 def measure(
@@ -194,15 +210,18 @@ def measure(
     design: TrialDesign,
     gate: GateSettings,
     sources: SkillSources,
+    judge: ModelSpec | Literal["aces.yml"] | None = FROM_CONFIG,
 ) -> TrialResult:
     """Run the trials of ``skill_dirs`` and return their result: the verb without its printing.
 
     What ``aces-ci ci`` calls for a release, a labelled pull request or a schedule: the design
-    carries ``against`` (the base ref or the previous release tag), ``gate`` the bands of aces.yml.
+    carries ``against`` (the base ref or the previous release tag), ``gate`` the bands of aces.yml,
+    ``judge`` the judge model (by default the one aces.yml names, as ``aces-ci trial`` does).
     Raises :class:`~aces_ci.errors.InputError` for any input problem before a rollout runs.
     """
+    judge_spec = configured_judge(project.config) if judge == FROM_CONFIG else judge
     skills = skills_under_trial(skill_dirs, project, design, sources)
-    return asyncio.run(_trial(options, design, gate, skills))
+    return asyncio.run(_trial(options, design, gate, skills, judge_spec))
 
 
 def _write_reports(args: argparse.Namespace, result: TrialResult) -> None:
@@ -231,11 +250,14 @@ def run(args: argparse.Namespace) -> int:
     design = _design(args, config, options)
     gate = _gate(args, config)
     sources = _sources(args, config)
+    judge = configured_judge(config, args)
     if args.plan:
         skills = skills_under_trial(args.skill_dirs, project, design, sources)
         target = args.target_lift if args.target_lift is not None else config.trial.target_lift
-        return run_plan(args, options, design, gate, skills, target_lift=target, priced=_priced(options))
-    result = measure(args.skill_dirs, project, options=options, design=design, gate=gate, sources=sources)
+        return run_plan(
+            args, options, design, gate, skills, target_lift=target, priced=_priced(options, judge), judge=judge
+        )
+    result = measure(args.skill_dirs, project, options=options, design=design, gate=gate, sources=sources, judge=judge)
     if not args.quiet:
         sys.stdout.write(render_trial_text(result))
         sys.stdout.flush()

@@ -227,17 +227,19 @@ def load_dataset(
     *,
     tasks: TaskCommand | None = None,
     grader: GraderSpec | None = None,
+    dataset: Path | None = None,
 ) -> Dataset:
     """Every case of the skill in ``skill_dir``, merged by the rules of the module docstring.
 
-    ``tasks`` and ``grader`` come from the caller (aces.yml); naming one that evals.json also
-    declares is an error. Raises :class:`~aces_ci.errors.InputError` on any problem of any source,
-    on a dataset with no case at all, and :class:`~aces_ci.errors.InfraError` when the task command
-    hangs past its timeout.
+    ``dataset`` names the file to read instead of the skill's own ``evals/`` (``trial --evals``;
+    EVAL.md still comes from the skill's ``evals/``). ``tasks`` and ``grader`` come from the caller
+    (aces.yml); naming one that evals.json also declares is an error. Raises
+    :class:`~aces_ci.errors.InputError` on any problem of any source, on a dataset with no case at
+    all, and :class:`~aces_ci.errors.InfraError` when the task command hangs past its timeout.
     """
     skill_dir = skill_dir.resolve()
     repo_root = repo_root.resolve()
-    evalset = load_evals(skill_dir, repo_root)
+    evalset = load_evals(skill_dir, repo_root, dataset)
     dataset_cases, notes = _dataset_cases(evalset)
     skill_name = (evalset.skill_name if evalset else None) or skill_dir.name
     files = [evalset.rel] if evalset else []

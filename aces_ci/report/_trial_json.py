@@ -66,6 +66,7 @@ def trial_result_to_dict(result: TrialResult) -> dict[str, Any]:
             "model": result.model,
             "harness": result.harness,
             "disclosure": result.disclosure,
+            "judge": result.judge,
         },
         "protocol": {
             "runs": result.runs,

@@ -1,7 +1,9 @@
 """The trial as JUnit XML: one testcase per skill × gated metric, the figures behind the verdict as properties.
 
 A CI test-report tool then shows "lift.composite of skills/x failed" as a failed test with the
-lift, its interval, n, runs, both means and the smallest detectable lift beside it. A ``fail``
+lift, its interval, n, runs, both means and the smallest detectable lift beside it, then every
+other metric's figures as ``<metric>.<figure>`` properties (only the gated metric decides the
+testcase: a failing test named after a metric the gate does not read would be a false alarm). A ``fail``
 verdict is a failure; ``underpowered`` passes with its message in ``system-out`` (or fails, when
 aces.yml sets ``gate.underpowered: fail``); ``pass`` and ``neutral`` pass. The suite is the gate
 suite's layout (:func:`append_gate_suite`), so it validates against the same JUnit schema.
@@ -36,6 +38,29 @@ def _number(value: float | None) -> str:
     return "" if value is None else f"{value:.6g}"
 
 
+def _metric_properties(skill: SkillTrialResult) -> list[tuple[str, str]]:
+    """Every metric's figures, ``<metric>.<figure>``: the per-metric table, so a test-report tool shows all of it.
+
+    A metric without a lift says why in ``<metric>.not_applicable``, never a 0.
+    """
+    properties: list[tuple[str, str]] = []
+    for metric, lift in skill.lift.items():
+        if lift is None:
+            properties.append((f"{metric}.not_applicable", skill.not_applicable.get(metric, "no lift")))
+            continue
+        properties += [
+            (f"{metric}.delta", _number(lift.delta)),
+            (f"{metric}.ci_low", _number(lift.ci[0])),
+            (f"{metric}.ci_high", _number(lift.ci[1])),
+            (f"{metric}.n_cases", str(lift.n_cases)),
+            (f"{metric}.runs_per_arm", str(lift.runs_per_arm)),
+            (f"{metric}.with_mean", _number(lift.with_mean)),
+            (f"{metric}.without_mean", _number(lift.without_mean)),
+            (f"{metric}.mde", _number(lift.mde)),
+        ]
+    return properties
+
+
 def _criterion(skill: SkillTrialResult, result: TrialResult) -> _TrialCriterion:
     lift = skill.lift.get(skill.gate_metric)
     properties: list[tuple[str, str]] = [("metric", skill.gate_metric), ("verdict", skill.verdict)]
@@ -53,6 +78,7 @@ def _criterion(skill: SkillTrialResult, result: TrialResult) -> _TrialCriterion:
             ("small_n", str(lift.small_n).lower()),
         ]
     properties += [("pass_band", f"{result.pass_band:g}"), ("fail_band", f"{result.fail_band:g}")]
+    properties += _metric_properties(skill)
     if skill.settle is not None and skill.settle.cases_needed is not None:
         properties.append(("cases_needed", str(skill.settle.cases_needed)))
     if skill.discordance is not None:

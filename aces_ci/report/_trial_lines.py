@@ -41,8 +41,12 @@ def headline(result: TrialResult) -> str:
     return (
         f"aces-ci trial · {result.model} ({result.provider}) · harness {result.harness} ({result.disclosure}) · "
         f"{design}{plural(result.runs, 'run')} per case and condition · {result.coupling} coupling · "
-        f"{result.mode} mode · {level}"
+        f"{result.mode} mode · {level} · {judge_words(result)}"
     )
+
+
+def judge_words(result: TrialResult) -> str:
+    return f"judge {result.judge}" if result.judge else "no judge (metrics only a judge decides are not graded)"
 
 
 def gate_line(result: TrialResult) -> str:
@@ -146,7 +150,8 @@ def extra_lines(skill: SkillTrialResult) -> list[str]:
     if (s := skill.presence) is not None:
         lines.append(
             f"presence value θ_m (name and description only) {s.presence:+.3f} {interval(s.presence_ci)} + content "
-            f"lift Λ (the body) {s.content:+.3f} {interval(s.content_ci)} = total lift {s.total:+.3f}"
+            f"lift Λ (the body) {s.content:+.3f} {interval(s.content_ci)}"
+            + (f"; total lift {s.total:+.3f} — {s.note}" if s.note else f" = total lift {s.total:+.3f}")
         )
     if (n := skill.noise_floor) is not None:
         noise = "—" if n.run_noise_sd is None else f"{n.run_noise_sd:.3f}"
@@ -158,7 +163,11 @@ def extra_lines(skill: SkillTrialResult) -> list[str]:
         wall_with = "—" if level.with_mean_wall_s is None else f"{level.with_mean_wall_s:.1f}s"
         lift = level.lift
         figure = "no lift" if lift is None else f"lift {lift.delta:+.3f} {interval(lift.ci)}"
-        lines.append(f"stress, {level.visible_decoys} decoys visible: {figure}; wall time per with-run {wall_with}")
+        wall_without = "—" if level.without_mean_wall_s is None else f"{level.without_mean_wall_s:.1f}s"
+        lines.append(
+            f"stress, {level.visible_decoys} decoys visible: {figure}; wall time per with-run {wall_with}, "
+            f"per without-run {wall_without}"
+        )
     for look in skill.sequential:
         state = "decided" if look.decided else "continue"
         lines.append(

@@ -55,6 +55,30 @@ def _summary(result: TrialResult) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _wall(seconds: float | None) -> str:
+    return "—" if seconds is None else f"{seconds:.1f}s"
+
+
+def _stress_table(skill: SkillTrialResult) -> str:
+    """Routing stress test: the gated metric's lift and the wall time per rollout against the visible decoys."""
+    lines = [
+        f"**Routing stress test** ({_cell(skill.gate_metric.replace('_', ' '), 40)} lift against the number of "
+        "decoy skills the agent sees)\n",
+        "| Visible decoys | Lift | Interval | Cases × runs | Wall time per with-run | per without-run |",
+        "|--:|--:|--:|--:|--:|--:|",
+    ]
+    for level in skill.stress:
+        lift = level.lift
+        figures = (
+            f"{signed(lift.delta)} | {interval(lift.ci)} | {lift.n_cases} × {lift.runs_per_arm}"
+            if lift is not None
+            else "— | — | —"
+        )
+        walls = f"{_wall(level.with_mean_wall_s)} | {_wall(level.without_mean_wall_s)}"
+        lines.append(f"| {level.visible_decoys} | {figures} | {walls} |")
+    return "\n".join(lines) + "\n"
+
+
 def _skill_section(skill: SkillTrialResult, result: TrialResult) -> str:
     parts = [f"### {_cell(skill.skill, 120)}: {_ICONS[skill.verdict]} {skill.verdict}\n"]
     parts.append(f"{_cell(skill.contrast, 300)}. {_cell(verdict_line(skill), 1000)}\n\n")
@@ -80,6 +104,8 @@ def _skill_section(skill: SkillTrialResult, result: TrialResult) -> str:
         facts.append("no case was scored in both conditions")
     if facts:
         parts.append("\n" + "".join(f"- {_cell(fact, 1000)}\n" for fact in facts))
+    if skill.stress:
+        parts.append("\n" + _stress_table(skill))
     parts.append("\n" + cost_table(skill.cost))
     parts.append(f"\n{_cell(cost_line(skill), 2000)}. {_cell(run_line(skill), 400)}.\n")
     triage = triage_lines(skill)

@@ -23,7 +23,7 @@ from ._conditions import (
     trial_guard,
 )
 from ._git import SkillAtRef, checked_ref, skill_at_ref
-from ._grading import ACCURACY, AccuracyGrader, trial_grader
+from ._grading import TrialGrader, trial_grader
 from ._plan import DesignEstimate, NoPilot, SkillDesignPlan, plan_skill_design
 from ._protocol import (
     DEFAULT_RUNS,
@@ -59,23 +59,32 @@ from ._result import (
     TriggerResult,
 )
 from ._runner import GateSettings, RunSetup, SkillUnderTrial, TrialRunner
-from ._table import ACES_METRICS, COMPOSITE, OUTCOME, TRIAL_METRICS, RunTable, paired, score_rows
+from ._table import (
+    ACES_METRICS,
+    COMPOSITE,
+    EFFICIENCY,
+    OUTCOME,
+    TRIAL_METRICS,
+    RunTable,
+    efficiency_grade,
+    paired,
+    score_rows,
+)
 from ._triage import triage_cases
 
 __all__ = [
     "AA",
-    "ACCURACY",
     "ACES_METRICS",
     "BASE",
     "COMPOSITE",
     "DEFAULT_RUNS",
+    "EFFICIENCY",
     "METADATA_ONLY",
     "OUTCOME",
     "TRIAL_METRICS",
     "WITH",
     "WITHOUT",
     "WITH_DECOYS",
-    "AccuracyGrader",
     "AnalysisSettings",
     "ArmCostResult",
     "CaseRow",
@@ -110,12 +119,14 @@ __all__ = [
     "TriageCase",
     "TriageClass",
     "TrialDesign",
+    "TrialGrader",
     "TrialResult",
     "TrialRunner",
     "TriggerResult",
     "analyse_skill",
     "checked_ref",
     "condition_seed",
+    "efficiency_grade",
     "metadata_only",
     "paired",
     "plan_skill",

@@ -113,7 +113,7 @@ def contrast_result(
         raw[metric] = lift
         lifts[metric] = _metric_lift(metric, lift)
         if lifts[metric] is None:
-            reasons = unscored_reasons(table, (contrast.treatment, contrast.control), metric)
+            reasons = unscored_reasons(table, contrast.treatment, contrast.control, metric)
             missing[metric] = next(iter(reasons), "no case was scored in both conditions")
     result = ContrastResult(
         contrast.kind,
@@ -162,7 +162,16 @@ def _presence(contrasts: Sequence[ContrastResult], metric: str) -> PresenceSplit
     primary, presence, content = by_kind.get("primary"), by_kind.get("presence"), by_kind.get("content")
     if primary is None or presence is None or content is None:
         return None
-    return PresenceSplit(primary.delta, presence.delta, content.delta, presence.ci, content.ci)
+    residual = primary.delta - presence.delta - content.delta
+    note = None
+    if abs(residual) > 1e-9:
+        note = (
+            f"the parts miss the total by {residual:+.3f}: the {metric.replace('_', ' ')} of each pair is taken over "
+            "what both of its rollouts have (the metrics graded on both, efficiency as a ratio to that partner), "
+            "so the three contrasts do not measure one quantity; per-rollout metrics (accuracy, goal accuracy, "
+            "behaviour check, security) split exactly"
+        )
+    return PresenceSplit(primary.delta, presence.delta, content.delta, presence.ci, content.ci, metric, note)
 
 
 def _noise_floor(table: RunTable, plan: SkillPlan, settings: AnalysisSettings) -> NoiseFloor | None:

@@ -1,30 +1,45 @@
-"""What a trial grades each rollout on: the metrics, through the engine's grading seam.
+"""What a trial grades each rollout on: the six ACES metrics, through the engine's grading seam.
 
-The trial is generic over metric names: it reads every metric a :class:`~aces_ci.grading.Grader`
-declares from each rollout's grades, and adds the pair-level and derived ones itself (see
-:mod:`aces_ci.trials._table`). :func:`trial_grader` is the one place that decides which graders a
-trial runs. Accuracy is the ``contains`` rule of :class:`~aces_ci.grading.ExpectedOutputGrader`
-(the normalised answer holds the reference as a whole), the default match of ACES's accuracy.
+Every rollout goes through :class:`~aces_ci.grading.AcesMetricsGrader` (accuracy, goal
+accuracy, skill execution, behaviour check, security, and the metrics of the product's own
+grader). A trial may hold several skills in one engine call, each with its own dataset and so
+its own BYOG grader: :class:`TrialGrader` hands each rollout to the grader of the skill it
+measures, and all of them share one judge (whose answers are cached in the rollout cache, so a
+rerun regrades for free). Skill efficiency needs the paired control and is graded after pairing
+(:mod:`aces_ci.trials._table`); the composite and the outcome are derived there too.
 """
 
 from __future__ import annotations
 
-from ..grading import ExpectedOutputGrader, Grader, Grades, GradingInput, MetricGrade
+from collections.abc import Mapping
 
-ACCURACY = "accuracy"
+from ..evals import GraderSpec
+from ..grading import AcesMetricsGrader, Grades, GradingInput, Judge
 
 
-class AccuracyGrader:
-    """``accuracy``: the reference answer contained in the final answer, as a whole (1.0 or 0.0)."""
+class TrialGrader:
+    """The six ACES metrics of every rollout, each skill graded with its own dataset's grader (BYOG)."""
 
-    name: str = "accuracy-contains"
-    metrics: tuple[str, ...] = (ACCURACY,)
+    def __init__(self, *, judge: Judge | None = None, owned: Mapping[str, GraderSpec | None] | None = None) -> None:
+        self.judge = judge
+        self._default = AcesMetricsGrader(judge=judge)
+        self._by_skill = {
+            skill: AcesMetricsGrader(judge=judge, owned=spec) for skill, spec in (owned or {}).items() if spec
+        }
+        metrics: dict[str, None] = dict.fromkeys(self._default.metrics)
+        for grader in self._by_skill.values():
+            metrics.update(dict.fromkeys(grader.metrics))
+        self.metrics: tuple[str, ...] = tuple(metrics)
+        self.name: str = "+".join(dict.fromkeys([self._default.name, *(g.name for g in self._by_skill.values())]))
+
+    def grader_for(self, skill: str) -> AcesMetricsGrader:
+        """The grader of the rollouts measuring ``skill``."""
+        return self._by_skill.get(skill, self._default)
 
     async def grade(self, rollout: GradingInput) -> Grades:
-        grade = ExpectedOutputGrader.grade_answer(rollout.case.expected_output, rollout.final_answer)
-        return Grades(self.name, (MetricGrade(ACCURACY, grade.status, grade.value, grade.reason),))
+        return await self.grader_for(rollout.request.skills.target).grade(rollout)
 
 
-def trial_grader() -> Grader:
-    """The grader every rollout of a trial is graded with."""
-    return AccuracyGrader()
+def trial_grader(judge: Judge | None = None, owned: Mapping[str, GraderSpec | None] | None = None) -> TrialGrader:
+    """The grader every rollout of a trial is graded with: ``owned`` maps a skill's name to its BYOG grader."""
+    return TrialGrader(judge=judge, owned=owned)

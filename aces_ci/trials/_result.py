@@ -156,6 +156,10 @@ class PresenceSplit:
     content: float
     presence_ci: tuple[float, float]
     content_ci: tuple[float, float]
+    metric: str = ""
+    """The metric split (the gated one)."""
+    note: str | None = None
+    """Set when the parts do not add up to the total, and why (composite, outcome, skill efficiency)."""
 
 
 @dataclass(frozen=True)
@@ -304,6 +308,8 @@ class TrialResult:
     """The budget cap that left rollouts unrun; None when every rollout of the design ran."""
     repository: RepositoryLift | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
+    judge: str | None = None
+    """``provider/model`` of the judge that graded what no rule can; None: no judge, those metrics are null."""
 
     @property
     def verdict(self) -> Literal["pass", "fail", "warn"]:

@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from .. import __version__, stats
 from ..agents import HarnessSpec, RolloutRequest
 from ..engine import RolloutBatch, RolloutEngine, RolloutRecord
-from ..evals import EvalCase
+from ..evals import EvalCase, GraderSpec
 from ..grading import Grader
 from ..models import ModelSpec
 from ._analysis import AnalysisSettings, SkillInputs, analyse_skill
@@ -40,6 +40,8 @@ class SkillUnderTrial:
     """The dataset file(s) the cases came from, as the report names them."""
     against: str | None = None
     notes: tuple[str, ...] = ()
+    grader: GraderSpec | None = None
+    """The product's own grader for this skill's cases (BYOG: the dataset's or aces.yml ``evals.grader``)."""
 
 
 @dataclass(frozen=True)
@@ -59,6 +61,9 @@ class RunSetup:
     harness: HarnessSpec
     model: ModelSpec
     priced: bool
+    """False when the agent's or the judge's price is unknown: dollars are then None, never 0."""
+    judge: ModelSpec | None = None
+    """The judge model that graded what no rule can; None: those metrics are null with their reason."""
 
 
 class TrialRunner:
@@ -221,6 +226,7 @@ class TrialRunner:
             model=self.setup.model.model,
             harness=self.setup.harness.name,
             disclosure=self.setup.harness.disclosure,
+            judge=None if self.setup.judge is None else f"{self.setup.judge.provider}/{self.setup.judge.model}",
             runs=self.design.runs,
             seed=self.design.seed,
             coupling=self.design.coupling,

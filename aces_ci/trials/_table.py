@@ -6,6 +6,10 @@ The statistics see one metric at a time as two rows of run scores per case
 * a **graded metric** (``accuracy``…) is the grade's value, and ``None`` when the rollout did not
   run (budget stop), ended as an infrastructure error, or the metric was not graded on it (not
   applicable, could not grade, grader error) — never 0;
+* **skill efficiency** is graded here, per pair: run r of one condition against run r of the
+  other (:func:`aces_ci.grading.grade_skill_efficiency`, bounded ratios of tokens, turns and
+  time), in both directions, since a grader of one rollout cannot see its control. When the
+  partner did not run or did not complete, the metric says why instead of giving a value;
 * the **composite** and the **outcome** are means over metrics *of the pair*: for run r of a case,
   only the metrics graded on both conditions' rollouts enter either side's mean, so a metric that
   exists in one condition only (loading the skill, when the control lacks it) cannot put itself
@@ -23,12 +27,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..engine import RolloutRecord
-from ..grading import MetricGrade
+from ..grading import GradingInput, MetricGrade, RolloutFigures, grade_skill_efficiency, rollout_facts
 from ..stats import Coupling, PairedScores, RolloutCost, paired_scores
 
 ACES_METRICS = ("accuracy", "goal_accuracy", "skill_execution", "behavior_check", "skill_efficiency", "security")
 """The six ACES metrics, in report order."""
 OUTCOME_METRICS = ("accuracy", "goal_accuracy")
+EFFICIENCY = "skill_efficiency"
+"""The metric graded per pair, against the other condition's rollout of the same case and run."""
 COMPOSITE = "composite"
 OUTCOME = "outcome"
 TRIAL_METRICS = (COMPOSITE, OUTCOME, *ACES_METRICS)
@@ -86,20 +92,66 @@ def grade_of(record: RolloutRecord | None, metric: str) -> MetricGrade | None:
     return record.grades.get(metric)
 
 
-def value_of(record: RolloutRecord | None, metric: str) -> float | None:
-    grade = grade_of(record, metric)
+def _figures(record: RolloutRecord) -> RolloutFigures:
+    result = record.result
+    return RolloutFigures.of(result.usage, result.duration_s, result.status, result.end_reason, result.trajectory)
+
+
+def efficiency_grade(record: RolloutRecord | None, partner: RolloutRecord | None) -> MetricGrade | None:
+    """``skill_efficiency`` of ``record`` against ``partner``, its paired rollout of the other condition.
+
+    None when ``record`` did not run or ended as an infrastructure error (like every other metric
+    of such a rollout: no grade); ``could_not_grade`` with the reason when the partner is missing
+    or failed.
+    """
+    if record is None or record.result.status != "completed":
+        return None
+    if partner is None:
+        return MetricGrade.could_not_grade(EFFICIENCY, "the paired control rollout did not run")
+    result = grade_skill_efficiency(rollout_facts(GradingInput(record.request, record.result)), _figures(partner))
+    return MetricGrade(EFFICIENCY, result.status, result.value, result.reason or None)
+
+
+def pair_grades(
+    treatment: RolloutRecord | None, control: RolloutRecord | None, metric: str
+) -> tuple[MetricGrade | None, MetricGrade | None]:
+    """The grades of ``metric`` on both rollouts of a pair (skill efficiency: each against the other)."""
+    if metric == EFFICIENCY:
+        return efficiency_grade(treatment, control), efficiency_grade(control, treatment)
+    return grade_of(treatment, metric), grade_of(control, metric)
+
+
+def _graded_value(grade: MetricGrade | None) -> float | None:
     return grade.value if grade is not None and grade.status == "graded" else None
+
+
+def value_of(record: RolloutRecord | None, metric: str) -> float | None:
+    return _graded_value(grade_of(record, metric))
+
+
+def pair_values(
+    treatment: RolloutRecord | None, control: RolloutRecord | None, metric: str
+) -> tuple[float | None, float | None]:
+    """Both sides' scores of ``metric`` on one pair; a derived metric over the metrics graded on both."""
+    if metric in DERIVED:
+        return _pair_mean(treatment, control, DERIVED[metric])
+    t, c = pair_grades(treatment, control, metric)
+    return _graded_value(t), _graded_value(c)
 
 
 def _pair_mean(
     treatment: RolloutRecord | None, control: RolloutRecord | None, over: Sequence[str]
 ) -> tuple[float | None, float | None]:
-    shared = [m for m in over if value_of(treatment, m) is not None and value_of(control, m) is not None]
-    if not shared:
+    t: list[float] = []
+    c: list[float] = []
+    for metric in over:
+        tv, cv = pair_values(treatment, control, metric)
+        if tv is not None and cv is not None:
+            t.append(tv)
+            c.append(cv)
+    if not t:
         return None, None
-    t = [value_of(treatment, m) for m in shared]
-    c = [value_of(control, m) for m in shared]
-    return sum(v for v in t if v is not None) / len(shared), sum(v for v in c if v is not None) / len(shared)
+    return sum(t) / len(t), sum(c) / len(c)
 
 
 def score_rows(
@@ -112,11 +164,7 @@ def score_rows(
         w: list[float | None] = []
         c: list[float | None] = []
         for r in range(table.replicates):
-            t_record, c_record = table.get(case, treatment, r), table.get(case, control, r)
-            if metric in DERIVED:
-                tv, cv = _pair_mean(t_record, c_record, DERIVED[metric])
-            else:
-                tv, cv = value_of(t_record, metric), value_of(c_record, metric)
+            tv, cv = pair_values(table.get(case, treatment, r), table.get(case, control, r), metric)
             w.append(tv)
             c.append(cv)
         with_rows.append(w)
@@ -156,23 +204,28 @@ def rollout_cost(record: RolloutRecord, priced: bool) -> RolloutCost:
     )
 
 
-def unscored_reasons(table: RunTable, conditions: Sequence[str], metric: str) -> dict[str, int]:
-    """Why ``metric`` has no value on the rollouts of ``conditions``: reason → count (most common first)."""
+def unscored_reasons(table: RunTable, treatment: str, control: str, metric: str) -> dict[str, int]:
+    """Why ``metric`` has no value on the rollouts of a contrast's two conditions: reason → count.
+
+    Most common first. Skill efficiency is read pair by pair, each rollout against its partner.
+    """
     counts: dict[str, int] = {}
     sources = DERIVED.get(metric, (metric,))
-    for condition in conditions:
-        for record in table.runs_of(condition):
+    for case in table.case_ids:
+        for r in range(table.replicates):
+            pair = (table.get(case, treatment, r), table.get(case, control, r))
             for name in sources:
-                grade = grade_of(record, name)
-                if grade is None:
-                    reason = (
-                        f"rollout ended as an infrastructure error ({record.result.end_reason})"
-                        if record.result.status != "completed"
-                        else f"{name} is not graded in this trial"
-                    )
-                elif grade.status == "graded":
-                    continue
-                else:
-                    reason = f"{name}: {grade.reason or grade.status}"
-                counts[reason] = counts.get(reason, 0) + 1
+                grades = pair_grades(pair[0], pair[1], name)
+                for record, grade in zip(pair, grades, strict=True):
+                    if record is None or (grade is not None and grade.status == "graded"):
+                        continue
+                    if grade is None:
+                        reason = (
+                            f"rollout ended as an infrastructure error ({record.result.end_reason})"
+                            if record.result.status != "completed"
+                            else f"{name} is not graded in this trial"
+                        )
+                    else:
+                        reason = f"{name}: {grade.reason or grade.status}"
+                    counts[reason] = counts.get(reason, 0) + 1
     return dict(sorted(counts.items(), key=lambda item: -item[1]))

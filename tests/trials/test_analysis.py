@@ -37,8 +37,18 @@ def _grade(metric: str, value: Grade) -> MetricGrade:
     return MetricGrade.graded(metric, float(value))
 
 
+Figures = tuple[int, int, float]
+"""(prompt tokens, model calls, wall seconds) of one rollout."""
+SAME: Figures = (100, 1, 2.0)
+
+
 def record(
-    request: RolloutRequest, grades: dict[str, Grade], *, answer: str = "an answer", loaded: bool = True
+    request: RolloutRequest,
+    grades: dict[str, Grade],
+    *,
+    answer: str = "an answer",
+    loaded: bool = True,
+    figures: Figures = SAME,
 ) -> RolloutRecord:
     infra = any(v == "infra" for v in grades.values())
     events = (SkillEvent(1, request.skills.target, "preloaded"),) if loaded and request.condition != "without" else ()
@@ -48,8 +58,8 @@ def record(
         end_reason="timeout" if infra else "final_answer",
         final_answer=None if infra else answer,
         trajectory={},
-        usage=Usage(prompt_tokens=100, completion_tokens=10, model_calls=1, cost_usd=0.01),
-        duration_s=2.0,
+        usage=Usage(prompt_tokens=figures[0], completion_tokens=10, model_calls=figures[1], cost_usd=0.01),
+        duration_s=figures[2],
         skill_events=events,
     )
     metrics = tuple(_grade(m, v) for m, v in grades.items())
@@ -60,8 +70,17 @@ def settings(design: TrialDesign, metric: str = "accuracy") -> AnalysisSettings:
     return AnalysisSettings(design, 0.05, Bands(), metric, priced=True, harness="builtin", model="m")
 
 
-def trial(design: TrialDesign, outcomes: dict[str, Sequence[dict[str, Grade]]], cases: int, **plan_options):  # type: ignore[no-untyped-def]
-    """Run every condition's scripted grades through the analysis: ``outcomes[label][i]`` grades case i's runs."""
+def trial(  # type: ignore[no-untyped-def]
+    design: TrialDesign,
+    outcomes: dict[str, Sequence[dict[str, Grade]]],
+    cases: int,
+    figures: dict[str, Figures] | None = None,
+    **plan_options,
+):
+    """Run every condition's scripted grades through the analysis: ``outcomes[label][i]`` grades case i's runs.
+
+    ``figures[label]`` is what every rollout of that condition spent (default: the same everywhere).
+    """
     skill = rendered("marker")
     plan = plan_skill(skill, design, **plan_options)
     case_list = [EvalCase(id=f"c{i}", prompt=f"q{i}", expected_output="42") for i in range(cases)]
@@ -78,7 +97,9 @@ def trial(design: TrialDesign, outcomes: dict[str, Sequence[dict[str, Grade]]], 
     for req in requests:
         per_case = outcomes[req.condition]
         grades = per_case[int(req.case.id[1:]) % len(per_case)]
-        records.append(record(req, grades, answer="42" if grades.get("accuracy") == 1.0 else "wrong"))
+        spent = (figures or {}).get(req.condition, SAME)
+        answer = "42" if grades.get("accuracy") == 1.0 else "wrong"
+        records.append(record(req, grades, answer=answer, figures=spent))
     table = RunTable.of([c.id for c in case_list], records, design.runs)
     return analyse_skill(table, SkillInputs(plan, "skills/marker", "skills/marker/evals/evals.json"), settings(design))
 
@@ -95,10 +116,33 @@ def test_the_composite_of_a_pair_uses_only_the_metrics_graded_in_both_conditions
     )
     composite = result.lift["composite"]
     assert composite is not None
-    assert (composite.with_mean, composite.without_mean) == (1.0, 0.0), "skill execution exists only in with"
+    # Over accuracy and skill efficiency (both spent the same: 1.0 each side); skill execution exists only in with.
+    assert (composite.with_mean, composite.without_mean) == (1.0, 0.5)
     assert result.lift["skill_execution"] is None
     assert "does not apply here" in result.not_applicable["skill_execution"]
     assert result.verdict == "pass"
+
+
+def test_skill_efficiency_is_graded_per_pair_against_the_paired_control() -> None:
+    design = TrialDesign(runs=2)
+    grades = [{"accuracy": 1.0}]
+    # With the skill every rollout reads twice the prompt tokens, takes two turns and twice the time.
+    result = trial(design, {"with": grades, "without": grades}, cases=10, figures={"with": (210, 2, 4.0)})
+    efficiency = result.lift["skill_efficiency"]
+    assert efficiency is not None
+    assert efficiency.without_mean == 1.0, "the control spent no more than its partner"
+    assert efficiency.with_mean == pytest.approx(((110 / 220) + 0.5 + 0.5) / 3)
+    assert efficiency.delta == pytest.approx(efficiency.with_mean - 1.0) and efficiency.ci[1] < 0
+    composite = result.lift["composite"]
+    assert composite is not None and composite.delta == pytest.approx(efficiency.delta / 2), "accuracy ties"
+
+
+def test_skill_efficiency_without_a_completed_partner_is_null_with_the_reason() -> None:
+    design = TrialDesign(runs=1)
+    result = trial(design, {"with": [{"accuracy": 1.0}], "without": [{"accuracy": "infra"}]}, cases=10)
+    assert result.lift["skill_efficiency"] is None and result.lift["accuracy"] is None
+    reason = result.not_applicable["skill_efficiency"]
+    assert "the paired control did not complete (timeout)" in reason or "infrastructure error" in reason
 
 
 def test_unscorable_runs_are_left_out_and_counted_never_scored_zero() -> None:

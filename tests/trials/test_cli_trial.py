@@ -154,7 +154,7 @@ def test_against_a_ref_where_the_skill_did_not_exist_is_an_input_error(
 def test_aa_control_and_metadata_only_split_the_lift(scripted_server: Server, tmp_path: Path) -> None:
     server = scripted_server(planted_accuracy(0.9, 0.2))
     skill = repo_with_skill(tmp_path / "repo", cases=10)
-    argv = ["trial", str(skill), "--runs", "2", "--control", "aa", "--metadata-only"]
+    argv = ["trial", str(skill), "--runs", "2", "--control", "aa", "--metadata-only", "--lift-metric", "accuracy"]
     assert main([*argv, *run_flags(server, tmp_path), *reports(tmp_path)]) == 0
     result = _valid(tmp_path)["skills"][0]
     kinds = [c["kind"] for c in result["contrasts"]]
@@ -163,8 +163,17 @@ def test_aa_control_and_metadata_only_split_the_lift(scripted_server: Server, tm
     assert noise["ci"][0] <= 0.0 <= noise["ci"][1]
     assert noise["verdict"] in ("neutral", "underpowered")
     split = result["presence"]
+    assert split["metric"] == "accuracy" and split["note"] is None
     assert split["presence"] + split["content"] == pytest.approx(split["total"])
     assert split["presence"] == pytest.approx(0.0, abs=0.25)  # the stub lacks the body, hence the marker
+    # On the composite the pairs compare different things (efficiency is a ratio to each pair's partner): said so.
+    assert main([*argv[:-2], "--quiet", *run_flags(server, tmp_path), *reports(tmp_path)]) == 0
+    split = _valid(tmp_path)["skills"][0]["presence"]
+    assert split["metric"] == "composite"
+    if split["note"] is not None:
+        assert "the parts miss the total by" in split["note"]
+    else:
+        assert split["presence"] + split["content"] == pytest.approx(split["total"])
     assert {arm["arm"] for arm in result["cost"]["arms"]} == {"with", "without", "aa", "metadata-only"}
 
 
@@ -183,7 +192,7 @@ def test_group_mode_reports_the_routing_premium_with_its_interval(scripted_serve
     server = scripted_server(_routing(1.0, 0.5, 0.0))
     skill = repo_with_skill(tmp_path / "repo", cases=10)
     write_skill(tmp_path / "repo" / "skills", "decoy-helper", body="# Decoy\n\nHelps with unrelated chores.")
-    argv = ["trial", str(skill), "--mode", "group", "--runs", "2", "--stress", "1"]
+    argv = ["trial", str(skill), "--mode", "group", "--runs", "2", "--stress", "1", "--lift-metric", "accuracy"]
     assert main([*argv, *run_flags(server, tmp_path), *reports(tmp_path)]) == 0
     result = _valid(tmp_path)["skills"][0]
     premium = result["routing_premium"]
@@ -262,13 +271,14 @@ def test_bad_inputs_exit_2_naming_what_to_fix(
     skill = repo_with_skill(repo, cases=3)
     bare = write_skill(repo / "skills", "no-evals")
     assert main(["trial", str(bare), *flags]) == 2
-    assert "no evaluation dataset" in capsys.readouterr().err
+    assert "no evaluation cases" in capsys.readouterr().err
     assert main(["trial", str(skill), str(bare), "--evals", str(skill / "evals" / "evals.json"), *flags]) == 2
     assert main(["trial", str(skill), "--evals", str(tmp_path / "missing.json"), *flags]) == 2
     broken = tmp_path / "broken.json"
     broken.write_text('{"skill_name": "marker", "evals": [{"id": "a", "prompt": 3}]}')
     assert main(["trial", str(skill), "--evals", str(broken), *flags]) == 2
-    assert "broken.json" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "broken.json:1 (/evals/0/prompt)" in err, err
     (repo / "aces.yml").write_text("gate:\n  pass_band: 0.05\n  fail_band: 0.2\n")
     assert main(["trial", str(skill), *flags]) == 2
     assert "aces.yml:3" in capsys.readouterr().err
