@@ -26,10 +26,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Literal, cast
+from typing import Any, Literal, cast
 
 from ..agents import ModelClients
 from ..atomic import write_output
@@ -38,7 +39,7 @@ from ..errors import EXIT_GATE_FAILED, EXIT_PASS, EXIT_RUNTIME_ERROR, InputError
 from ..models import ConcurrencyLimiter, ModelSpec
 from ..redact import environment_secrets, redact_text
 from ..report import render_trial_junit, render_trial_markdown, render_trial_text, write_trial_json
-from ..stats import Bands, Coupling
+from ..stats import Bands, BudgetCap, Coupling
 from ..trials import (
     DEFAULT_RUNS,
     TRIAL_METRICS,
@@ -66,6 +67,21 @@ def _band(text: str) -> float:
     if not -1 <= value <= 1:
         raise argparse.ArgumentTypeError(f"a lift band lies in [-1, 1], got {value}")
     return value
+
+
+def _positive(parse: Callable[[str], float]) -> Callable[[str], Any]:
+    """An argparse type: a finite number above 0."""
+
+    def convert(text: str) -> Any:
+        try:
+            value = parse(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if not math.isfinite(value) or value <= 0:
+            raise argparse.ArgumentTypeError(f"must be above 0, got {text}")
+        return value
+
+    return convert
 
 
 def _stress(text: str) -> tuple[int, ...]:
@@ -102,6 +118,10 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     protocol.add_argument("--metadata-only", action="store_true", help="split the lift into presence and content")
     protocol.add_argument("--stress", type=_stress, metavar="N,N,…", help="routing stress test at N visible decoys")
     protocol.add_argument("--sequential", action="store_true", help="add runs until the verdict is settled")
+    protocol.add_argument(
+        "--cap-tokens", type=_positive(int), metavar="N", help="ex-ante cap per rollout (tokens in + out), both arms"
+    )
+    protocol.add_argument("--cap-usd", type=_positive(float), metavar="X", help="ex-ante cap per rollout in dollars")
     protocol.add_argument("--plan", action="store_true", help="from cached runs, size a design; run nothing")
     protocol.add_argument("--target-lift", type=_band, metavar="X", help="the lift --plan sizes a design for")
     gate = parser.add_argument_group("gate (override aces.yml gate:)")
@@ -138,6 +158,9 @@ def _design(args: argparse.Namespace, config: AcesConfig, options: RunOptions) -
         metadata_only=bool(args.metadata_only),
         stress=args.stress if args.stress is not None else trial.stress,
         sequential=bool(args.sequential),
+        budget_cap=None
+        if args.cap_tokens is None and args.cap_usd is None
+        else BudgetCap(dollars=args.cap_usd, tokens=args.cap_tokens),
     )
 
 
@@ -220,6 +243,13 @@ def measure(
     Raises :class:`~aces_ci.errors.InputError` for any input problem before a rollout runs.
     """
     judge_spec = configured_judge(project.config) if judge == FROM_CONFIG else judge
+    cap = design.budget_cap
+    if cap is not None and cap.dollars is not None and not _priced(options):
+        raise InputError(
+            f"--cap-usd needs the model's price, and {options.model.model} is not in the price table: add it under "
+            "run.prices in aces.yml, or cap tokens with --cap-tokens",
+            field="--cap-usd",
+        )
     skills = skills_under_trial(skill_dirs, project, design, sources)
     return asyncio.run(_trial(options, design, gate, skills, judge_spec))
 

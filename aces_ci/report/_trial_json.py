@@ -49,6 +49,8 @@ def _skill(skill: SkillTrialResult) -> dict[str, Any]:
         contrast["lift"] = {metric: _lift(lift) for metric, lift in raw.lift.items()}
     for level, raw_level in zip(data["stress"], skill.stress, strict=True):
         level["lift"] = _lift(raw_level.lift)
+    if skill.capped is not None:
+        data["capped"]["lift"] = _lift(skill.capped.lift)
     data["cost"] = {"arms": data.pop("cost"), "lift_per_dollar": data.pop("lift_per_dollar")}
     return data
 

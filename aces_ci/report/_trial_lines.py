@@ -74,6 +74,13 @@ def lift_notes(lift: MetricLiftResult) -> list[str]:
         )
     if lift.n_cases_excluded:
         notes.append(f"{plural(lift.n_cases_excluded, 'case')} left out: no score in one of the conditions")
+    if lift.run_sd_with is not None and lift.run_sd_control is not None:
+        notes.append(
+            f"run-to-run SD of one run's score around its case mean: {lift.run_sd_with:.3f} with, "
+            f"{lift.run_sd_control:.3f} control"
+        )
+    else:
+        notes.append("one run per case: run-to-run noise is not told apart from case-to-case spread")
     return notes
 
 
@@ -167,6 +174,20 @@ def extra_lines(skill: SkillTrialResult) -> list[str]:
         lines.append(
             f"stress, {level.visible_decoys} decoys visible: {figure}; wall time per with-run {wall_with}, "
             f"per without-run {wall_without}"
+        )
+    if (c := skill.capped) is not None:
+        cap = " and ".join(
+            part
+            for part in (
+                f"{c.cap_tokens:,} tokens" if c.cap_tokens is not None else "",
+                f"${c.cap_usd:g}" if c.cap_usd is not None else "",
+            )
+            if part
+        )
+        figure = "no lift" if c.lift is None else f"{c.lift.delta:+.3f} {interval(c.lift.ci)}"
+        lines.append(
+            f"under an ex-ante cap of {cap} per rollout in both conditions: {skill.gate_metric} lift {figure}; "
+            f"{c.capped_with} with-run(s) and {c.capped_control} control run(s) went over and score 0"
         )
     for look in skill.sequential:
         state = "decided" if look.decided else "continue"

@@ -38,6 +38,7 @@ from ._protocol import (
 )
 from ._result import (
     ArmCostResult,
+    CappedLift,
     CaseRow,
     ContrastResult,
     DegradationResult,
@@ -87,6 +88,7 @@ __all__ = [
     "WITH_DECOYS",
     "AnalysisSettings",
     "ArmCostResult",
+    "CappedLift",
     "CaseRow",
     "Condition",
     "Contrast",

@@ -25,6 +25,7 @@ from .. import stats
 from ._protocol import Contrast, SkillPlan, TrialDesign
 from ._result import (
     ArmCostResult,
+    CappedLift,
     CaseRow,
     ContrastResult,
     DegradationResult,
@@ -78,6 +79,8 @@ def _metric_lift(metric: str, lift: stats.PairedLift) -> MetricLiftResult | None
         unscorable_with=lift.runs_with.unscorable,
         unscorable_control=lift.runs_control.unscorable,
         notes=lift.notes,
+        run_sd_with=math.sqrt(lift.variance.within_with) if lift.variance.identified else None,
+        run_sd_control=math.sqrt(lift.variance.within_control) if lift.variance.identified else None,
     )
 
 
@@ -244,6 +247,35 @@ def _settle(verdict: stats.Verdict) -> SettleResult | None:
     return SettleResult(s.target, s.cases_needed, s.extra_cases, s.runs_needed, s.extra_runs, rollouts, s.reason)
 
 
+def _capped(table: RunTable, treatment: str, control: str, settings: AnalysisSettings) -> CappedLift | None:
+    """The gated lift with every rollout over the design's ex-ante cap scored 0, in both conditions alike."""
+    cap = settings.design.budget_cap
+    if cap is None:
+        return None
+    metric, coupling = settings.gate_metric, settings.design.coupling
+
+    def costs(condition: str) -> list[list[stats.RolloutCost | None]]:
+        return [
+            [
+                rollout_cost(record, settings.priced) if (record := table.get(case, condition, r)) is not None else None
+                for r in range(table.replicates)
+            ]
+            for case in table.case_ids
+        ]
+
+    capped = stats.cap_scores(
+        paired(table, treatment, control, metric, coupling), costs(treatment), costs(control), cap
+    )
+    return CappedLift(
+        cap.tokens,
+        cap.dollars,
+        _metric_lift(metric, stats.paired_lift(capped.scores, settings.alpha)),
+        capped.capped_with,
+        capped.capped_control,
+        capped.rule,
+    )
+
+
 def _estimand(
     plan: SkillPlan, settings: AnalysisSettings, lift: stats.PairedLift, eval_source: str
 ) -> stats.EstimandStatement:
@@ -393,6 +425,7 @@ def analyse_skill(
             CaseRow(case, tuple(w), tuple(c))
             for case, w, c in zip(table.case_ids, with_rows, control_rows, strict=True)
         ),
+        capped=_capped(table, primary.treatment, primary.control, settings),
         against=inputs.against,
         rollouts=len(records),
         not_run=inputs.not_run,

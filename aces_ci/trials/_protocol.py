@@ -36,7 +36,7 @@ from ..errors import InputError
 from ..evals import EvalCase
 from ..models import ModelSpec
 from ..skill import RenderedSkill
-from ..stats import Coupling
+from ..stats import BudgetCap, Coupling
 from ._conditions import (
     AA,
     BASE,
@@ -71,6 +71,8 @@ class TrialDesign:
     stress: tuple[int, ...] = ()
     """Numbers of visible decoys for the routing stress test (empty: no stress test)."""
     sequential: bool = False
+    budget_cap: BudgetCap | None = None
+    """An ex-ante cap per rollout, the same in every condition, for efficiency claims (``--cap-tokens/--cap-usd``)."""
 
     def __post_init__(self) -> None:
         if self.runs < 1:

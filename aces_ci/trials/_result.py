@@ -42,6 +42,9 @@ class MetricLiftResult:
     unscorable_with: int
     unscorable_control: int
     notes: tuple[str, ...] = ()
+    run_sd_with: float | None = None
+    """Run-to-run SD of one run's score around its case mean, with the skill; None with one run per case."""
+    run_sd_control: float | None = None
 
 
 @dataclass(frozen=True)
@@ -119,6 +122,22 @@ class LiftPerDollarResult:
     extra_usd_per_rollout: float | None
     lift_per_extra_usd: float | None
     note: str
+
+
+@dataclass(frozen=True)
+class CappedLift:
+    """The gated metric's lift under an ex-ante cap per rollout, the same in both conditions (for efficiency claims).
+
+    A rollout that spent more than the cap scores 0: what the skill achieves *within* that budget.
+    Beside the uncapped lift, not instead of it.
+    """
+
+    cap_tokens: int | None
+    cap_usd: float | None
+    lift: MetricLiftResult | None
+    capped_with: int
+    capped_control: int
+    rule: str
 
 
 @dataclass(frozen=True)
@@ -250,6 +269,8 @@ class SkillTrialResult:
     triage: tuple[TriageCase, ...] = ()
     sequential: tuple[SequentialLook, ...] = ()
     cases: tuple[CaseRow, ...] = ()
+    capped: CappedLift | None = None
+    """The gated lift under ``--cap-tokens/--cap-usd``; None without a cap."""
     against: str | None = None
     """``REF (commit)`` of the control version, for ``--against``."""
     rollouts: int = 0

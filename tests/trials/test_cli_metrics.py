@@ -67,6 +67,7 @@ def test_every_rollout_is_graded_on_the_six_metrics_and_the_gate_reads_aces_yml(
         assert lift[metric] is not None, (metric, result["not_applicable"])
         assert set(CONTRACT) <= set(lift[metric]) and (lift[metric]["n_cases"], lift[metric]["runs_per_arm"]) == (12, 2)
     assert lift["security"]["delta"] == 0.0 and lift["security"]["with_mean"] == 1.0, lift
+    assert lift["accuracy"]["run_sd_with"] is not None and lift["security"]["run_sd_control"] == 0.0
     # The skill's body is in the with-condition's prompt: it reads more tokens than its paired control.
     # (Every with-run reads more tokens than its partner; time, the noisy third ratio, can go either way.)
     efficiency = lift["skill_efficiency"]
@@ -79,7 +80,7 @@ def test_every_rollout_is_graded_on_the_six_metrics_and_the_gate_reads_aces_yml(
     assert "not staged" in result["not_applicable"]["skill_execution"] or "baseline" in str(result["not_applicable"])
     for words in ("accuracy *", "skill efficiency", "security", "composite", "outcome"):
         assert words in out, words
-    assert "no judge" in out
+    assert "no judge" in out and "run-to-run SD of one run's score" in out
     junit = (tmp_path / "trial.xml").read_text()
     assert 'name="lift.accuracy"' in junit and 'name="skill_efficiency.delta"' in junit
     markdown = (tmp_path / "trial.md").read_text()
@@ -240,3 +241,30 @@ def test_the_routing_stress_test_reports_lift_and_wall_time_against_visible_deco
     assert "wall time per with-run" in out
     markdown = (tmp_path / "trial.md").read_text()
     assert "Routing stress test" in markdown
+
+
+def test_an_ex_ante_budget_cap_applies_to_both_conditions_and_is_reported_beside_the_lift(
+    scripted_server: Server, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = scripted_server(planted_accuracy(1.0, 0.0))
+    skill = repo_with_skill(tmp_path / "repo", cases=10)
+    flags = [*run_flags(server, tmp_path), *reports(tmp_path), "--lift-metric", "accuracy"]
+    assert main(["trial", str(skill), "--runs", "1", "--quiet", *flags]) == 0
+    result = _data(tmp_path)["skills"][0]
+    assert result["capped"] is None
+    arms = {arm["arm"]: arm for arm in result["cost"]["arms"]}
+    with_tokens = (arms["with"]["input_tokens"] + arms["with"]["output_tokens"]) / arms["with"]["rollouts"]
+    without_tokens = (arms["without"]["input_tokens"] + arms["without"]["output_tokens"]) / arms["without"]["rollouts"]
+    assert with_tokens > without_tokens, "the skill's body is in the with-condition's prompt"
+    # A cap between the two: every with-run goes over it and scores 0, every control run stays under.
+    cap = int((with_tokens + without_tokens) / 2)
+    calls = server.calls
+    assert main(["trial", str(skill), "--runs", "1", "--cap-tokens", str(cap), *flags]) == 0, "the gate reads the lift"
+    assert server.calls == calls, "the cap is applied to the rollouts in the cache: nothing is rerun"
+    result = _data(tmp_path)["skills"][0]
+    capped = result["capped"]
+    assert (capped["cap_tokens"], capped["capped_with"], capped["capped_control"]) == (cap, 10, 0)
+    assert capped["lift"]["delta"] == 0.0 and result["lift"]["accuracy"]["delta"] == 1.0
+    assert result["verdict"] == "pass"
+    assert f"under an ex-ante cap of {cap:,} tokens per rollout" in capsys.readouterr().out
+    assert main(["trial", str(skill), "--cap-usd", "0.01", *flags]) == 2, "an unpriced model cannot be capped in $"
