@@ -15,6 +15,7 @@ settle it); this module only decides which scores each statistic sees:
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -279,7 +280,19 @@ def _capped(table: RunTable, treatment: str, control: str, settings: AnalysisSet
 def _estimand(
     plan: SkillPlan, settings: AnalysisSettings, lift: stats.PairedLift, eval_source: str
 ) -> stats.EstimandStatement:
+    """The six axes of the gated lift; with an ex-ante cap, the budget axis also says what the capped lift is."""
+    statement = _statement(plan, settings, lift, eval_source, capped=False)
+    if settings.design.budget_cap is None:
+        return statement
+    capped = _statement(plan, settings, lift, eval_source, capped=True).budget
+    return dataclasses.replace(statement, budget=f"{statement.budget} The capped lift reported beside it: {capped}")
+
+
+def _statement(
+    plan: SkillPlan, settings: AnalysisSettings, lift: stats.PairedLift, eval_source: str, *, capped: bool
+) -> stats.EstimandStatement:
     design = settings.design
+    cap = design.budget_cap if capped else None
     return stats.estimand_statement(
         stats.ProtocolFacts(
             skill=plan.skill.name,
@@ -296,6 +309,8 @@ def _estimand(
             model=settings.model,
             alpha=settings.alpha,
             trigger_event="the skill under test was loaded in the with-condition run",
+            budget_cap_dollars=cap.dollars if cap is not None else None,
+            budget_cap_tokens=cap.tokens if cap is not None else None,
         )
     )
 

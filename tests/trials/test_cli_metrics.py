@@ -266,5 +266,7 @@ def test_an_ex_ante_budget_cap_applies_to_both_conditions_and_is_reported_beside
     assert (capped["cap_tokens"], capped["capped_with"], capped["capped_control"]) == (cap, 10, 0)
     assert capped["lift"]["delta"] == 0.0 and result["lift"]["accuracy"]["delta"] == 1.0
     assert result["verdict"] == "pass"
+    budget = result["estimand_axes"]["budget"]
+    assert budget.startswith("Budget: none.") and f"capped ex ante at {cap:,} tokens" in budget
     assert f"under an ex-ante cap of {cap:,} tokens per rollout" in capsys.readouterr().out
     assert main(["trial", str(skill), "--cap-usd", "0.01", *flags]) == 2, "an unpriced model cannot be capped in $"
