@@ -35,21 +35,23 @@ from ._trial_lines import (
 )
 
 if TYPE_CHECKING:  # the models are only read here; importing them would load the live tier into a scan
-    from ..trials import SkillTrialResult, TrialResult
+    from ..trials import MetricLiftResult, SkillTrialResult, TrialResult
 
 TRIAL_MARKER = "<!-- aces-ci:trial -->"
 _ICONS = {"pass": "✅", "neutral": "➖", "underpowered": "⚠️", "fail": "❌"}
 
 
+def _lift_cells(lift: MetricLiftResult | None) -> str:
+    """Lift, interval and cases × runs as three table cells."""
+    if lift is None:
+        return "— | — | —"
+    return f"{signed(lift.delta)} | {interval(lift.ci)} | {lift.n_cases} × {lift.runs_per_arm}"
+
+
 def _summary(result: TrialResult) -> str:
     lines = ["| Skill | Verdict | Lift | Interval | Cases × runs |", "|---|---|--:|--:|--:|"]
     for skill in result.skills:
-        lift = gated_lift(skill)
-        figures = (
-            f"{signed(lift.delta)} | {interval(lift.ci)} | {lift.n_cases} × {lift.runs_per_arm}"
-            if lift is not None
-            else "— | — | —"
-        )
+        figures = _lift_cells(gated_lift(skill))
         verdict = f"{_ICONS[skill.verdict]} {VERDICT_WORDS[skill.verdict].lower()}"
         lines.append(f"| {_cell(skill.skill, 120)} | {verdict} | {figures} |")
     return "\n".join(lines) + "\n"
@@ -68,12 +70,7 @@ def _stress_table(skill: SkillTrialResult) -> str:
         "|--:|--:|--:|--:|--:|--:|",
     ]
     for level in skill.stress:
-        lift = level.lift
-        figures = (
-            f"{signed(lift.delta)} | {interval(lift.ci)} | {lift.n_cases} × {lift.runs_per_arm}"
-            if lift is not None
-            else "— | — | —"
-        )
+        figures = _lift_cells(level.lift)
         walls = f"{_wall(level.with_mean_wall_s)} | {_wall(level.without_mean_wall_s)}"
         lines.append(f"| {level.visible_decoys} | {figures} | {walls} |")
     return "\n".join(lines) + "\n"

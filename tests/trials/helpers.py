@@ -8,6 +8,9 @@ import subprocess
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+import xmlschema
+
+from aces_ci.schemas import validator
 from tests.engine.helpers import MARKER, write_skill
 from tests.servers import Reply, ScriptedRequest, ScriptedServer, Text
 
@@ -88,6 +91,17 @@ def reports(tmp_path: Path) -> list[str]:
         "--junit",
         str(tmp_path / "trial.xml"),
     ]
+
+
+JUNIT_XSD = Path(__file__).resolve().parents[1] / "report" / "junit.xsd"
+
+
+def valid_reports(tmp_path: Path) -> dict:
+    """The ``reports(tmp_path)`` JSON, after checking it against its schema and the JUnit file against JUnit's."""
+    data: dict = json.loads((tmp_path / "trial.json").read_text())
+    assert [e.message for e in validator("trial-result").iter_errors(data)] == []
+    assert xmlschema.XMLSchema(str(JUNIT_XSD)).is_valid(str(tmp_path / "trial.xml"))
+    return data
 
 
 def skill_result(tmp_path: Path, index: int = 0) -> dict:

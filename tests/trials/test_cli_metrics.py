@@ -9,31 +9,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-import xmlschema
 
 from aces_ci.cli import main
-from aces_ci.schemas import validator
 from tests.engine.helpers import MARKER, write_skill
 from tests.servers import Reply, ScriptedRequest, ScriptedServer, Text
-from tests.trials.helpers import draw, planted_accuracy, repo_with_skill, reports, run_flags
+from tests.trials.helpers import draw, planted_accuracy, repo_with_skill, reports, run_flags, valid_reports
 
 Server = Callable[..., ScriptedServer]
-JUNIT_XSD = Path(__file__).resolve().parents[1] / "report" / "junit.xsd"
 CONTRACT = ("delta", "ci", "n_cases", "runs_per_arm", "with_mean", "without_mean", "mde")
-
-
-@pytest.fixture(autouse=True)
-def _quiet_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CI", "true")
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-
-
-def _data(tmp_path: Path) -> dict:
-    data = json.loads((tmp_path / "trial.json").read_text())
-    assert [e.message for e in validator("trial-result").iter_errors(data)] == []
-    assert xmlschema.XMLSchema(str(JUNIT_XSD)).is_valid(str(tmp_path / "trial.xml"))
-    return data
 
 
 def _dataset(name: str, count: int, **extra: object) -> str:
@@ -55,7 +38,7 @@ def test_every_rollout_is_graded_on_the_six_metrics_and_the_gate_reads_aces_yml(
     argv = ["trial", str(skill), "--runs", "2", *run_flags(server, tmp_path), *reports(tmp_path)]
     assert main(argv) == 0
     out = capsys.readouterr().out
-    data = _data(tmp_path)
+    data = valid_reports(tmp_path)
     assert data["gate"]["metric"] == "accuracy" and data["agent"]["judge"] is None
     result = data["skills"][0]
     assert result["gate_metric"] == "accuracy" and result["verdict"] == "pass"
@@ -111,7 +94,7 @@ def test_a_judge_grades_what_no_rule_can_and_a_rerun_asks_it_nothing(scripted_se
     )
     argv = ["trial", str(skill), "--runs", "1", *run_flags(agent, tmp_path), *reports(tmp_path)]
     assert main(argv) == 0
-    data = _data(tmp_path)
+    data = valid_reports(tmp_path)
     assert data["agent"]["judge"] == "openai/judge-model"
     lift = data["skills"][0]["lift"]
     for metric in ("accuracy", "goal_accuracy", "behavior_check"):
@@ -179,7 +162,7 @@ def test_the_dataset_loader_merges_eval_md_tasks_and_the_products_grader(
         encoding="utf-8",
     )
     assert main(["trial", str(skill), "--runs", "1", *run_flags(server, tmp_path), *reports(tmp_path)]) == 0
-    result = _data(tmp_path)["skills"][0]
+    result = valid_reports(tmp_path)["skills"][0]
     assert result["n_cases"] == 6 + 4
     assert "EVAL.md" in result["eval_source"] and "task command" in result["eval_source"]
     prompts = {req.last_user_text for req in server.requests}
@@ -230,7 +213,7 @@ def test_the_routing_stress_test_reports_lift_and_wall_time_against_visible_deco
     argv = ["trial", str(skill), "--runs", "1", "--stress", "1,3", "--lift-metric", "accuracy"]
     assert main([*argv, *run_flags(server, tmp_path), *reports(tmp_path)]) == 0
     out = capsys.readouterr().out
-    result = _data(tmp_path)["skills"][0]
+    result = valid_reports(tmp_path)["skills"][0]
     levels = result["stress"]
     assert [level["visible_decoys"] for level in levels] == [1, 3]
     one, three = (level["lift"] for level in levels)
@@ -250,7 +233,7 @@ def test_an_ex_ante_budget_cap_applies_to_both_conditions_and_is_reported_beside
     skill = repo_with_skill(tmp_path / "repo", cases=10)
     flags = [*run_flags(server, tmp_path), *reports(tmp_path), "--lift-metric", "accuracy"]
     assert main(["trial", str(skill), "--runs", "1", "--quiet", *flags]) == 0
-    result = _data(tmp_path)["skills"][0]
+    result = valid_reports(tmp_path)["skills"][0]
     assert result["capped"] is None
     arms = {arm["arm"]: arm for arm in result["cost"]["arms"]}
     with_tokens = (arms["with"]["input_tokens"] + arms["with"]["output_tokens"]) / arms["with"]["rollouts"]
@@ -261,7 +244,7 @@ def test_an_ex_ante_budget_cap_applies_to_both_conditions_and_is_reported_beside
     calls = server.calls
     assert main(["trial", str(skill), "--runs", "1", "--cap-tokens", str(cap), *flags]) == 0, "the gate reads the lift"
     assert server.calls == calls, "the cap is applied to the rollouts in the cache: nothing is rerun"
-    result = _data(tmp_path)["skills"][0]
+    result = valid_reports(tmp_path)["skills"][0]
     capped = result["capped"]
     assert (capped["cap_tokens"], capped["capped_with"], capped["capped_control"]) == (cap, 10, 0)
     assert capped["lift"]["delta"] == 0.0 and result["lift"]["accuracy"]["delta"] == 1.0

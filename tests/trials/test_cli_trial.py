@@ -8,7 +8,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-import xmlschema
 
 from aces_ci.cli import main
 from aces_ci.schemas import validator
@@ -23,24 +22,10 @@ from tests.trials.helpers import (
     reports,
     run_flags,
     skill_result,
+    valid_reports,
 )
 
 Server = Callable[..., ScriptedServer]
-JUNIT_XSD = Path(__file__).resolve().parents[1] / "report" / "junit.xsd"
-
-
-@pytest.fixture(autouse=True)
-def _quiet_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CI", "true")
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-
-
-def _valid(tmp_path: Path) -> dict:
-    data = json.loads((tmp_path / "trial.json").read_text())
-    assert [e.message for e in validator("trial-result").iter_errors(data)] == []
-    assert xmlschema.XMLSchema(str(JUNIT_XSD)).is_valid(str(tmp_path / "trial.xml"))
-    return data
 
 
 def test_the_accuracy_interval_contains_the_planted_lift_and_a_rerun_makes_no_model_call(
@@ -52,7 +37,7 @@ def test_the_accuracy_interval_contains_the_planted_lift_and_a_rerun_makes_no_mo
     argv = ["trial", str(skill), "--runs", "3", "--seed", "7", *run_flags(server, tmp_path), *reports(tmp_path)]
     assert main(argv) == 0
     out = capsys.readouterr().out
-    data = _valid(tmp_path)
+    data = valid_reports(tmp_path)
     accuracy = data["skills"][0]["lift"]["accuracy"]
     lo, hi = accuracy["ci"]
     assert lo <= p_with - p_without <= hi, accuracy
@@ -156,7 +141,7 @@ def test_aa_control_and_metadata_only_split_the_lift(scripted_server: Server, tm
     skill = repo_with_skill(tmp_path / "repo", cases=10)
     argv = ["trial", str(skill), "--runs", "2", "--control", "aa", "--metadata-only", "--lift-metric", "accuracy"]
     assert main([*argv, *run_flags(server, tmp_path), *reports(tmp_path)]) == 0
-    result = _valid(tmp_path)["skills"][0]
+    result = valid_reports(tmp_path)["skills"][0]
     kinds = [c["kind"] for c in result["contrasts"]]
     assert kinds == ["primary", "aa", "presence", "content"]
     noise = result["noise_floor"]
@@ -168,7 +153,7 @@ def test_aa_control_and_metadata_only_split_the_lift(scripted_server: Server, tm
     assert split["presence"] == pytest.approx(0.0, abs=0.25)  # the stub lacks the body, hence the marker
     # On the composite the pairs compare different things (efficiency is a ratio to each pair's partner): said so.
     assert main([*argv[:-2], "--quiet", *run_flags(server, tmp_path), *reports(tmp_path)]) == 0
-    split = _valid(tmp_path)["skills"][0]["presence"]
+    split = valid_reports(tmp_path)["skills"][0]["presence"]
     assert split["metric"] == "composite"
     if split["note"] is not None:
         assert "the parts miss the total by" in split["note"]
@@ -194,7 +179,7 @@ def test_group_mode_reports_the_routing_premium_with_its_interval(scripted_serve
     write_skill(tmp_path / "repo" / "skills", "decoy-helper", body="# Decoy\n\nHelps with unrelated chores.")
     argv = ["trial", str(skill), "--mode", "group", "--runs", "2", "--stress", "1", "--lift-metric", "accuracy"]
     assert main([*argv, *run_flags(server, tmp_path), *reports(tmp_path)]) == 0
-    result = _valid(tmp_path)["skills"][0]
+    result = valid_reports(tmp_path)["skills"][0]
     premium = result["routing_premium"]
     assert premium["visible_decoys"] == 1
     assert premium["delta"] == pytest.approx(premium["isolation"] - premium["group"])
@@ -233,7 +218,7 @@ def test_sequential_stops_a_clear_cut_skill_at_the_first_look(scripted_server: S
     skill = repo_with_skill(tmp_path / "repo", cases=12)
     argv = ["trial", str(skill), "--runs", "3", "--sequential", *run_flags(server, tmp_path), *reports(tmp_path)]
     assert main(argv) == 0
-    result = _valid(tmp_path)["skills"][0]
+    result = valid_reports(tmp_path)["skills"][0]
     assert result["verdict"] == "pass"
     assert [look["look"] for look in result["sequential"]] == [1]
     assert result["lift"]["accuracy"]["runs_per_arm"] == 1
@@ -245,7 +230,7 @@ def test_a_budget_stop_reports_what_ran(scripted_server: Server, tmp_path: Path)
     skill = repo_with_skill(tmp_path / "repo", cases=10)
     argv = ["trial", str(skill), "--runs", "1", "--max-rollouts", "8", *run_flags(server, tmp_path), *reports(tmp_path)]
     assert main(argv) == 0
-    data = _valid(tmp_path)
+    data = valid_reports(tmp_path)
     assert data["stopped_by"] == "max_rollouts"
     assert data["skills"][0]["not_run"] == 12 and data["skills"][0]["rollouts"] == 8
     assert data["skills"][0]["lift"]["accuracy"]["n_cases"] == 4  # pairs ran side by side: 4 whole pairs
@@ -308,7 +293,7 @@ def test_two_skills_get_a_repository_summary(scripted_server: Server, tmp_path: 
     second = write_skill(repo / "skills", "marker-two", evals=cases_json("marker-two", 6))
     argv = ["trial", str(first), str(second), "--runs", "1", *run_flags(server, tmp_path), *reports(tmp_path)]
     assert main(argv) == 0
-    data = _valid(tmp_path)
+    data = valid_reports(tmp_path)
     assert [s["skill"] for s in data["skills"]] == ["skills/marker", "skills/marker-two"]
     assert data["repository"]["n_skills"] == 2 and data["repository"]["ci"] is not None
     assert (tmp_path / "trial.md").read_text().startswith("<!-- aces-ci:trial -->")
