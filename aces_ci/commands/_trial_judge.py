@@ -60,7 +60,15 @@ def open_judge(spec: ModelSpec | None, options: RunOptions, limiter: Concurrency
     """A judge on its own client (our retries and prices), sharing the agents' concurrency cap and the rollout cache."""
     if spec is None:
         return None
-    return Judge.open(spec, cache_dir=options.cache_dir, prices=options.prices, limiter=limiter)
+    try:
+        return Judge.open(spec, cache_dir=options.cache_dir, prices=options.prices, limiter=limiter)
+    except ConfigError as exc:
+        raise ConfigError(
+            f"the judge {spec.provider}/{spec.model} cannot run: {exc.args[0]}; set its key, or pass --no-judge to "
+            "grade without one (what only a judge decides is then not graded)",
+            path=exc.path,
+            field=exc.field or "judge",
+        ) from exc
 
 
 def judge_priced(spec: ModelSpec | None, options: RunOptions) -> bool:

@@ -122,6 +122,11 @@ def test_a_judge_named_without_a_model_is_a_config_error_before_anything_runs(
     skill = repo_with_skill(tmp_path / "repo", cases=3)
     assert main(["trial", str(skill), "--judge-provider", "openai", *run_flags(agent, tmp_path)]) == 2
     assert "judge.model" in capsys.readouterr().err
+    # A judge whose key is not set (the scan's rubric may name one): exit 2, with the way out.
+    (tmp_path / "repo" / "aces.yml").write_text("judge:\n  provider: anthropic\n  model: claude-haiku-4-5\n")
+    assert main(["trial", str(skill), *run_flags(agent, tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "the judge anthropic/claude-haiku-4-5 cannot run" in err and "--no-judge" in err, err
     assert agent.calls == 0
 
 
