@@ -93,6 +93,9 @@ class TrialSettings:
     stress: tuple[int, ...] = ()
     target_lift: float = 0.10
     """The lift ``--plan`` sizes a design for."""
+    cap_tokens: int | None = None
+    """Ex-ante cap per rollout, the same in every condition (``--cap-tokens``); None: no cap."""
+    cap_usd: float | None = None
 
 
 @dataclass(frozen=True)
@@ -435,14 +438,15 @@ def _eval_settings(raw: dict[str, Any], path: Path) -> EvalSettings:
 
 
 def _trial_settings(raw: dict[str, Any], base: Path) -> TrialSettings:
-    values: dict[str, Any] = {key: raw[key] for key in ("runs", "coupling", "mode") if key in raw}
+    values: dict[str, Any] = {key: raw[key] for key in ("runs", "coupling", "mode", "cap_tokens") if key in raw}
     for key in ("decoys", "supporting"):
         if key in raw:
             values[key] = tuple(base / entry for entry in raw[key])
     if "stress" in raw:
         values["stress"] = tuple(raw["stress"])
-    if "target_lift" in raw:
-        values["target_lift"] = float(raw["target_lift"])
+    for key in ("target_lift", "cap_usd"):
+        if key in raw:
+            values[key] = float(raw[key])
     return TrialSettings(**values)
 
 

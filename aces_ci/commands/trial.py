@@ -158,10 +158,17 @@ def _design(args: argparse.Namespace, config: AcesConfig, options: RunOptions) -
         metadata_only=bool(args.metadata_only),
         stress=args.stress if args.stress is not None else trial.stress,
         sequential=bool(args.sequential),
-        budget_cap=None
-        if args.cap_tokens is None and args.cap_usd is None
-        else BudgetCap(dollars=args.cap_usd, tokens=args.cap_tokens),
+        budget_cap=_budget_cap(args, config),
     )
+
+
+def _budget_cap(args: argparse.Namespace, config: AcesConfig) -> BudgetCap | None:
+    """The ex-ante cap per rollout: the flags, else aces.yml ``trial.cap_tokens/cap_usd`` (any flag replaces both)."""
+    if args.cap_tokens is not None or args.cap_usd is not None:
+        tokens, dollars = args.cap_tokens, args.cap_usd
+    else:
+        tokens, dollars = config.trial.cap_tokens, config.trial.cap_usd
+    return None if tokens is None and dollars is None else BudgetCap(dollars=dollars, tokens=tokens)
 
 
 def _gate(args: argparse.Namespace, config: AcesConfig) -> GateSettings:

@@ -261,6 +261,9 @@ def test_an_ex_ante_budget_cap_applies_to_both_conditions_and_is_reported_beside
     assert budget.startswith("Budget: none.") and f"capped ex ante at {cap:,} tokens" in budget
     assert f"under an ex-ante cap of {cap:,} tokens per rollout" in capsys.readouterr().out
     assert main(["trial", str(skill), "--cap-usd", "0.01", *flags]) == 2, "an unpriced model cannot be capped in $"
+    (tmp_path / "repo" / "aces.yml").write_text(f"trial:\n  cap_tokens: {cap}\n")
+    assert main(["trial", str(skill), "--runs", "1", "--quiet", *flags]) == 0
+    assert valid_reports(tmp_path)["skills"][0]["capped"]["cap_tokens"] == cap, "aces.yml trial.cap_tokens"
 
 
 def test_measure_grades_with_the_judge_aces_yml_names_as_aces_ci_ci_calls_it(
