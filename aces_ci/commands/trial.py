@@ -163,9 +163,13 @@ def _design(args: argparse.Namespace, config: AcesConfig, options: RunOptions) -
 
 
 def _budget_cap(args: argparse.Namespace, config: AcesConfig) -> BudgetCap | None:
-    """The ex-ante cap per rollout: the flags, else aces.yml ``trial.cap_tokens/cap_usd`` (any flag replaces both)."""
-    if args.cap_tokens is not None or args.cap_usd is not None:
-        tokens, dollars = args.cap_tokens, args.cap_usd
+    """The ex-ante cap per rollout: the flags, else aces.yml ``trial.cap_tokens/cap_usd`` (any flag replaces both).
+
+    ``aces-ci ci`` hands its own namespace, which has no cap flags: aces.yml decides there.
+    """
+    flag_tokens, flag_dollars = getattr(args, "cap_tokens", None), getattr(args, "cap_usd", None)
+    if flag_tokens is not None or flag_dollars is not None:
+        tokens, dollars = flag_tokens, flag_dollars
     else:
         tokens, dollars = config.trial.cap_tokens, config.trial.cap_usd
     return None if tokens is None and dollars is None else BudgetCap(dollars=dollars, tokens=tokens)
