@@ -206,7 +206,7 @@ def test_release_stores_the_baseline_and_reruns_flag_a_regression_only_when_the_
     assert list(validator("rerun").iter_errors(record)) == []
     kept = record["skills"]["skills/marker"]
     assert kept["baseline"]["release"] == "v1.0.0" and kept["change"]["label"] == "no detectable change"
-    assert kept["lift"]["delta"] == pytest.approx(first["skills"][0]["lift"]["composite"]["delta"], abs=1e-9)
+    assert kept["lift"]["delta"] == pytest.approx(first["skills"][0]["lift"]["accuracy"]["delta"], abs=1e-9)
     assert (record["run_id"], record["agent"]["model"], len(kept["cases"])) == ("1001", "scripted-model", 12)
 
     # The model is updated and the skill stops helping: the interval of the change lies below zero.
@@ -237,7 +237,7 @@ def test_release_stores_the_baseline_and_reruns_flag_a_regression_only_when_the_
     assert "**underpowered** on accuracy" in text and "To settle it: about" in text
     assert read_outputs(output)["verdict"] == "fail"
     # The trend: the stored rerun beside this one, each lift with its interval and its model.
-    trend = text[text.index("#### composite lift in the last reruns") :]
+    trend = text[text.index("#### accuracy lift in the last reruns") :]
     row = next(line for line in trend.splitlines() if line.startswith("| skills/marker"))
     assert row.count("[") == 2, "both reruns' lifts, each with its interval"
     assert f"{first['generated_at'][:10]} (1001)" in trend and "| now" in trend
