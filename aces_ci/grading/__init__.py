@@ -12,7 +12,7 @@ metric                 question                                        decided b
 ``goal_accuracy``      was the end state (files, answer) reached?      outcome assertions, or judge
 ``skill_execution``    was the expected skill loaded, script run?      skill events
 ``behavior_check``     did it behave as each expected behaviour says?  process rules, or judge
-``skill_efficiency``   tokens, turns, time against the paired control  bounded ratios
+``skill_efficiency``   tokens, turns against the paired control        bounded ratios (time: evidence only)
 ``security``           secrets, exfiltration, destructive commands?    tool calls, SEC patterns
 =====================  ==============================================  ============================
 

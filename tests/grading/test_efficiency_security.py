@@ -19,13 +19,22 @@ def efficiency(mine: RolloutFigures, control: RolloutFigures | None):
 def test_the_pair_scores_symmetrically_so_lift_has_a_sign():
     cheap, dear = efficiency(CHEAP, DEAR), efficiency(DEAR, CHEAP)
     assert (cheap.value, dear.value) == (1.0, 0.5)
-    assert [c.score for c in dear.checks] == [0.5, 0.5, 0.5]
+    assert [c.score for c in dear.checks] == [0.5, 0.5, None]
     assert efficiency(CHEAP, CHEAP).value == 1.0
 
 
-def test_each_resource_counts_a_third():
+def test_tokens_and_turns_count_a_half_each():
     mixed = RolloutFigures(tokens=4000, turns=4, duration_s=10.0)
-    assert efficiency(mixed, CHEAP).value == pytest.approx((0.25 + 1 + 1) / 3, abs=1e-6)
+    assert efficiency(mixed, CHEAP).value == pytest.approx((0.25 + 1) / 2, abs=1e-6)
+
+
+def test_wall_time_is_evidence_that_a_busy_runner_cannot_move_into_the_grade():
+    slowed = RolloutFigures(tokens=1000, turns=4, duration_s=600.0)
+    grade = efficiency(slowed, CHEAP)
+    assert grade.value == 1.0
+    time = grade.checks[-1]
+    assert (time.name, time.passed, time.score) == ("time", False, None)
+    assert "not scored" in time.detail
 
 
 def test_a_failed_or_missing_control_cannot_grade_and_a_censored_one_is_noted():

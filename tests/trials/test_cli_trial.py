@@ -60,7 +60,11 @@ def test_a_harmful_skill_fails_the_gate_and_triage_says_the_skill_steered_the_ag
 ) -> None:
     server = scripted_server(planted_accuracy(0.0, 1.0))
     skill = repo_with_skill(tmp_path / "repo", cases=8)
-    assert main(["trial", str(skill), "--runs", "2", *run_flags(server, tmp_path), *reports(tmp_path)]) == 1
+    # The server plants an accuracy effect, so the gate reads accuracy: the composite of this scripted
+    # agent has no spread across cases (every metric is the same in every case), and its honest
+    # interval at 8 cases is the wide distribution-free bound.
+    argv = ["trial", str(skill), "--runs", "2", "--lift-metric", "accuracy", *run_flags(server, tmp_path)]
+    assert main([*argv, *reports(tmp_path)]) == 1
     result = skill_result(tmp_path)
     assert result["verdict"] == "fail"
     assert result["lift"]["accuracy"]["ci"][1] <= -0.10
@@ -216,7 +220,8 @@ def test_plan_sizes_a_design_from_the_cached_pilot_and_runs_nothing(
 def test_sequential_stops_a_clear_cut_skill_at_the_first_look(scripted_server: Server, tmp_path: Path) -> None:
     server = scripted_server(planted_accuracy(1.0, 0.0))
     skill = repo_with_skill(tmp_path / "repo", cases=12)
-    argv = ["trial", str(skill), "--runs", "3", "--sequential", *run_flags(server, tmp_path), *reports(tmp_path)]
+    argv = ["trial", str(skill), "--runs", "3", "--sequential", "--lift-metric", "accuracy"]
+    argv += [*run_flags(server, tmp_path), *reports(tmp_path)]
     assert main(argv) == 0
     result = valid_reports(tmp_path)["skills"][0]
     assert result["verdict"] == "pass"
