@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import os
+import random
 
 import pytest
 
@@ -452,3 +453,23 @@ def test_no_rule_of_ref_script_or_sec_repeats_a_secret(tmp_path):
     assert expected | {"SEC001", "SEC002", "SEC003", "SEC004", "SEC006"} <= fired
     for rule_id, hit in found:
         assert GITHUB not in every_field(hit), rule_id
+
+
+def test_injection_phrases_are_found_where_the_full_patterns_find_them():
+    """SEC004 tries its phrase patterns only where a phrase's first word starts: the same matches as a full scan."""
+    from aces_ci.scan.rules import sec
+
+    rng = random.Random(20261201)
+    words = ["ignore", "all", "previous", "instructions", "Ignore", "the", "system", "prompt", "you", "are", "now"]
+    words += ["DAN", "dan", "mode", "developer", "enabled", "reveal", "your", "do", "not", "tell", "user", "don't"]
+    words += ["never", "inform", "without", "telling", "hide", "this", "from", "undo", "abundant", "\n", "  ", "é"]
+    words += ["ſystem", "K", "layout", "window", "you're", ",", "."]
+    for _ in range(2000):
+        text = " ".join(rng.choice(words) for _ in range(rng.randint(1, 30)))
+        for phrases in sec._INJECTION_PHRASES:
+            for pattern, first, source in (
+                (phrases.any_case, phrases.any_case_first, text),
+                (phrases.lower_case, phrases.lower_case_first, text.lower()),
+            ):
+                expected = [(m.start(), m.end()) for m in pattern.finditer(source)]
+                assert list(sec._phrase_matches(pattern, first, source)) == expected, text

@@ -487,21 +487,72 @@ _CONCEALMENT_SOURCE = (
     r"|\bwithout\s+(?:telling|informing|alerting|notifying)\s+the\s+user\b"
     r"|\b(?:hide|conceal)\s+(?:this|it|these\s+(?:instructions|steps|actions))\s+from\s+the\s+user\b"
 )
-# Each phrase list twice: case-insensitive for any text, and case-sensitive (all literals are lower
-# case) for lower-cased ASCII text, where it finds the same matches at the same offsets twice as fast.
+# Every alternative of a phrase list starts with one of these words, at a word boundary.
+_OVERRIDE_FIRST_WORDS = r"ignore|disregard|forget|override|bypass|you|dan|developer|reveal|print|output|repeat|leak"
+_CONCEALMENT_FIRST_WORDS = r"do|never|without|hide|conceal"
+
+
+@dataclass(frozen=True)
+class _PhraseList:
+    """A phrase list four ways: the phrases and their first words, case-insensitive and case-sensitive.
+
+    Case-sensitive patterns (all literals are lower case) on lower-cased ASCII text find the same
+    matches at the same offsets twice as fast; the first words, a plain alternation of literals,
+    find the only places a phrase can start in a fraction of the time the phrase pattern takes to
+    try every position.
+    """
+
+    any_case: re.Pattern[str]
+    lower_case: re.Pattern[str]
+    any_case_first: re.Pattern[str]
+    lower_case_first: re.Pattern[str]
+    severity: Severity
+
+    @classmethod
+    def of(cls, source: str, first_words: str, severity: Severity) -> _PhraseList:
+        return cls(
+            re.compile(source, re.IGNORECASE),
+            re.compile(source),
+            re.compile(first_words, re.IGNORECASE),
+            re.compile(first_words),
+            severity,
+        )
+
+
 _INJECTION_PHRASES = (
-    (re.compile(_OVERRIDE_SOURCE, re.IGNORECASE), re.compile(_OVERRIDE_SOURCE), Severity.ERROR),
-    (re.compile(_CONCEALMENT_SOURCE, re.IGNORECASE), re.compile(_CONCEALMENT_SOURCE), Severity.WARNING),
+    _PhraseList.of(_OVERRIDE_SOURCE, _OVERRIDE_FIRST_WORDS, Severity.ERROR),
+    _PhraseList.of(_CONCEALMENT_SOURCE, _CONCEALMENT_FIRST_WORDS, Severity.WARNING),
 )
+
+
+def _phrase_matches(phrases: re.Pattern[str], first_words: re.Pattern[str], text: str) -> Iterator[tuple[int, int]]:
+    """What ``phrases.finditer(text)`` yields, tried only where a first word starts.
+
+    A match can only start where a first word does, and ``finditer`` resumes at a match's end, so
+    trying each first word's position in order (skipping those inside the previous match) yields
+    the same matches in the same order.
+    """
+    resume = 0
+    for word in first_words.finditer(text):
+        start = word.start()
+        if start < resume:
+            continue
+        match = phrases.match(text, start)
+        if match is not None:
+            yield match.start(), match.end()
+            resume = match.end()
 
 
 def _injection_phrases(text: str) -> list[tuple[int, int, Severity]]:
     """(start, end, severity) of every phrase in ``text``: override phrases first, each list in text order."""
     lowered = text.lower() if text.isascii() else None
     found: list[tuple[int, int, Severity]] = []
-    for any_case, lower_case, severity in _INJECTION_PHRASES:
-        matches = any_case.finditer(text) if lowered is None else lower_case.finditer(lowered)
-        found.extend((match.start(), match.end(), severity) for match in matches)
+    for phrases in _INJECTION_PHRASES:
+        if lowered is None:
+            matches = _phrase_matches(phrases.any_case, phrases.any_case_first, text)
+        else:
+            matches = _phrase_matches(phrases.lower_case, phrases.lower_case_first, lowered)
+        found.extend((start, end, phrases.severity) for start, end in matches)
     return found
 
 
