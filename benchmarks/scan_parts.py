@@ -9,6 +9,8 @@ On the registry-shaped corpus (benchmarks/corpus.py), per skill, best of ``--rep
 * dataset schema check: ``schema_problems`` (jsonschema-rs vouches, jsonschema words) and
   jsonschema alone, over every ``evals/evals.json``;
 * SPEC009's suggestion for every unknown frontmatter key: memoised, and ``difflib`` every time;
+* SEC004's phrase search over every text file: tried where a first word starts, and the full
+  patterns' ``finditer`` (the previous code), after checking both find the same phrases;
 * for scale: ``parse_markdown`` of every body (unchanged) and ``skills-ref`` validating each skill.
 
 Usage::
@@ -31,7 +33,7 @@ from corpus import generate_corpus  # the sibling module: a script's own directo
 from skills_ref.validator import validate
 
 from aces_ci.evals import parse_json, schema_problems
-from aces_ci.scan.rules import spec
+from aces_ci.scan.rules import sec, spec
 from aces_ci.schemas import validator
 from aces_ci.skill import forced_yaml_loader, parse_markdown, split_frontmatter
 
@@ -44,6 +46,16 @@ def _suggest_uncached(key: str) -> str | None:
     candidates = [*spec.SPEC_KEYS, *spec.HARNESS_EXTENSION_KEYS]
     close = difflib.get_close_matches(key.lower().replace("_", "-"), candidates, n=1, cutoff=0.75)
     return close[0] if close else None
+
+
+def _phrases_full_scan(text: str) -> list[tuple[int, int, object]]:
+    """SEC004's phrase search as it was: every pattern's ``finditer`` over the whole text."""
+    lowered = text.lower() if text.isascii() else None
+    found: list[tuple[int, int, object]] = []
+    for phrases in sec._INJECTION_PHRASES:
+        matches = phrases.any_case.finditer(text) if lowered is None else phrases.lower_case.finditer(lowered)
+        found.extend((match.start(), match.end(), phrases.severity) for match in matches)
+    return found
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -61,6 +73,9 @@ def main(argv: list[str] | None = None) -> int:
         fronts = [split_frontmatter(text)[0] for text in texts]
         bodies = [split_frontmatter(text)[1] for text in texts]
         unknown = [key for front in fronts for key in front.data or {} if key not in spec.SPEC_KEYS]
+        all_texts = [path.read_text(errors="replace") for path in sorted(root.rglob("*")) if path.is_file()]
+        if [sec._injection_phrases(text) for text in all_texts] != [_phrases_full_scan(text) for text in all_texts]:
+            raise SystemExit("the SEC004 phrase search differs from the full scan")
 
         def python_frontmatter() -> None:
             with forced_yaml_loader("python"):
@@ -80,6 +95,11 @@ def main(argv: list[str] | None = None) -> int:
                 lambda: [_jsonschema_only(document.data) for document in documents],
             ),
             ("SPEC009 suggestions", memoised_suggestions, lambda: [_suggest_uncached(key) for key in unknown]),
+            (
+                "SEC004 phrase search",
+                lambda: [sec._injection_phrases(text) for text in all_texts],
+                lambda: [_phrases_full_scan(text) for text in all_texts],
+            ),
         ]
         scale: list[tuple[str, Callable[[], object]]] = [
             ("parse_markdown of the bodies", lambda: [parse_markdown(body) for body in bodies]),

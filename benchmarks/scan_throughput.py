@@ -23,8 +23,10 @@ to the first rule that needs it).
 
 Before anything is timed, the findings are checked against the previous implementation
 (``benchmarks/reference.py``: a pinned commit, run in a child interpreter on the same corpus): a
-faster scan that reports something else fails the benchmark. That implementation's own cold scan
-is timed too, alternating with the current one, and ``skills-ref`` runs before every timed scan
+faster scan that reports something else fails the benchmark. Cold scans in fresh interpreters are
+timed alternating with the in-process one: this implementation, the implementation before this
+round's work (``--round-rev``) and the pinned one, each of whose findings must equal this
+implementation's, and ``skills-ref`` runs before every timed scan
 (its best run is the reference): on a shared machine the load drifts, and figures compared with
 each other must be taken under the same load. ``--rss`` measures the peak resident
 memory of a fresh process scanning a quarter of the corpus and the whole of it.
@@ -36,7 +38,8 @@ earlier, smaller skills); see benchmarks/corpus.py.
 Usage::
 
     .venv/bin/python benchmarks/scan_throughput.py [--skills 2000] [--seed 20260901] [--repeat 3]
-        [--shape registry|synthetic] [--rules] [--rss | --rss-only] [--reference-rev REV | --no-reference]
+        [--shape registry|synthetic | --corpus DIR] [--rules] [--rss | --rss-only]
+        [--round-rev REV] [--reference-rev REV | --no-reference]
 """
 
 from __future__ import annotations
@@ -53,7 +56,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from corpus import generate_corpus  # the sibling modules: a script's own directory is on sys.path
+from corpus import CorpusStats, generate_corpus  # the sibling modules: a script's own directory is on sys.path
 from reference import REFERENCE_REV, REPO, extract, reference_scan
 from skills_ref.validator import validate
 
@@ -64,6 +67,8 @@ from aces_ci.scan.rules import default_registry
 from aces_ci.skill import iter_skill_dirs, load_skill
 
 TARGET = 3.0
+ROUND_REV = "1ab7f9c"
+"""main before round two of the cold scan (SEC004's first-word search): round one's work is in it."""
 EDITED_SHARE = 0.01
 
 
@@ -122,7 +127,9 @@ class _Runs:
                 handle.write(f"\nRevised in push {self.edits}: check the output once more.\n")
 
 
-def _measure(runs: _Runs, repeat: int, children: dict[str, Path]) -> tuple[list[Measured], float]:
+def _measure(
+    runs: _Runs, repeat: int, children: dict[str, Path], expected: list[tuple[str, str, str, str, int | None]]
+) -> tuple[list[Measured], float]:
     """Every scan of the table, best of ``repeat``; ``skills-ref`` (and ``children``) timed between them.
 
     The machine is shared, and its load drifts over minutes: timing the reference only once, at
@@ -130,7 +137,8 @@ def _measure(runs: _Runs, repeat: int, children: dict[str, Path]) -> tuple[list[
     timed scan and its best over all those runs is the reference. ``children`` (label: source tree)
     each time one cold scan in a fresh child interpreter, alternating with the in-process cold scan:
     the previous implementation, and this one under the same conditions (a long-lived benchmark
-    process carries a larger heap, which the garbage collector walks, than a fresh one).
+    process carries a larger heap, which the garbage collector walks, than a fresh one). Every
+    child scan's findings must equal ``expected`` (this implementation's), or nothing is reported.
     """
     cpus = runs.cpus
     skill_dirs = list(iter_skill_dirs(runs.root))
@@ -147,7 +155,10 @@ def _measure(runs: _Runs, repeat: int, children: dict[str, Path]) -> tuple[list[
         reference()
         runs.empty_cache()
         for label, tree in children.items():
-            child_times[label].append(reference_scan(tree, runs.root)[1])
+            found, seconds = reference_scan(tree, runs.root)
+            if found != expected:
+                raise SystemExit(f"{label} finds something else than this implementation: not measured")
+            child_times[label].append(seconds)
 
     def then(prepare: Callable[[], object]) -> Callable[[], None]:
         return lambda: (reference(), prepare())[-1]
@@ -265,9 +276,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--rules", action="store_true", help="also time loading and each rule over the corpus")
     parser.add_argument("--shape", choices=("registry", "synthetic"), default="registry")
+    parser.add_argument("--corpus", type=Path, help="scan a copy of this tree of skills instead of a generated one")
     parser.add_argument("--rss", action="store_true", help="also measure peak memory at a quarter and all of --skills")
     parser.add_argument("--rss-only", action="store_true", help="measure only the peak memory")
     parser.add_argument("--reference-rev", default=REFERENCE_REV, help="the previous implementation to compare with")
+    parser.add_argument("--round-rev", default=ROUND_REV, help="main before this round's work")
     parser.add_argument("--no-reference", action="store_true", help="skip the comparison (no git history here)")
     args = parser.parse_args(argv)
     if args.rss_only:
@@ -276,10 +289,17 @@ def main(argv: list[str] | None = None) -> int:
 
     with tempfile.TemporaryDirectory(prefix="aces-bench-") as tmp, tempfile.TemporaryDirectory() as old:
         root = Path(tmp)
-        stats = generate_corpus(root, args.skills, args.seed, args.shape)
+        if args.corpus is not None:  # a copy: the benchmark writes its cache there and edits SKILL.md files
+            shutil.copytree(args.corpus, root, dirs_exist_ok=True, symlinks=True)
+            files = [path for path in root.rglob("*") if path.is_file()]
+            stats = CorpusStats(len(list(iter_skill_dirs(root))), 0, len(files), sum(p.stat().st_size for p in files))
+            args.shape = f"copy of {args.corpus}"
+        else:
+            stats = generate_corpus(root, args.skills, args.seed, args.shape)
         cpus = available_cpus()
+        clean = f" ({stats.clean} clean)" if args.corpus is None else ""  # known only of a generated corpus
         print(
-            f"corpus ({args.shape}): {stats.skills} skills ({stats.clean} clean), {stats.files} files, "
+            f"corpus ({args.shape}): {stats.skills} skills{clean}, {stats.files} files, "
             f"{stats.bytes / 1e6:.1f} MB, seed {args.seed}; {cpus} CPUs, load average "
             f"{os.getloadavg()[0]:.1f}; best of {args.repeat}"
         )
@@ -288,15 +308,16 @@ def main(argv: list[str] | None = None) -> int:
         serial = runs.scan(1, cached=False)  # warm-up: imports, regex compilation, disk cache
         if _findings(runs.scan(cpus, cached=False)) != _findings(serial):
             raise SystemExit("a scan in worker processes found something else than a scan in one process")
-        children: dict[str, Path] = {}
+        children: dict[str, Path] = {"this implementation": REPO}
         if not args.no_reference:
-            tree = extract(args.reference_rev, Path(old))
-            _check_against_reference(tree, root, serial, args.reference_rev)
-            children = {"this implementation": REPO, f"previous ({args.reference_rev})": tree}
+            for rev in dict.fromkeys((args.round_rev, args.reference_rev)):
+                tree = extract(rev, Path(old) / rev)
+                _check_against_reference(tree, root, serial, rev)
+                children[f"previous ({rev})"] = tree
         findings = sum(len(report.findings) for report in serial.skills)
         reference_errors = sum(1 for skill_dir in iter_skill_dirs(root) if validate(skill_dir))
         print(f"aces-ci: {len(registry)} rules, {findings} findings; skills-ref: {reference_errors} skills with errors")
-        measured, reference = _measure(runs, args.repeat, children)
+        measured, reference = _measure(runs, args.repeat, children, _findings(serial))
         _print_table(measured, reference, stats.skills)
         print(f"load average at the end: {os.getloadavg()[0]:.1f}")
         if args.rules:
