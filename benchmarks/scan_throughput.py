@@ -105,7 +105,10 @@ class _Runs:
         self.cpus = cpus
         self.config = ScanConfig()
         self.cache_dir = root / DEFAULT_CACHE_DIR
-        self.skill_files = sorted(root.glob("skills/*/SKILL.md"))
+        self.skill_files = sorted(  # every skill of the tree, however deep (a --corpus copy nests them)
+            next(path for path in (skill_dir / "SKILL.md", skill_dir / "skill.md") if path.is_file())
+            for skill_dir in iter_skill_dirs(root)
+        )
         self.edits = 0
         self.last_cache: ResultCache | None = None
 
