@@ -9,13 +9,16 @@ On the registry-shaped corpus (benchmarks/corpus.py), per skill, best of ``--rep
 * dataset schema check: ``schema_problems`` (jsonschema-rs vouches, jsonschema words) and
   jsonschema alone, over every ``evals/evals.json``;
 * SPEC009's suggestion for every unknown frontmatter key: memoised, and ``difflib`` every time;
-* SEC004's phrase search over every text file: tried where a first word starts, and the full
-  patterns' ``finditer`` (the previous code), after checking both find the same phrases;
+* SEC004's phrase search over every text file: tried where a first word starts, against the full
+  patterns' ``finditer`` (the code before), and lowering non-ASCII text where that is exact, against
+  lowering ASCII text only, after checking all three find the same phrases;
 * for scale: ``parse_markdown`` of every body (unchanged) and ``skills-ref`` validating each skill.
 
 Usage::
 
-    .venv/bin/python benchmarks/scan_parts.py [--skills 300] [--seed 20260901] [--repeat 7]
+    .venv/bin/python benchmarks/scan_parts.py [--skills 300] [--seed 20260901] [--repeat 7] [--corpus DIR]
+
+``--corpus DIR`` times the parts on a tree of skills of your own (e.g. real registry skills) instead.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from skills_ref.validator import validate
 from aces_ci.evals import parse_json, schema_problems
 from aces_ci.scan.rules import sec, spec
 from aces_ci.schemas import validator
-from aces_ci.skill import forced_yaml_loader, parse_markdown, split_frontmatter
+from aces_ci.skill import forced_yaml_loader, iter_skill_dirs, parse_markdown, split_frontmatter
 
 
 def _jsonschema_only(data: object) -> int:
@@ -58,24 +61,45 @@ def _phrases_full_scan(text: str) -> list[tuple[int, int, object]]:
     return found
 
 
+def _phrases_ascii_lowered(text: str) -> list[tuple[int, int, object]]:
+    """SEC004's first-word search lowering ASCII text only (every other text took the IGNORECASE pass)."""
+    lowered = text.lower() if text.isascii() else None
+    found: list[tuple[int, int, object]] = []
+    for phrases in sec._INJECTION_PHRASES:
+        if lowered is None:
+            matches = sec._phrase_matches(phrases.any_case, phrases.any_case_first, text)
+        else:
+            matches = sec._phrase_matches(phrases.lower_case, phrases.lower_case_first, lowered)
+        found.extend((start, end, phrases.severity) for start, end in matches)
+    return found
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--skills", type=int, default=300)
     parser.add_argument("--seed", type=int, default=20260901)
     parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--corpus", type=Path, help="time the parts on this tree of skills instead of a generated one")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="aces-bench-parts-") as tmp:
-        root = Path(tmp)
-        generate_corpus(root, args.skills, args.seed)
-        skill_dirs = sorted(path.parent for path in root.glob("skills/*/SKILL.md"))
-        texts = [(path / "SKILL.md").read_text() for path in skill_dirs]
-        documents = [parse_json(path.read_text()) for path in sorted(root.glob("skills/*/evals/evals.json"))]
+        root = args.corpus or Path(tmp)
+        if args.corpus is None:
+            generate_corpus(root, args.skills, args.seed)
+        skill_dirs = list(iter_skill_dirs(root))
+        texts = [
+            next(path for path in (d / "SKILL.md", d / "skill.md") if path.is_file()).read_text() for d in skill_dirs
+        ]
+        evals = [d / "evals" / "evals.json" for d in skill_dirs]
+        documents = [parse_json(path.read_text()) for path in evals if path.is_file()]
         fronts = [split_frontmatter(text)[0] for text in texts]
         bodies = [split_frontmatter(text)[1] for text in texts]
         unknown = [key for front in fronts for key in front.data or {} if key not in spec.SPEC_KEYS]
         all_texts = [path.read_text(errors="replace") for path in sorted(root.rglob("*")) if path.is_file()]
-        if [sec._injection_phrases(text) for text in all_texts] != [_phrases_full_scan(text) for text in all_texts]:
-            raise SystemExit("the SEC004 phrase search differs from the full scan")
+        phrases = [sec._injection_phrases(text) for text in all_texts]
+        if phrases != [_phrases_full_scan(text) for text in all_texts] or phrases != [
+            _phrases_ascii_lowered(text) for text in all_texts
+        ]:
+            raise SystemExit("the SEC004 phrase searches differ")
 
         def python_frontmatter() -> None:
             with forced_yaml_loader("python"):
@@ -99,6 +123,11 @@ def main(argv: list[str] | None = None) -> int:
                 "SEC004 phrase search",
                 lambda: [sec._injection_phrases(text) for text in all_texts],
                 lambda: [_phrases_full_scan(text) for text in all_texts],
+            ),
+            (
+                "SEC004 lowering non-ASCII",
+                lambda: [sec._injection_phrases(text) for text in all_texts],
+                lambda: [_phrases_ascii_lowered(text) for text in all_texts],
             ),
         ]
         scale: list[tuple[str, Callable[[], object]]] = [

@@ -473,3 +473,58 @@ def test_injection_phrases_are_found_where_the_full_patterns_find_them():
             ):
                 expected = [(m.start(), m.end()) for m in pattern.finditer(source)]
                 assert list(sec._phrase_matches(pattern, first, source)) == expected, text
+
+
+def test_lowering_stands_in_for_ignorecase_on_every_code_point():
+    """Where SEC004 lowers non-ASCII text, each character matches as IGNORECASE would match it.
+
+    A phrase literal (lower-case ASCII), ``\\s`` and ``\\w``, checked on every code point this Python
+    knows. str.lower's one context rule (a final sigma) only chooses between two Greek letters, which
+    no ASCII literal matches and both of which are ``\\w``.
+    """
+    import re
+    import sys
+
+    from aces_ci.scan.rules import sec
+
+    literals = "abcdefghijklmnopqrstuvwxyz'"
+    any_literal = re.compile("[a-z']", re.IGNORECASE)
+    word, space = re.compile(r"\w"), re.compile(r"\s")
+
+    def same_classes(char: str, lowered: str) -> bool:
+        return (word.match(char) is None) == (word.match(lowered) is None) and (space.match(char) is None) == (
+            space.match(lowered) is None
+        )
+
+    disagree = []
+    for code in range(sys.maxunicode + 1):
+        char = chr(code)
+        lowered = char.lower()
+        if len(lowered) != 1:
+            assert sec._lowered_in_place(f"é{char}") is None  # the length changes: the IGNORECASE pass
+            continue
+        matched = (
+            [a for a in literals if re.fullmatch(re.escape(a), char, re.IGNORECASE)]
+            if any_literal.fullmatch(char)
+            else []
+        )
+        if matched != ([lowered] if lowered in literals else []) or not same_classes(char, lowered):
+            disagree.append(char)
+    assert sorted(disagree) == sorted(sec._IGNORECASE_BEYOND_LOWER)
+    assert all(sec._lowered_in_place(f"é{char}") is None for char in disagree)
+
+
+def test_injection_phrases_in_non_ascii_text_are_those_ignorecase_finds():
+    """SEC004 on text with accents, Greek, dotless i, long s, Kelvin sign or İ: IGNORECASE's matches at its offsets."""
+    from aces_ci.scan.rules import sec
+
+    rng = random.Random(20261202)
+    words = ["ignore", "IGNORE", "all", "previous", "instructions", "system", "prompt", "you", "are", "now", "DAN"]
+    words += ["do", "not", "tell", "the", "user", "don't", "never", "inform", "hide", "this", "from", "without"]
+    words += ["telling", "é", "—", "→", "🙂", "ΑΣ", "Σ", "ıgnore", "ſystem", "\u212a", "İgnore", "İ", "ß", "\n", "  "]
+    for _ in range(3000):
+        text = " ".join(rng.choice(words) for _ in range(rng.randint(1, 30)))
+        expected = []
+        for phrases in sec._INJECTION_PHRASES:
+            expected += [(m.start(), m.end(), phrases.severity) for m in phrases.any_case.finditer(text)]
+        assert sec._injection_phrases(text) == expected, text
