@@ -28,6 +28,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from aces_ci.skill import iter_skill_dirs
+
 FLAWS = (
     "name-mismatch",
     "name-uppercase",
@@ -183,6 +185,27 @@ def generate_corpus(root: Path, count: int = 2000, seed: int = 20260901, shape: 
     if shape != "synthetic":
         raise ValueError(f"unknown corpus shape {shape!r}")
     return _synthetic_corpus(root, count, seed)
+
+
+def skill_files(root: Path) -> list[Path]:
+    """The SKILL.md (or skill.md) of every skill under ``root``, at any depth, that is a regular file.
+
+    A copied registry (``--corpus``) nests skills under their own folder names and holds SKILL.md
+    files that are dangling symlinks; the benchmarks read and edit only the regular ones (the scan
+    itself still meets the rest, and reports them).
+    """
+    found = (
+        next(
+            (
+                path
+                for path in (skill_dir / "SKILL.md", skill_dir / "skill.md")
+                if path.is_file() and not path.is_symlink()
+            ),
+            None,
+        )
+        for skill_dir in iter_skill_dirs(root)
+    )
+    return sorted(path for path in found if path is not None)
 
 
 def _synthetic_corpus(root: Path, count: int, seed: int) -> CorpusStats:

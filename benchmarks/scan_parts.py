@@ -32,13 +32,13 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from corpus import generate_corpus  # the sibling module: a script's own directory is on sys.path
+from corpus import generate_corpus, skill_files  # the sibling module: a script's own directory is on sys.path
 from skills_ref.validator import validate
 
 from aces_ci.evals import parse_json, schema_problems
 from aces_ci.scan.rules import sec, spec
 from aces_ci.schemas import validator
-from aces_ci.skill import forced_yaml_loader, iter_skill_dirs, parse_markdown, split_frontmatter
+from aces_ci.skill import forced_yaml_loader, parse_markdown, split_frontmatter
 
 
 def _jsonschema_only(data: object) -> int:
@@ -85,10 +85,9 @@ def main(argv: list[str] | None = None) -> int:
         root = args.corpus or Path(tmp)
         if args.corpus is None:
             generate_corpus(root, args.skills, args.seed)
-        skill_dirs = list(iter_skill_dirs(root))
-        texts = [
-            next(path for path in (d / "SKILL.md", d / "skill.md") if path.is_file()).read_text() for d in skill_dirs
-        ]
+        files = skill_files(root)
+        skill_dirs = [path.parent for path in files]
+        texts = [path.read_text() for path in files]
         evals = [d / "evals" / "evals.json" for d in skill_dirs]
         documents = [parse_json(path.read_text()) for path in evals if path.is_file()]
         fronts = [split_frontmatter(text)[0] for text in texts]

@@ -56,7 +56,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from corpus import CorpusStats, generate_corpus  # the sibling modules: a script's own directory is on sys.path
+# the sibling modules: a script's own directory is on sys.path
+from corpus import CorpusStats, generate_corpus, skill_files
 from reference import REFERENCE_REV, REPO, extract, reference_scan
 from skills_ref.validator import validate
 
@@ -105,10 +106,7 @@ class _Runs:
         self.cpus = cpus
         self.config = ScanConfig()
         self.cache_dir = root / DEFAULT_CACHE_DIR
-        self.skill_files = sorted(  # every skill of the tree, however deep (a --corpus copy nests them)
-            next(path for path in (skill_dir / "SKILL.md", skill_dir / "skill.md") if path.is_file())
-            for skill_dir in iter_skill_dirs(root)
-        )
+        self.skill_files = skill_files(root)
         self.edits = 0
         self.last_cache: ResultCache | None = None
 
