@@ -5,9 +5,10 @@ gets here):
 
 * **release** (tag push or ``release``): the skills changed since the previous release tag (all
   of them on a first release), each with against without; the gate reads each lift's interval
-  against the bands (a harmful skill fails the release, exit 1). A release that passes the gate
-  stores its lifts as the new baselines on the results branch; every release's full trial result
-  is kept there under ``releases/<tag>.json``.
+  against the bands (a harmful skill fails the release, exit 1). Then SkillSV values their units
+  on what the trials left of the budget (:mod:`aces_ci.commands._ci_value`; ``--no-value`` turns
+  it off). A release that passes the gate stores its lifts as the new baselines on the results
+  branch; every release's full trial result is kept there under ``releases/<tag>.json``.
 * **trial** (a same-repository pull request labelled for trials, or ``mode: trial``): the pull
   request's version of each changed skill against the base branch's (``trial --against <base
   sha>``: "did this change help?") and with against without; a skill new in the pull request has
@@ -19,8 +20,8 @@ gets here):
   difference; a regression fails the run only when that interval lies below zero. Each rerun is
   stored as ``reruns/<utc-date>-<run id>.json`` on the results branch, and the comment shows the
   lifts of the last few stored reruns beside this one.
-* **value**: ``ci`` does not run SkillSV's valuation yet (``aces-ci value`` does, on the live
-  agent, in a step of its own), so it says so and exits 2 rather than fake a number.
+* **value** (``mode: value``): SkillSV alone on the pull request's changed skills (a same-repository
+  pull request), else on every skill under the path, within the run's budget; no trials.
 
 Skills without an eval dataset cannot be measured: each gets a warning criterion naming what is
 missing, never a silent pass.
@@ -38,7 +39,7 @@ from pathlib import Path
 from ..agents import render_skill_dir
 from ..config import Project, find_project
 from ..engine import Budget
-from ..errors import EXIT_INPUT_ERROR, InputError
+from ..errors import InputError
 from ..evals import load_evals
 from ..gate import GateCriterion, GateDecision, LiftBands, lift_criteria
 from ..github import (
@@ -67,21 +68,15 @@ from ..github import (
 )
 from ..redact import environment_secrets, redact_text
 from ..report import SourceLinks, json_bytes, trial_result_to_dict, write_trial_json
+from ..skillsv import SkillValueView
 from ..trials import Spent, TrialResult, skill_at_ref
-from ._publish import outputs, say, write_step_outputs
+from ._ci_value import ValueBudget, ValueOutcome, ValueRun, no_dataset
+from ._publish import say
 from ._run_options import resolve_run_options
 from ._trial_inputs import SkillSources
 from .trial import _design, _gate, measure
 
-RELEASE_VALUE_NOTE = (
-    "SkillSV valuation of the released skills did not run: `ci` does not run `aces-ci value` yet, so only the "
-    "paired trials gate this release."
-)
-VALUE_NOT_AVAILABLE = (
-    "SkillSV valuation is not available in `ci` in this build: `ci` does not run `aces-ci value` yet. Nothing "
-    "was measured and there is no verdict (exit 2); run `aces-ci value SKILL_DIR` (the live agent, with the same "
-    "run flags as `aces-ci trial`) in a step of its own, or use mode 'trial' for the paired trials."
-)
+VALUE_OFF_NOTE = "SkillSV valuation of the released skills is turned off (--no-value): only the paired trials ran."
 
 
 @dataclass(frozen=True)
@@ -96,8 +91,21 @@ class PaidOutcome:
     history: tuple[SkillChange, ...] = ()
     trend: str = ""
     """A rerun's trend over the last stored reruns (Markdown of :func:`aces_ci.github.trend_section`)."""
+    values: tuple[SkillValueView, ...] = ()
+    """SkillSV's view of each valued skill (a release's or ``mode: value``'s)."""
     notes: tuple[str, ...] = ()
     reports: Mapping[str, Path | None] = field(default_factory=dict)
+
+    def valued(self, value: ValueOutcome) -> PaidOutcome:
+        """This outcome with SkillSV's results added (its criteria, notes and report folder)."""
+        reports = dict(self.reports) | {"value": value.report_dir}
+        return dataclasses.replace(
+            self,
+            criteria=(*self.criteria, *value.criteria),
+            values=value.values,
+            notes=(*self.notes, *value.notes),
+            reports=reports,
+        )
 
     @property
     def lift(self) -> tuple[float, float, float] | None:
@@ -121,14 +129,6 @@ def headline_lift(result: TrialResult) -> tuple[float, float, float] | None:
     return worst.delta, worst.ci[0], worst.ci[1]
 
 
-def value_not_available(context: GitHubContext, plan: Plan) -> int:
-    """``mode: value`` — said plainly, exit 2."""
-    print(Annotation("error", VALUE_NOT_AVAILABLE, title="aces-ci: SkillSV value not available").command())
-    say(f"{plan.reason}. {VALUE_NOT_AVAILABLE}")
-    write_step_outputs(context, outputs(None, work=plan.work))
-    return EXIT_INPUT_ERROR
-
-
 def _run_namespace(
     args: argparse.Namespace, bands: LiftBands, against: str | None, seed: int | None
 ) -> argparse.Namespace:
@@ -142,16 +142,25 @@ def _run_namespace(
     return argparse.Namespace(**values)
 
 
-def _trialable(
-    skills: Sequence[str], top: Path, project: Project, bands: LiftBands
-) -> tuple[list[Path], list[GateCriterion]]:
-    """The changed skills that have an eval dataset, and a warning for each one that has none."""
+def _with_dataset(skills: Sequence[str], top: Path, project: Project) -> tuple[list[Path], list[str]]:
+    """The skill folders that have an eval dataset, and the names of those that have none."""
     paths, missing = [], []
     for skill in skills:
         path = top / skill if skill not in ("", ".") else top
         if load_evals(path, project.root) is not None:
             paths.append(path)
-            continue
+        else:
+            missing.append(skill)
+    return paths, missing
+
+
+def _trialable(
+    skills: Sequence[str], top: Path, project: Project, bands: LiftBands
+) -> tuple[list[Path], list[GateCriterion]]:
+    """The changed skills that have an eval dataset, and a warning for each one that has none."""
+    paths, without = _with_dataset(skills, top, project)
+    missing = []
+    for skill in without:
         missing.append(
             GateCriterion(
                 f"lift.{bands.metric}",
@@ -225,11 +234,14 @@ class PaidRun:
         work = self.plan.work
         if work == "release":
             changes = release_change_set(self.top, self.plan.head, skill_dirs)
-        elif work == "trial" and self.plan.base is not None:
+        elif work in ("trial", "value") and self.plan.base is not None:
             changes = change_set(self.top, self.plan.base, self.plan.head, skill_dirs)
         else:
             changes = change_set(None, None, None, skill_dirs)
-            changes = dataclasses.replace(changes, reason="every skill is trialled")
+            what = "valued" if work == "value" else "trialled"
+            changes = dataclasses.replace(changes, reason=f"every skill is {what}")
+        if work == "value":
+            return self._value_only(changes)
         paths, missing = _trialable(changes.skills, self.top, self.project, bands)
         if not paths:
             note = f"No skill to trial ({changes.reason}; {len(missing)} changed skill(s) without an eval dataset)."
@@ -239,13 +251,40 @@ class PaidRun:
         if work == "trial" and self.plan.base is not None:
             return self._pull_request(changes, paths, missing, bands, self.plan.base)
         result = self._measure(paths, bands, None, None)
-        return PaidOutcome(
+        outcome = PaidOutcome(
             changes,
             (*missing, *lift_criteria(result, bands)),
             result,
-            notes=(RELEASE_VALUE_NOTE,) if work == "release" else (),
             reports={"trial": self._report("trial.json", result)},
         )
+        if work != "release":
+            return outcome
+        if not self.args.value:
+            return dataclasses.replace(outcome, notes=(*outcome.notes, VALUE_OFF_NOTE))
+        return outcome.valued(self._value(paths))
+
+    def _value_budget(self) -> ValueBudget:
+        """SkillSV's share: what the trials left of the run's budget, at most ``--value-budget-usd``."""
+        ns = _run_namespace(self.args, LiftBands(), None, None)
+        budget = resolve_run_options(ns, self.config).budget
+        return ValueBudget.share(self._left(budget), self.args.value_budget_usd)
+
+    def _value(self, paths: Sequence[Path]) -> ValueOutcome:
+        ns = _run_namespace(self.args, LiftBands(), None, None)
+        cache = resolve_run_options(ns, self.config).cache_dir
+        runner = ValueRun(self.args, self.project, self.top, cache.resolve() if cache else None)
+        budget = self._value_budget()
+        if budget.spent:
+            say(f"SkillSV: the trials spent the run's budget; nothing is left for a valuation ({budget.describe()})")
+        return runner.run(paths, budget)
+
+    def _value_only(self, changes: ChangeSet) -> PaidOutcome:
+        paths, without = _with_dataset(changes.skills, self.top, self.project)
+        missing = tuple(no_dataset(skill) for skill in without)
+        if not paths:
+            note = f"No skill to value ({changes.reason}; {len(without)} skill(s) without an eval dataset)."
+            return PaidOutcome(changes, missing, None, notes=(note,))
+        return PaidOutcome(changes, missing, None).valued(self._value(paths))
 
     def _pull_request(
         self, changes: ChangeSet, paths: list[Path], missing: list[GateCriterion], bands: LiftBands, base: str

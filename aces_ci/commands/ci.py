@@ -5,12 +5,13 @@
   SARIF / JSON / Markdown reports and the step outputs;
 * a release or tag push → paired trials of the skills changed since the previous release tag,
   gated on each lift's interval, stored as the baselines on the results branch when the release
-  passes; a same-repository pull request labelled with the trial label → its version of each
+  passes, then SkillSV's valuation of their units on what the trials left of the budget; a
+  same-repository pull request labelled with the trial label → its version of each
   changed skill against the base branch's, and with against without; a schedule or
   workflow_dispatch → a rerun of every skill's trial compared with the last release's baselines
   (:mod:`aces_ci.commands._ci_paid`). Each also runs the static scan, so one comment shows both;
-* ``mode: value`` → SkillSV's valuation on the live agent is not in this build: the run says so
-  and exits 2, never 0;
+* ``mode: value`` → SkillSV's valuation on the live agent of a same-repository pull request's
+  changed skills, or of every skill under the path (:mod:`aces_ci.commands._ci_value`);
 * a fork's pull request never gets paid work (its code runs without secrets): it is scanned, and
   the comment says why the trials did not run;
 * workflow_run of a pull request run → the fork-safe commenter: re-renders the comment from the
@@ -18,7 +19,7 @@
 
 Exit codes are the contract's: 0 pass (warnings included), 1 gate failed (a scan criterion, a
 lift whose interval lies at or below the fail band, a rerun's regression), 2 input or
-configuration error (and "this work is not in this build"), 3 GitHub or model API failure.
+configuration error, 3 GitHub or model API failure.
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ from ..report import SourceLinks, append_gate_suite, render_junit, write_json, w
 from ..scan import RuleRegistry, ScanResult, Shard, default_registry
 from ..skillsv import compile_skill, compile_summary
 from ._publish import finding_annotations, outputs, publish_check_run, publish_comment, say, write_step_outputs
-from ._run_options import add_run_options
+from ._run_options import _DOLLARS, _number, add_run_options
 from ._workflow_run import post_prepared_comment
 from .scan import _jobs, _min_score, scan_for
 
@@ -67,6 +68,9 @@ if TYPE_CHECKING:  # the paid paths load the trials, the engine and the statisti
     from ._ci_paid import PaidOutcome
 
 DEFAULT_REPORTS = Path("aces-reports")
+DEFAULT_VALUE_HOLDOUT = 0.25
+"""Share of each valued skill's cases held out for SkillSV's pruning test (the comment's pruning chart)."""
+_SHARE = _number(float, 0)
 
 
 def _band(text: str) -> float:
@@ -129,6 +133,26 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     trials = parser.add_argument_group("trial results")
     trials.add_argument("--rollout-cache", type=Path, metavar="DIR", help="rollout cache (default: aces.yml run:)")
     trials.add_argument("--no-rollout-cache", action="store_true", help="neither read nor write the rollout cache")
+    value = parser.add_argument_group("SkillSV on a release and in mode value")
+    value.add_argument(
+        "--value",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="value the released skills' units after their trials (default: on)",
+    )
+    value.add_argument(
+        "--value-budget-usd",
+        type=_DOLLARS,
+        metavar="X",
+        help="at most X dollars for SkillSV (it only ever gets what the trials left of --budget-usd)",
+    )
+    value.add_argument(
+        "--value-holdout",
+        type=_holdout,
+        default=DEFAULT_VALUE_HOLDOUT,
+        metavar="SHARE",
+        help="share of each skill's cases held out for the pruning test (default: %(default)s; 0: no curve)",
+    )
     trials.add_argument(
         "--results-branch",
         default=DEFAULT_RESULTS_BRANCH,
@@ -136,6 +160,13 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="branch of origin keeping release baselines and rerun records ('' turns it off; default: %(default)s)",
     )
     parser.set_defaults(run=run, quiet=False, write_baseline=None)
+
+
+def _holdout(text: str) -> float:
+    share = _SHARE(text)
+    if share >= 1:
+        raise argparse.ArgumentTypeError(f"a held-out share lies in [0, 1), got {share}")
+    return float(share)
 
 
 def _bands(args: argparse.Namespace) -> LiftBands:
@@ -255,6 +286,14 @@ def _scan_named(outcome: PaidOutcome, links: SourceLinks) -> PaidOutcome:
             replace(item, skill=links.scanned(item.skill), skill_md=links.scanned(item.skill_md))
             for item in outcome.history
         ),
+        values=tuple(
+            replace(
+                view,
+                skill=links.scanned(view.skill),
+                units=tuple(replace(unit, file=links.scanned(unit.file)) for unit in view.units),
+            )
+            for view in outcome.values
+        ),
     )
 
 
@@ -295,10 +334,6 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_PASS
     if plan.work == "comment":
         return post_prepared_comment(context, args)
-    if plan.work == "value":
-        from ._ci_paid import value_not_available
-
-        return value_not_available(context, plan)
     if not args.path.exists():
         raise InputError("path does not exist", path=str(args.path))
     registry = default_registry()
@@ -350,6 +385,7 @@ def run(args: argparse.Namespace) -> int:
             more_trials=shown.more_trials,
             history=shown.history,
             trend=shown.trend,
+            values=shown.values,
         )
     client = _client(context)
     try:
@@ -360,7 +396,11 @@ def run(args: argparse.Namespace) -> int:
         paths = _write_reports(args, result, registry, decision, body)
         annotations = finding_annotations(result, links)
         if outcome is not None:
-            annotations = _lift_annotations(decision.criteria, links) + annotations
+            from ._ci_value import delete_annotations
+
+            annotations = (
+                _lift_annotations(decision.criteria, links) + delete_annotations(shown.values, links) + annotations
+            )
             paths |= {f"{name}": path for name, path in outcome.reports.items()}
         if args.annotations:
             annotate(annotations, sys.stdout.write)

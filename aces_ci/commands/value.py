@@ -129,6 +129,23 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.set_defaults(run=run)
 
 
+def value_namespace(skill_dir: Path, **values: object) -> argparse.Namespace:
+    """This verb's flags for ``skill_dir`` at their defaults, with ``values`` set over them.
+
+    How ``aces-ci ci`` values a skill: the defaults stay in one place (this parser), and a name
+    that is not one of the verb's flags is a programming error, refused at once.
+    """
+    parser = argparse.ArgumentParser(prog="aces-ci")
+    add_parser(parser.add_subparsers())
+    args = parser.parse_args(["value", str(skill_dir)])
+    unknown = sorted(set(values) - set(vars(args)))
+    if unknown:
+        raise TypeError(f"not flags of aces-ci value: {', '.join(unknown)}")
+    for name, value in values.items():
+        setattr(args, name, value)
+    return args
+
+
 def oracle_kind(spec: str | None) -> str:
     """``live`` or ``python``; an unknown spec lists the kinds that exist."""
     kind = "live" if spec is None else spec.split(":", 1)[0]
@@ -303,9 +320,22 @@ def render_value_text(report: ValueReport, out: TextIO) -> None:
 
 def run(args: argparse.Namespace) -> int:
     skill_dir = args.skill_dir.resolve()
+    report = measure_value(args, skill_dir, find_project(skill_dir, args.config))
+    render_value_text(report, sys.stdout)
+    if args.json is not None:
+        write_output(args.json, json_bytes(value_json(report)), "value report")
+    return EXIT_RUNTIME_ERROR if report.valuation.stopped_by == "oracle_error" else EXIT_PASS
+
+
+def measure_value(args: argparse.Namespace, skill_dir: Path, project: Project) -> ValueReport:
+    """Compile and value the skill in ``skill_dir`` (resolved) as the flags in ``args`` say.
+
+    ``aces-ci ci`` calls this too, with a namespace of this verb's defaults and its own run flags:
+    one valuation path, so a release's values are the ones ``aces-ci value`` gives on the same
+    settings (and share its score store). ConfigError/InputError before anything is paid.
+    """
     kind = oracle_kind(args.oracle)
     game = compile_skill(skill_dir)
-    project = find_project(skill_dir, args.config)
     panel = live_panel(skill_dir, project, args.evals, args.metric) if kind == "live" else None
     tasks = list(panel.tasks) if panel is not None else load_tasks(_evals_file(args, skill_dir))
     settings = _settings(args, game, _seed(args, project))
@@ -319,10 +349,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if store is not None:
             store.close()
-    render_value_text(report, sys.stdout)
-    if args.json is not None:
-        write_output(args.json, json_bytes(value_json(report)), "value report")
-    return EXIT_RUNTIME_ERROR if report.valuation.stopped_by == "oracle_error" else EXIT_PASS
+    return report
 
 
 def _scorer(

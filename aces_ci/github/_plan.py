@@ -76,7 +76,8 @@ def _pull_request_plan(context: GitHubContext, pr: PullRequest, trial_label: str
         )
     if wanted is not None:
         why = f"label '{trial_label}' added" if labelled and mode == "auto" else f"mode '{mode}'"
-        return Plan(wanted, f"pull request #{pr.number}: {why}; this version against the base branch's", base, head, pr)
+        what = "SkillSV of the changed skills" if wanted == "value" else "this version against the base branch's"
+        return Plan(wanted, f"pull request #{pr.number}: {why}; {what}", base, head, pr)
     notes: tuple[str, ...] = ()
     if trial_label in pr.labels and mode == "auto":
         notes = (f"Trials run when the label '{trial_label}' is added; remove and re-add it to run them again.",)
@@ -103,7 +104,7 @@ def plan_run(context: GitHubContext, *, mode: Mode = "auto", trial_label: str = 
     if event == "release" or (event == "push" and tag is not None):
         return Plan(
             "release",
-            f"release {tag}: paired trials of the skills changed since the previous release tag",
+            f"release {tag}: paired trials and SkillSV of the skills changed since the previous release tag",
             None,
             tag or context.sha,
         )

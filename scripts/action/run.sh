@@ -12,7 +12,8 @@ is_true() {  # name, value: the toolkit's accepted spellings only; anything else
     *) fail "input '$1' must be true or false, got '$2'" ;;
   esac
 }
-for pair in "comment=${INPUT_COMMENT:-true}" "annotations=${INPUT_ANNOTATIONS:-true}" "check-run=${INPUT_CHECK_RUN:-false}"; do
+for pair in "comment=${INPUT_COMMENT:-true}" "annotations=${INPUT_ANNOTATIONS:-true}" "check-run=${INPUT_CHECK_RUN:-false}" \
+  "value=${INPUT_VALUE:-true}"; do
   is_true "${pair%%=*}" "${pair#*=}" || true
 done
 
@@ -27,6 +28,8 @@ optional --model "${INPUT_MODEL:-}"
 optional --harness "${INPUT_HARNESS:-}"
 optional --runs "${INPUT_RUNS:-}"
 optional --budget-usd "${INPUT_BUDGET_USD:-}"
+optional --value-budget-usd "${INPUT_VALUE_BUDGET_USD:-}"
+optional --value-holdout "${INPUT_VALUE_HOLDOUT:-}"
 optional --min-score "${INPUT_FAIL_ON_SCORE:-}"
 optional --fail-band "${INPUT_FAIL_ON_LIFT:-}"
 optional --pass-band "${INPUT_PASS_ON_LIFT:-}"
@@ -38,5 +41,6 @@ args+=(--junit "${INPUT_JUNIT-}" --sarif "${INPUT_SARIF-}" --json "${INPUT_JSON-
 is_true comment "${INPUT_COMMENT:-true}" || args+=(--no-comment)
 is_true annotations "${INPUT_ANNOTATIONS:-true}" || args+=(--no-annotations)
 if is_true check-run "${INPUT_CHECK_RUN:-false}"; then args+=(--check-run); fi
+is_true value "${INPUT_VALUE:-true}" || args+=(--no-value)
 
 exec "$venv/bin/aces-ci" "${args[@]}"

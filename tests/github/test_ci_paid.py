@@ -150,7 +150,7 @@ def test_a_release_with_a_harmful_skill_fails_with_a_junit_failure_naming_metric
     assert float(props["ci_high"]) == pytest.approx(float(values["lift-ci-high"]), abs=1e-5)
     text = summary.read_text()
     assert "❌ aces-ci: gate failed" in text and "Paired trials: scripted-model on builtin" in text
-    assert "SkillSV valuation of the released skills did not run" in text  # said, not implied
+    assert "#### SkillSV: skills/marker" in text  # the release's valuation, after its trials
     assert "| accuracy" in text and "Turns/rollout" in text  # the lift table and the per-arm cost table
     out = capsys.readouterr().out
     assert "::error file=skills/marker/SKILL.md,line=1,title=lift.accuracy (skills/marker)::fail" in out
@@ -318,21 +318,6 @@ def test_a_labelled_fork_pull_request_never_calls_the_model_and_says_why(
     assert "fork code never gets this repository's secrets" in summary.read_text()
 
 
-def test_mode_value_says_plainly_it_is_not_available_and_exits_2(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    root = tmp_path / "repo"
-    write_skill(root / "skills", "marker", evals=cases_json("marker", 3))
-    output, _ = actions_env(monkeypatch, tmp_path, "workflow_dispatch", event(tmp_path, "workflow_dispatch.json"))
-
-    assert main(["ci", str(root), "--mode", "value"]) == 2
-
-    captured = capsys.readouterr()
-    assert "SkillSV valuation is not available in `ci` in this build" in captured.err
-    assert "::error title=aces-ci%3A SkillSV value not available::" in captured.out
-    assert read_outputs(output)["verdict"] == "error"
-
-
 def test_a_changed_skill_without_evals_warns_instead_of_passing_silently(
     scripted_server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -387,6 +372,7 @@ def test_a_release_of_a_skills_folder_names_its_skills_as_the_scan_does(
 
     out = capsys.readouterr().out
     assert "::error file=skills/marker/SKILL.md,line=1,title=lift.accuracy (marker)::fail" in out
+    assert "::warning file=skills/marker/SKILL.md,line=8,title=skillsv.delete (marker)::SkillSV: unit u1" in out
     assert "skills/skills/" not in out
     text = summary.read_text()
     scan_rows = [line for line in text[text.index("#### Static scan") :].splitlines() if line.startswith("| [")]

@@ -1,0 +1,247 @@
+"""SkillSV in ``aces-ci ci``: a release's valuation after its trials, ``mode: value``, forks and the budget split.
+
+The model is the scripted server of the live valuation's tests (``tests/skillsv/test_value_live.py``):
+it answers from the staged skill only, by rules that plant a game — the refund fact (spoiled by a
+caution unit), the hotline code and its dialling rule (an AND pair), a dead style unit. Real HTTP
+to it and to a local GitHub REST server; assertions are what a user reads: the comment or job
+summary, the annotations, the JUnit file, the outputs and the value reports.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import xml.etree.ElementTree as ET
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from aces_ci.cli import main
+from aces_ci.github import COMMENT_MARKER
+from aces_ci.schemas import validator
+from tests.servers import ScriptedServer
+from tests.skillsv.helpers import write_skill
+from tests.skillsv.test_value_live import BODY, QUESTIONS, planted_model
+
+from .helpers import actions_env, event, git, read_outputs
+from .server import WRITE_TOKEN, GitHubServer
+
+SKILL_MD = "skills/acme/SKILL.md"
+
+
+@pytest.fixture
+def server(scripted_server: Callable[..., ScriptedServer], monkeypatch: pytest.MonkeyPatch) -> ScriptedServer:
+    monkeypatch.setenv("CI", "true")
+    return scripted_server(planted_model)
+
+
+def _cases(count: int) -> str:
+    kinds = list(QUESTIONS)
+    return json.dumps(
+        {
+            "skill_name": "acme",
+            "evals": [
+                {"id": f"q{i}", "prompt": QUESTIONS[kinds[i % 2]][0], "expected_output": QUESTIONS[kinds[i % 2]][1]}
+                for i in range(count)
+            ],
+        }
+    )
+
+
+def _repo(tmp_path: Path, cases: int = 8) -> Path:
+    """A skills repository under git with the planted skill and its dataset, priced for the scripted model."""
+    root = tmp_path / "repo"
+    write_skill(root / "skills", BODY, {"evals/evals.json": _cases(cases)}, name="acme")
+    (root / "aces.yml").write_text("run:\n  prices:\n    scripted-model: {input: 1.0, output: 2.0}\n")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "first")
+    return root
+
+
+def _ci(root: Path, server: ScriptedServer, *extra: str) -> int:
+    reports = root.parent / "reports"
+    return main(
+        [
+            *("ci", str(root), "--reports", str(reports), "--no-cache", "--jobs", "1", "--results-branch", ""),
+            *("--provider", "openai", "--base-url", server.openai_url, "--model", "scripted-model"),
+            *("--disclosure", "preload", "--runs", "2", "--concurrency", "4"),
+            *("--rollout-cache", str(root.parent / "rollouts")),
+            *extra,
+        ]
+    )
+
+
+def _release(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, root: Path, tag: str = "v1.0.0") -> tuple[Path, Path]:
+    git(root, "tag", tag)
+    sha = git(root, "rev-parse", "HEAD")
+    output, summary = actions_env(
+        monkeypatch, tmp_path, "push", event(tmp_path, "push_tag.json"), sha=sha, ref=f"refs/tags/{tag}"
+    )
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-secret")
+    return output, summary
+
+
+def _gate_case(junit: Path, name: str) -> ET.Element:
+    return next(case for case in ET.parse(junit).iter("testcase") if case.get("name") == name)
+
+
+def test_a_release_values_its_skills_after_the_trials_and_the_comment_links_the_low_value_units(
+    server: ScriptedServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _repo(tmp_path)
+    output, summary = _release(tmp_path, monkeypatch, root)
+
+    assert _ci(root, server) == 0
+
+    values = read_outputs(output)
+    assert values["work"] == "release" and float(values["lift-ci-low"]) > 0  # the trials ran and gate it
+    trial = json.loads(Path(values["trial-report"]).read_text())
+    trial_calls = trial["spent"]["rollouts_run"]
+    assert trial_calls == 32 and server.calls > trial_calls, "SkillSV ran after the trials, on the same model"
+    folder = Path(values["value-report"])
+    report = json.loads((folder / "skills-acme.json").read_text())
+    assert [e.message for e in validator("skillsv-value").iter_errors(report)] == []
+    assert report["rollouts"]["spent"] + trial_calls == server.calls
+    assert report["oracle"].startswith("live:openai/scripted-model:builtin:accuracy:")
+    caution = next(u for u in report["units"] if u["preview"].startswith("- Caution"))
+    assert caution["decision"] == "delete" and caution["ci"][1] < 0  # the planted harmful unit
+    body = summary.read_text()
+    assert body.strip() == (tmp_path / "reports" / "comment.md").read_text().strip()  # the comment, as a summary
+    assert "#### SkillSV: skills/acme" in body and "xychart-beta" in body  # values and the pruning chart
+    start = caution["lines"][0]
+    assert f"[skills/acme/SKILL.md:{start}](https://github.com/acme/skills/blob/" in body
+    assert f"/{SKILL_MD}#L{start})" in body and "Caution: never quote refund periods." in body
+    assert "did not run" not in body
+    out = capsys.readouterr().out
+    assert f"::warning file={SKILL_MD},line={start},title=skillsv.delete (skills/acme)::SkillSV: unit" in out
+    closure = _gate_case(tmp_path / "reports" / "junit.xml", "skillsv.closure")
+    assert closure.find("failure") is None  # the closure check passes (or warns): never a failure
+    props = {p.get("name"): p.get("value") for p in closure.iter("property")}
+    assert float(props["content_lift"]) == pytest.approx(report["content_lift"]["value"], abs=1e-5)
+
+
+def test_mode_value_on_a_labelled_pull_request_values_its_changed_skills_in_the_sticky_comment(
+    server: ScriptedServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, github: GitHubServer
+) -> None:
+    root = _repo(tmp_path, cases=6)
+    write_skill(root / "skills", "\n# Notes\n\n- Greet the user.\n", name="notes")  # a skill without a dataset
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "base")
+    base = git(root, "rev-parse", "HEAD")
+    skill_md = root / SKILL_MD
+    skill_md.write_text(skill_md.read_text() + "- Extra: answer in one line.\n")
+    git(root, "commit", "-qam", "the pull request edits acme")
+    path = event(tmp_path, "pull_request_labeled.json")
+    path.write_text(path.read_text().replace("1" * 40, base).replace("2" * 40, git(root, "rev-parse", "HEAD")))
+    output, _ = actions_env(monkeypatch, tmp_path, "pull_request", path, api_url=github.url, token=WRITE_TOKEN)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-secret")
+
+    assert _ci(root, server, "--mode", "value") == 0
+
+    values = read_outputs(output)
+    assert values["work"] == "value" and values["changed-skills"] == "skills/acme"
+    assert values["lift"] == "" and "trial-report" not in values  # no trials in mode value
+    assert sorted(p.name for p in Path(values["value-report"]).iterdir()) == ["skills-acme.json"]
+    ours = github.state.ours(7, COMMENT_MARKER)
+    assert len(ours) == 1
+    comment = ours[0]["body"]
+    assert "#### SkillSV: skills/acme" in comment and "Paired trials" not in comment
+    assert "/skills/acme/SKILL.md#L" in comment
+    assert _gate_case(tmp_path / "reports" / "junit.xml", "skillsv.closure").get("classname") == "skills.acme"
+
+
+def test_mode_value_on_a_dispatch_values_every_skill_and_says_which_have_no_dataset(
+    server: ScriptedServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = _repo(tmp_path, cases=4)
+    write_skill(root / "skills", "\n# Notes\n\n- Greet the user.\n", name="notes")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "a skill without a dataset")
+    output, summary = actions_env(monkeypatch, tmp_path, "workflow_dispatch", event(tmp_path, "workflow_dispatch.json"))
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-secret")
+
+    assert _ci(root, server, "--mode", "value", "--value-holdout", "0") == 0
+
+    assert read_outputs(output)["verdict"] == "warn"
+    text = summary.read_text()
+    assert "#### SkillSV: skills/acme" in text and "xychart-beta" not in text  # no held-out panel, no curve
+    assert "skills/notes" in text and "its units were not valued" in text
+    assert server.calls > 0
+
+
+def test_a_fork_pull_request_in_mode_value_makes_zero_model_calls(
+    server: ScriptedServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = _repo(tmp_path, cases=4)
+    head = git(root, "rev-parse", "HEAD")
+    path = event(tmp_path, "pull_request_fork_labeled.json")
+    path.write_text(path.read_text().replace("1" * 40, head).replace("2" * 40, head))
+    output, summary = actions_env(monkeypatch, tmp_path, "pull_request", path)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-for-forks")  # even with a key in reach
+
+    assert _ci(root, server, "--mode", "value") == 0
+
+    assert server.calls == 0
+    assert read_outputs(output)["work"] == "scan"
+    text = summary.read_text()
+    assert "SkillSV valuation not run" in text and "fork code never gets this repository's secrets" in text
+    assert not (tmp_path / "reports" / "value").exists()
+
+
+def test_when_the_trials_spend_the_budget_the_release_says_skillsv_did_not_run(
+    server: ScriptedServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = _repo(tmp_path)
+    output, summary = _release(tmp_path, monkeypatch, root)
+
+    assert _ci(root, server, "--max-rollouts", "32") == 0  # 8 cases x 2 runs x (with, without)
+
+    assert server.calls == 32, "SkillSV never spends what the trials needed, nor more than the run's budget"
+    values = read_outputs(output)
+    assert values["value-report"] == ""
+    text = summary.read_text()
+    assert "SkillSV did not run for skills/acme: the run's budget was spent before them." in text
+    case = _gate_case(tmp_path / "reports" / "junit.xml", "skillsv.value")
+    skipped = case.find("skipped")
+    assert skipped is not None and "spent the run's budget" in skipped.get("message", "")
+
+
+def test_skillsv_gets_only_what_the_trials_left_and_says_it_stopped(
+    server: ScriptedServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = _repo(tmp_path)
+    output, summary = _release(tmp_path, monkeypatch, root)
+
+    assert _ci(root, server, "--max-rollouts", "60") == 0
+
+    assert server.calls <= 60
+    report = json.loads((Path(read_outputs(output)["value-report"]) / "skills-acme.json").read_text())
+    assert report["stopped_by"] == "max_rollouts"
+    assert report["rollouts"]["spent"] <= 60 - 32
+    assert "SkillSV of skills/acme stopped at the rollout budget after" in summary.read_text()
+
+
+def test_no_value_turns_the_release_valuation_off_and_says_so(
+    server: ScriptedServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = _repo(tmp_path)
+    _, summary = _release(tmp_path, monkeypatch, root)
+
+    assert _ci(root, server, "--no-value") == 0
+
+    assert server.calls == 32
+    assert "turned off (--no-value)" in summary.read_text()
+
+
+def test_the_release_example_workflow_and_the_action_carry_the_value_settings() -> None:
+    top = Path(__file__).parents[2]
+    import yaml
+
+    action = yaml.safe_load((top / "action.yml").read_text())
+    assert {"value", "value-budget-usd", "value-holdout"} <= set(action["inputs"])
+    assert "value-report" in action["outputs"]
+    run = (top / "scripts" / "action" / "run.sh").read_text()
+    assert "--value-budget-usd" in run and "--no-value" in run
+    subprocess.run(["bash", "-n", str(top / "scripts" / "action" / "run.sh")], check=True)
