@@ -300,8 +300,9 @@ def test_the_two_trials_of_a_pull_request_share_one_budget(
     assert server.calls == 50
 
 
+@pytest.mark.parametrize(("mode", "what"), [("trial", "Paired trials"), ("value", "SkillSV valuation")])
 def test_a_labelled_fork_pull_request_never_calls_the_model_and_says_why(
-    scripted_server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    scripted_server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str, what: str
 ) -> None:
     server = scripted_server(Planted(0.9, 0.1))
     root, _ = _repo(tmp_path, cases=4)
@@ -311,11 +312,13 @@ def test_a_labelled_fork_pull_request_never_calls_the_model_and_says_why(
     output, summary = actions_env(monkeypatch, tmp_path, "pull_request", path)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-for-forks")  # even with a key in reach
 
-    assert _ci(root, server, "--mode", "trial") == 0
+    assert _ci(root, server, "--mode", mode) == 0
 
     assert server.calls == 0
     assert read_outputs(output)["work"] == "scan"
+    assert f"{what} not run" in summary.read_text()
     assert "fork code never gets this repository's secrets" in summary.read_text()
+    assert not (tmp_path / "reports" / "value").exists()
 
 
 def test_a_changed_skill_without_evals_warns_instead_of_passing_silently(

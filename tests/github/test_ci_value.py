@@ -4,7 +4,8 @@ The model is the scripted server of the live valuation's tests (``tests/skillsv/
 it answers from the staged skill only, by rules that plant a game — the refund fact (spoiled by a
 caution unit), the hotline code and its dialling rule (an AND pair), a dead style unit. Real HTTP
 to it and to a local GitHub REST server; assertions are what a user reads: the comment or job
-summary, the annotations, the JUnit file, the outputs and the value reports.
+summary, the annotations, the JUnit file, the outputs and the value reports. (A fork's pull request
+in ``mode: value`` is in ``test_ci_paid.py``'s fork test: zero model calls.)
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+import yaml
 
 from aces_ci.cli import main
 from aces_ci.github import COMMENT_MARKER
@@ -157,8 +159,10 @@ def test_mode_value_on_a_dispatch_values_every_skill_and_says_which_have_no_data
 ) -> None:
     root = _repo(tmp_path, cases=4)
     write_skill(root / "skills", "\n# Notes\n\n- Greet the user.\n", name="notes")
+    ungraded = json.dumps({"evals": [{"id": "hello", "prompt": "Say hello."}]})  # nothing to grade accuracy on
+    write_skill(root / "skills", "\n# Hello\n\n- Say hello back.\n", {"evals/evals.json": ungraded}, name="hello")
     git(root, "add", "-A")
-    git(root, "commit", "-qm", "a skill without a dataset")
+    git(root, "commit", "-qm", "a skill without a dataset, one without references")
     output, summary = actions_env(monkeypatch, tmp_path, "workflow_dispatch", event(tmp_path, "workflow_dispatch.json"))
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-secret")
 
@@ -168,26 +172,8 @@ def test_mode_value_on_a_dispatch_values_every_skill_and_says_which_have_no_data
     text = summary.read_text()
     assert "#### SkillSV: skills/acme" in text and "xychart-beta" not in text  # no held-out panel, no curve
     assert "skills/notes" in text and "its units were not valued" in text
+    assert "SkillSV could not value this skill: case 'hello' has no expected_output" in text
     assert server.calls > 0
-
-
-def test_a_fork_pull_request_in_mode_value_makes_zero_model_calls(
-    server: ScriptedServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    root = _repo(tmp_path, cases=4)
-    head = git(root, "rev-parse", "HEAD")
-    path = event(tmp_path, "pull_request_fork_labeled.json")
-    path.write_text(path.read_text().replace("1" * 40, head).replace("2" * 40, head))
-    output, summary = actions_env(monkeypatch, tmp_path, "pull_request", path)
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-for-forks")  # even with a key in reach
-
-    assert _ci(root, server, "--mode", "value") == 0
-
-    assert server.calls == 0
-    assert read_outputs(output)["work"] == "scan"
-    text = summary.read_text()
-    assert "SkillSV valuation not run" in text and "fork code never gets this repository's secrets" in text
-    assert not (tmp_path / "reports" / "value").exists()
 
 
 def test_when_the_trials_spend_the_budget_the_release_says_skillsv_did_not_run(
@@ -237,8 +223,6 @@ def test_no_value_turns_the_release_valuation_off_and_says_so(
 
 def test_the_release_example_workflow_and_the_action_carry_the_value_settings() -> None:
     top = Path(__file__).parents[2]
-    import yaml
-
     action = yaml.safe_load((top / "action.yml").read_text())
     assert {"value", "value-budget-usd", "value-holdout"} <= set(action["inputs"])
     assert "value-report" in action["outputs"]
