@@ -263,17 +263,13 @@ class PaidRun:
             return dataclasses.replace(outcome, notes=(*outcome.notes, VALUE_OFF_NOTE))
         return outcome.valued(self._value(paths))
 
-    def _value_budget(self) -> ValueBudget:
-        """SkillSV's share: what the trials left of the run's budget, at most ``--value-budget-usd``."""
-        ns = _run_namespace(self.args, LiftBands(), None, None)
-        budget = resolve_run_options(ns, self.config).budget
-        return ValueBudget.share(self._left(budget), self.args.value_budget_usd)
-
     def _value(self, paths: Sequence[Path]) -> ValueOutcome:
-        ns = _run_namespace(self.args, LiftBands(), None, None)
-        cache = resolve_run_options(ns, self.config).cache_dir
+        """SkillSV of ``paths`` on its share: what the trials left of the run's budget, at most
+        ``--value-budget-usd``; the trials' rollout cache."""
+        options = resolve_run_options(_run_namespace(self.args, LiftBands(), None, None), self.config)
+        cache = options.cache_dir
         runner = ValueRun(self.args, self.project, self.top, cache.resolve() if cache else None)
-        budget = self._value_budget()
+        budget = ValueBudget.share(self._left(options.budget), self.args.value_budget_usd)
         if budget.spent:
             say(f"SkillSV: the trials spent the run's budget; nothing is left for a valuation ({budget.describe()})")
         return runner.run(paths, budget)
