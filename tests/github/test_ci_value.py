@@ -172,7 +172,7 @@ def test_mode_value_on_a_dispatch_values_every_skill_and_says_which_have_no_data
     text = summary.read_text()
     assert "#### SkillSV: skills/acme" in text and "xychart-beta" not in text  # no held-out panel, no curve
     assert "skills/notes" in text and "its units were not valued" in text
-    assert "SkillSV could not value this skill: case 'hello' has no expected_output" in text
+    assert "SkillSV could not value this skill: skills/hello/evals/evals.json:1: case 'hello' has no expected" in text
     assert server.calls > 0
 
 
