@@ -69,6 +69,7 @@ def _ci(root: Path, server: ScriptedServer, *extra: str) -> int:
             *("ci", str(root), "--reports", str(reports), "--no-cache", "--jobs", "1", "--results-branch", ""),
             *("--provider", "openai", "--base-url", server.openai_url, "--model", "scripted-model"),
             *("--disclosure", "preload", "--runs", "2", "--concurrency", "4"),
+            *("--lift-metric", "accuracy"),  # the planted effect; the composite's efficiency follows the runner's load
             *("--rollout-cache", str(root.parent / "rollouts")),
             *extra,
         ]
