@@ -13,10 +13,10 @@ dearer, with the same magnitude either way.
 
 **Wall time is evidence, not score.** It is recorded as a check beside the two ratios, but it does
 not enter the grade: on a shared CI runner a rollout's seconds measure the runner's load as much as
-the skill, so a gate on a composite that held them would flip with the machine (measured here: the
-example knowledge skill's composite went from pass to underpowered under load while its accuracy
-lift did not move). Tokens and turns follow from what the model said, which the cache replays
-exactly. Cached prompt tokens count in full because what the cache saved depends on what ran
+the skill, so a gate on a composite that held them would flip with the machine (seen here: a
+scripted harmful skill whose every case scored the same failed the composite gate only because
+the seconds gave its cases a spread). Tokens and turns follow from what the model said, which the
+cache replays exactly. Cached prompt tokens count in full because what the cache saved depends on what ran
 before, not on the skill.
 
 **The control failed.** When there are no control figures, or the control ended as an
