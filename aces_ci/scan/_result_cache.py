@@ -91,6 +91,15 @@ class CachedSkill:
     """The rules' findings before any suppression."""
 
 
+def _raw(finding: Finding | None) -> bool:
+    """Whether a finding is one the rules themselves return: unsuppressed, or waived by the rule's own policy.
+
+    A policy waiver (a secret-shaped placeholder SEC001 leaves alone) is part of the rule's output and
+    is stored; inline, config and baseline suppressions are applied after the rules, on every scan.
+    """
+    return finding is not None and (finding.suppressed is None or finding.suppressed.kind == "policy")
+
+
 def _entry_from_json(data: object, rel_dir: str, key: str) -> CachedSkill | None:
     """The entry if ``data`` is exactly what :meth:`ResultCache.store` writes for this skill and key."""
     if not isinstance(data, dict) or data.get("format") != CACHE_FORMAT:
@@ -101,7 +110,7 @@ def _entry_from_json(data: object, rel_dir: str, key: str) -> CachedSkill | None
     if not (isinstance(name, str) and isinstance(skill_md, str) and isinstance(rows, list)):
         return None
     findings = [finding_from_row(row, rel_dir) if isinstance(row, list) else None for row in rows]
-    if any(finding is None or finding.suppressed is not None for finding in findings):
+    if not all(_raw(finding) for finding in findings):
         return None  # damaged, or not written by store(): the cache holds raw findings, before suppressions
     return CachedSkill(name, skill_md, tuple(f for f in findings if f is not None))
 

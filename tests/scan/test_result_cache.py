@@ -171,6 +171,21 @@ def test_inline_suppressions_apply_to_replayed_findings(tmp_path: Path) -> None:
     assert comparable(second) == comparable(first)
 
 
+def test_a_skill_whose_placeholder_secret_the_rule_waives_is_replayed(tmp_path: Path) -> None:
+    """SEC001 reports a secret-shaped placeholder as waived by its own policy: that is a rule's output, so cached.
+
+    (Seen on real registry skills: 20 of 300 were re-scanned on every push for this.)
+    """
+    write_skill(tmp_path, "alpha", BODY + "```bash\nexport API_TOKEN=your-token-here\n```\n")
+    first, cache = cached_scan(tmp_path)
+    (waived,) = [f for f in first.skills[0].findings if f.rule_id == "SEC001"]
+    assert waived.suppressed is not None and waived.suppressed.kind == "policy"
+    assert cache.stats.stored == 1
+    second, cache = cached_scan(tmp_path)
+    assert (cache.stats.hits, cache.stats.stored) == (1, 0)
+    assert comparable(second) == comparable(first)
+
+
 def test_a_symlinked_skill_is_never_cached_so_its_target_is_always_read(tmp_path: Path) -> None:
     """A link target outside the skill can change while every file of the skill stays the same."""
     shared = tmp_path / "shared" / "notes.md"
