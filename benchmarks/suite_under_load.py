@@ -1,8 +1,9 @@
 """The whole test suite while other processes keep every core busy, as other jobs do on a shared CI runner.
 
 No test's verdict may depend on the machine's speed: this runs ``pytest`` exactly as ``scripts/test.sh``
-does while ``--busy`` processes (default: one per core) spin at full speed, and reports the verdict,
-the wall time and the load average, with pytest's slowest tests. The spinners run at normal priority,
+does (one worker per core unless the PYTEST-ARGS name ``--numprocesses``/``-n``) while ``--busy``
+processes (default: one per core) spin at full speed, and reports the verdict, the wall time and the
+load average, with pytest's slowest tests. The spinners run at normal priority,
 so the suite gets about half of each core when ``--busy`` equals the core count.
 
 Usage::
@@ -44,7 +45,8 @@ def main() -> int:
     load_before = os.getloadavg()
     started = time.monotonic()
     try:
-        command = [sys.executable, "-m", "pytest", "-q", "--durations=15", *args.pytest_args]
+        workers = [] if any(a.startswith(("-n", "--numprocesses")) for a in args.pytest_args) else ["-n", "auto"]
+        command = [sys.executable, "-m", "pytest", "-q", "--durations=15", *workers, *args.pytest_args]
         code = subprocess.run(command, cwd=ROOT, check=False).returncode
     finally:
         for spinner in spinners:

@@ -13,7 +13,9 @@ export ACES_CLI_BIN
 ACES_REPORT_TOOLS="$(bash scripts/install-report-tools.sh)"
 export ACES_REPORT_TOOLS
 
-echo "test: ruff, mypy, then pytest (the slowest tests are listed at the end)"
+echo "test: ruff, mypy, then pytest on one worker per core (the slowest tests are listed at the end)"
 .venv/bin/ruff check aces_ci tests benchmarks
 .venv/bin/mypy
-.venv/bin/python -m pytest -q --durations=10 "$@"
+# One worker per core (ACES_TEST_WORKERS overrides; 0 runs in this process): a third of the suite's time
+# is waiting (hung-CLI timeouts, subprocesses, the embedded model), which the other worker fills.
+.venv/bin/python -m pytest -q --durations=10 --numprocesses "${ACES_TEST_WORKERS:-auto}" "$@"

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).parents[1]
 
 
@@ -32,6 +34,7 @@ def test_image_is_slim_non_root_and_runs_the_cli() -> None:
         assert (ROOT / source).exists(), source
 
 
+@pytest.mark.timeout(1500)  # hang guard over the build's own 900 s and the scan's 300 s limits
 def test_build_step_installs_a_working_cli(tmp_path: Path) -> None:
     prefix = tmp_path / "venv"
     env = {

@@ -25,6 +25,7 @@ from tests.servers import ScriptedServer
 from .helpers import REPOSITORY, actions_env, event, make_repo, read_outputs
 from .server import FORK_TOKEN, GitHubServer
 
+pytestmark = pytest.mark.timeout(1500)  # hang guard above the install step's own 900 s limit (a busy runner's pip)
 ROOT = Path(__file__).parents[2]
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
 WORKFLOWS = sorted([*(ROOT / ".github" / "workflows").glob("*.yml"), *(ROOT / "examples" / "workflows").glob("*.yml")])
