@@ -33,14 +33,40 @@ class Agent:
     harness: str
     disclosure: str
     tool_version: str
-    """aces-ci's version, which is also the version of the built-in harness."""
+    """aces-ci's version."""
+    harness_version: str | None = None
+    """The harness build (a CLI's ``--version`` and the adapter's); None in records written before it was kept."""
 
     @classmethod
     def of(cls, result: TrialResult) -> Agent:
-        return cls(result.provider, result.model, result.harness, result.disclosure, result.tool_version)
+        version = result.harness_version
+        return cls(result.provider, result.model, result.harness, result.disclosure, result.tool_version, version)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Agent:
+        """Read back what :meth:`to_dict` wrote (a record without ``harness_version`` predates it)."""
+        return cls(
+            data["provider"],
+            data["model"],
+            data["harness"],
+            data["disclosure"],
+            data["tool_version"],
+            data.get("harness_version"),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "provider": self.provider,
+            "model": self.model,
+            "harness": self.harness,
+            "harness_version": self.harness_version,
+            "disclosure": self.disclosure,
+            "tool_version": self.tool_version,
+        }
 
     def describe(self) -> str:
-        return f"{self.provider}/{self.model} on {self.harness} ({self.disclosure}), aces-ci {self.tool_version}"
+        harness = self.harness if self.harness_version is None else f"{self.harness} {self.harness_version}"
+        return f"{self.provider}/{self.model} on {harness} ({self.disclosure}), aces-ci {self.tool_version}"
 
 
 @dataclass(frozen=True)
@@ -114,13 +140,7 @@ def baselines_to_dict(baselines: Baselines) -> dict[str, Any]:
             "release": b.release,
             "commit": b.commit,
             "measured_at": b.measured_at,
-            "agent": {
-                "provider": b.agent.provider,
-                "model": b.agent.model,
-                "harness": b.agent.harness,
-                "disclosure": b.agent.disclosure,
-                "tool_version": b.agent.tool_version,
-            },
+            "agent": b.agent.to_dict(),
             "metric": b.metric,
             "lift": {"delta": b.delta, "ci": list(b.ci), "n_cases": b.n_cases, "runs_per_arm": b.runs_per_arm},
             "verdict": b.verdict,
@@ -147,9 +167,7 @@ def baselines_from_dict(data: Any, source: str) -> Baselines:
             release=raw["release"],
             commit=raw["commit"],
             measured_at=raw["measured_at"],
-            agent=Agent(
-                agent["provider"], agent["model"], agent["harness"], agent["disclosure"], agent["tool_version"]
-            ),
+            agent=Agent.from_dict(agent),
             metric=raw["metric"],
             delta=float(lift["delta"]),
             ci=(float(lift["ci"][0]), float(lift["ci"][1])),

@@ -52,8 +52,9 @@ class SkillChange:
                 ("model", f"{then.provider}/{then.model}", f"{now.provider}/{now.model}"),
                 ("harness", f"{then.harness} ({then.disclosure})", f"{now.harness} ({now.disclosure})"),
                 ("aces-ci", then.tool_version, now.tool_version),
+                ("harness build", then.harness_version, now.harness_version),
             )
-            if old != new
+            if old != new and old is not None and new is not None
         ]
         return "; ".join(parts)
 

@@ -95,13 +95,7 @@ def rerun_to_dict(
         "measured_at": result.generated_at,
         "metric": result.gate_metric,
         "confidence": result.confidence,
-        "agent": {
-            "provider": agent.provider,
-            "model": agent.model,
-            "harness": agent.harness,
-            "disclosure": agent.disclosure,
-            "tool_version": agent.tool_version,
-        },
+        "agent": agent.to_dict(),
         "seed": result.seed,
         "skills": skills,
     }
@@ -130,7 +124,7 @@ def parse_rerun(raw: bytes, path: str) -> RerunRecord:
         data["run_id"],
         data["measured_at"],
         data["metric"],
-        Agent(agent["provider"], agent["model"], agent["harness"], agent["disclosure"], agent["tool_version"]),
+        Agent.from_dict(agent),
         lifts,
     )
 

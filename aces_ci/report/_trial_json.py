@@ -67,6 +67,7 @@ def trial_result_to_dict(result: TrialResult) -> dict[str, Any]:
             "provider": result.provider,
             "model": result.model,
             "harness": result.harness,
+            "harness_version": result.harness_version,
             "disclosure": result.disclosure,
             "judge": result.judge,
         },

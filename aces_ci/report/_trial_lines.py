@@ -39,10 +39,14 @@ def headline(result: TrialResult) -> str:
     level = f"{round(result.confidence * 100)}% intervals"
     design = "sequential, up to " if result.sequential else ""
     return (
-        f"aces-ci trial · {result.model} ({result.provider}) · harness {result.harness} ({result.disclosure}) · "
+        f"aces-ci trial · {result.model} ({result.provider}) · harness {_harness(result)} ({result.disclosure}) · "
         f"{design}{plural(result.runs, 'run')} per case and condition · {result.coupling} coupling · "
         f"{result.mode} mode · {level} · {judge_words(result)}"
     )
+
+
+def _harness(result: TrialResult) -> str:
+    return result.harness if result.harness_version is None else f"{result.harness} {result.harness_version}"
 
 
 def judge_words(result: TrialResult) -> str:

@@ -331,6 +331,9 @@ class TrialResult:
     notes: tuple[str, ...] = field(default_factory=tuple)
     judge: str | None = None
     """``provider/model`` of the judge that graded what no rule can; None: no judge, those metrics are null."""
+    harness_version: str | None = None
+    """The harness build that ran every rollout (a CLI's own ``--version`` and our adapter's; the built-in loop's
+    release and protocol): a rerun after a CLI upgrade says so. None in a result built without an engine."""
 
     @property
     def verdict(self) -> Literal["pass", "fail", "warn"]:

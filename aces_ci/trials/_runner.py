@@ -225,6 +225,7 @@ class TrialRunner:
             provider=self.setup.model.provider,
             model=self.setup.model.model,
             harness=self.setup.harness.name,
+            harness_version=self.engine.harness.version(),
             disclosure=self.setup.harness.disclosure,
             judge=None if self.setup.judge is None else f"{self.setup.judge.provider}/{self.setup.judge.model}",
             runs=self.design.runs,

@@ -19,6 +19,7 @@ import pytest
 import xmlschema
 import yaml
 
+from aces_ci import __version__
 from aces_ci.cli import main
 from aces_ci.github import COMMENT_MARKER
 from aces_ci.schemas import validator
@@ -178,6 +179,9 @@ def test_release_stores_the_baseline_and_reruns_flag_a_regression_only_when_the_
     assert list(validator("baseline").iter_errors(stored)) == []
     entry = stored["skills"]["skills/marker"]
     assert entry["release"] == "v1.0.0" and entry["agent"]["model"] == "scripted-model"
+    trial = json.loads(Path(released["trial-report"]).read_text())
+    assert entry["agent"]["harness_version"] == trial["agent"]["harness_version"]
+    assert trial["agent"]["harness_version"].startswith(f"{__version__}+loop"), "the built-in loop's build is kept"
     assert entry["lift"]["delta"] == pytest.approx(float(released["lift"]), abs=1e-5)
     assert len(entry["cases"]) == 12
     assert "are stored on branch aces-results" in summary.read_text()
