@@ -1,23 +1,36 @@
-"""``aces-ci value`` on the live agent: the skill's dataset, the run settings of ``rollout``, one engine.
+"""``aces-ci value`` on the live agent: a trial's dataset and judge, the run settings of ``rollout``, one engine.
 
-The valuation's cases are the skill's own dataset as a trial reads it (:func:`~aces_ci.evals.load_dataset`:
-evals.json in any dialect, ``evals/EVAL.md``, the task command), so each coalition's rollout gets
-the same prompt, fixtures and reference as ``rollout`` gives it. A case's score is one metric of
-the grading seam's :class:`~aces_ci.grading.AcesMetricsGrader` (``accuracy`` by default; the
-product's own grader's metrics when the dataset or aces.yml names one). Every setting the run
-flags and aces.yml give (provider, model, harness, disclosure, runs, concurrency, budget,
-journal) is the engine's; the journal defaults to one beside the score store, so a killed
-valuation always resumes without paying twice.
+The valuation's cases are read exactly as ``aces-ci trial`` reads them
+(:func:`~aces_ci.commands._trial_inputs.load_cases`): the skill's own dataset (evals.json in any
+dialect, ``evals/EVAL.md``, the task command), or the file ``--evals`` names instead, with the
+fixtures of each case taken from the skill's ``evals/`` as a trial stages them. So each
+coalition's rollout gets the prompt, fixtures and reference a trial gives the case.
 
-Cases that cannot be graded on the chosen metric are refused before a rollout is paid for: a
-case without ``expected_output`` (accuracy is not applicable to it) or with ``match: judge``
-(no judge model is wired into the valuation yet).
+A case's score is read off the grading seam's :class:`~aces_ci.grading.AcesMetricsGrader`, the
+grader of trials, with the trial's judge (aces.yml ``judge:``, ``--judge-*``, ``--no-judge``:
+:mod:`~aces_ci.commands._trial_judge`): one metric (``accuracy`` by default; the product's own
+grader's metrics when the dataset or aces.yml names one), or ``composite`` / ``outcome``, the
+means a coalition's rollout can have (:mod:`aces_ci.skillsv._live_score` defines them and says
+why skill efficiency and skill execution are not part of them). The judge's identity (its model
+and prompt protocol) is part of the scorer's identity, so a different judge re-scores every
+coalition; its answers are cached beside the rollouts and its dollars count against
+``--budget-usd`` as the agent's do.
+
+Every setting the run flags and aces.yml give (provider, model, harness, disclosure, runs,
+concurrency, budget, journal) is the engine's; the journal defaults to one beside the score
+store, so a killed valuation always resumes without paying twice.
+
+Before a rollout is paid for, a case whose score cannot be computed on the chosen metric is
+refused (exit 2, naming the case, its file and line, and why): no reference for accuracy, a
+``match: judge`` case with no judge configured, a metric that is not a coalition's (skill
+efficiency, skill execution), an outcome with neither accuracy nor goal accuracy to grade.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import sys
 from collections.abc import Mapping
 from contextlib import AbstractContextManager
@@ -29,11 +42,24 @@ from ..agents import ModelClients, baseline_guard, create_harness, render_skill_
 from ..config import Project
 from ..engine import RolloutCache, RolloutEngine, auto_progress
 from ..errors import ConfigError
-from ..evals import EvalCase, find_datasets, load_dataset, load_fixtures
-from ..grading import AcesMetricsGrader
-from ..models import ConcurrencyLimiter
-from ..skillsv import BARE_CONDITION, LivePlan, LiveScorer, Task, live_scorer
+from ..evals import EvalCase, GraderSpec, load_fixtures
+from ..grading import JUDGE_PROTOCOL, AcesMetricsGrader
+from ..models import ConcurrencyLimiter, ModelSpec
+from ..skillsv import (
+    BARE_CONDITION,
+    MEANS,
+    NOT_A_COALITION_SCORE,
+    LivePlan,
+    LiveScorer,
+    ScoreSettings,
+    Task,
+    live_scorer,
+    score_definition,
+    scored_over,
+)
 from ._run_options import resolve_run_options
+from ._trial_inputs import load_cases
+from ._trial_judge import open_judge
 
 DEFAULT_METRIC = "accuracy"
 STORE_DIR = "skillsv"
@@ -50,9 +76,19 @@ class LivePanel:
     tasks: tuple[Task, ...]
     cases: Mapping[str, EvalCase]
     """By task id (the case id)."""
-    grader: AcesMetricsGrader
     metric: str
+    over: Mapping[str, tuple[str, ...]]
+    """Per case id, the metrics its score is the mean of (one for a single metric)."""
+    owned: GraderSpec | None = None
+    """The product's own grader (BYOG) the dataset or aces.yml names."""
+    judge: ModelSpec | None = None
     notes: tuple[str, ...] = ()
+
+    @property
+    def score(self) -> ScoreSettings:
+        """What a case's score is, as the report states it."""
+        judge = f"{self.judge.provider}/{self.judge.model}" if self.judge is not None else None
+        return ScoreSettings(self.metric, score_definition(self.metric), judge)
 
 
 def _task(case: EvalCase) -> Task:
@@ -64,46 +100,77 @@ def _task(case: EvalCase) -> Task:
     return Task(case.id, written, stratum)
 
 
-def _refuse_ungradable(cases: Mapping[str, EvalCase], metric: str, where: str) -> None:
-    if metric != "accuracy":
-        return
-    for case in cases.values():
-        if not (case.expected_output or "").strip():
-            raise ConfigError(
-                f"case {case.id!r} has no expected_output, so the live agent's answer to it cannot be graded on "
-                "accuracy (give every case one, choose another --metric, or value with --oracle python:MODULE:FUNC)",
-                path=where,
-                line=case.line,
-            )
-        if case.match == "judge":
-            raise ConfigError(
-                f"case {case.id!r} is graded by a judge (match: judge), which aces-ci value does not configure "
-                "yet: use a deterministic match mode, or --oracle python:MODULE:FUNC",
-                path=where,
-                line=case.line,
-            )
+def _metric_choices(grader: AcesMetricsGrader) -> str:
+    chosen = [name for name in grader.metrics if name not in NOT_A_COALITION_SCORE]
+    return ", ".join([*chosen, *MEANS])
 
 
-def live_panel(skill_dir: Path, project: Project, evals: Path | None, metric: str) -> LivePanel:
-    """The skill's dataset, checked gradable on ``metric``; ConfigError/InputError before anything is paid."""
-    own = find_datasets(skill_dir)
-    if evals is not None and (not own or evals.resolve() != own[0].resolve()):
+def _check_metric(metric: str, grader: AcesMetricsGrader) -> None:
+    """A metric no case can be scored on is refused, with the ones that exist."""
+    if metric in NOT_A_COALITION_SCORE and (grader.owned is None or metric not in grader.owned.metrics):
         raise ConfigError(
-            "the live agent is valued on the skill's own dataset (evals/evals.json, evals/EVAL.md, the task "
-            "command), exactly as `rollout` runs it; --evals FILE with another panel needs --oracle python:MODULE:FUNC",
-            field="--evals",
-        )
-    settings = project.config.evals
-    dataset = load_dataset(skill_dir, project.root, tasks=settings.tasks, grader=settings.grader)
-    grader = AcesMetricsGrader(owned=dataset.grader)
-    if metric not in grader.metrics:
-        raise ConfigError(
-            f"--metric {metric!r} is not graded on this dataset; the metrics are {', '.join(grader.metrics)}",
+            f"--metric {metric!r} cannot score a coalition: {NOT_A_COALITION_SCORE[metric]}; "
+            f"choose one of {_metric_choices(grader)}",
             field="--metric",
         )
+    if metric not in grader.metrics and metric not in MEANS:
+        raise ConfigError(
+            f"--metric {metric!r} is not graded on this dataset; the metrics are {_metric_choices(grader)}",
+            field="--metric",
+        )
+
+
+def _scored_over(
+    cases: Mapping[str, EvalCase], metric: str, owned: tuple[str, ...], judged: bool, where: Mapping[str, str]
+) -> dict[str, tuple[str, ...]]:
+    """Per case, the metrics its score is the mean of; ConfigError naming the first case that has none."""
+    over: dict[str, tuple[str, ...]] = {}
+    for case in cases.values():
+        chosen = scored_over(case, metric, judged=judged, owned=owned)
+        if not chosen.metrics:
+            reasons = "; ".join(f"{name}: {why}" for name, why in chosen.left_out.items())
+            hint = (
+                "configure a judge (aces.yml judge:, --judge-provider/--judge-model)"
+                if not judged and "judge" in reasons
+                else "give the case what the metric needs"
+            )
+            raise ConfigError(
+                f"case {case.id!r} cannot be scored on {metric} ({reasons}): {hint}, choose another --metric, "
+                "or value with --oracle python:MODULE:FUNC",
+                path=where[case.id],
+                line=case.line,
+            )
+        over[case.id] = chosen.metrics
+    return over
+
+
+def live_panel(
+    skill_dir: Path, project: Project, evals: Path | None, metric: str, judge: ModelSpec | None = None
+) -> LivePanel:
+    """The cases a trial of the skill would run (``evals``: another dataset file), checked scorable on ``metric``.
+
+    ``judge`` is the judge the valuation will grade with (None: none). ConfigError/InputError
+    before anything is paid.
+    """
+    dataset = load_cases(skill_dir, project.root, evals, project.config.evals)
+    grader = AcesMetricsGrader(owned=dataset.grader)
+    _check_metric(metric, grader)
     cases = {case.id: case for case in dataset.cases}
-    _refuse_ungradable(cases, metric, dataset.files[0] if dataset.files else str(skill_dir))
-    return LivePanel(tuple(_task(case) for case in dataset.cases), cases, grader, metric, dataset.notes)
+    fallback = dataset.files[0] if dataset.files else str(skill_dir)
+    where = {case_id: source.file for case_id, source in dataset.sources.items()}
+    where.update({case_id: fallback for case_id in cases if case_id not in where})
+    owned = dataset.grader.metrics if dataset.grader is not None else ()
+    over = _scored_over(cases, metric, owned, judge is not None, where)
+    return LivePanel(
+        tuple(_task(case) for case in dataset.cases), cases, metric, over, dataset.grader, judge, dataset.notes
+    )
+
+
+def _judge_identity(spec: ModelSpec | None) -> str | None:
+    """The judge's model and its prompts' protocol version: what its grades depend on besides the rollout."""
+    if spec is None:
+        return None
+    return f"protocol-{JUDGE_PROTOCOL}:{json.dumps(spec.cache_identity(), sort_keys=True, default=str)}"
 
 
 def live_session(
@@ -111,16 +178,27 @@ def live_session(
 ) -> AbstractContextManager[LiveScorer]:
     """One engine for the whole valuation, opened by the returned context; ConfigError on bad settings.
 
-    ``cache_root`` holds the rollout cache and the score store's folder (the journal in it); None
-    with ``--no-cache`` (then only an explicit ``--journal`` keeps rollouts across a crash).
+    ``cache_root`` holds the rollout cache, the judge's answers and the score store's folder (the
+    journal in it); None with ``--no-cache`` (then only an explicit ``--journal`` keeps rollouts
+    across a crash). The judge is opened first: one that cannot run stops the valuation here.
     """
-    options = resolve_run_options(args, project.config)
+    options = dataclasses.replace(resolve_run_options(args, project.config), cache_dir=cache_root)
     target = render_skill_dir(skill_dir)
     fixtures = {case.id: load_fixtures(skill_dir, case) for case in panel.cases.values()}
     journal = options.journal
     if journal is None and cache_root is not None:
         journal = cache_root / STORE_DIR / JOURNAL_NAME
-    clients = ModelClients(prices=options.prices, seed=options.seed, limiter=ConcurrencyLimiter(options.concurrency))
+    limiter = ConcurrencyLimiter(options.concurrency)  # the judge's calls share the agents' cap, as in a trial
+    judge = open_judge(panel.judge, options, limiter)
+    clients = ModelClients(prices=options.prices, seed=options.seed, limiter=limiter)
+
+    async def close() -> None:
+        try:
+            await clients.aclose()
+        finally:
+            if judge is not None:
+                await judge.aclose()
+
     if options.harness.name == "builtin":
         clients.get(options.model)  # a missing key or an unknown provider is a config error: say so before any work
     harness = create_harness(options.harness, clients=clients)
@@ -143,5 +221,8 @@ def live_session(
         harness_identity=harness.cache_identity(),
         metric=panel.metric,
         runs=options.runs,
+        over=panel.over,
+        judge=_judge_identity(panel.judge),
     )
-    return live_scorer(engine, plan, panel.grader, close=clients.aclose)
+    grader = AcesMetricsGrader(judge=judge, owned=panel.owned)
+    return live_scorer(engine, plan, grader, close=close)

@@ -6,19 +6,22 @@ and reports per unit its net effect, content value and context cost with 95% int
 keep / compress / delete / unresolved decision, the anchors V(∅), V({m}), V(N), the content lift
 and the closure ratio, and what it cost against the full two-operator audit.
 
-The oracle is the live agent by default: each coalition's rendered skill is run on the skill's
-dataset through one rollout engine with the run settings of ``rollout`` (provider, model,
-harness, runs, budget, journal; aces.yml ``run:`` fills the gaps) and graded by the grading seam
-on ``--metric`` (``commands/_value_live.py``). ``--oracle python:MODULE:FUNC`` scores with a
+The oracle is the live agent by default: each coalition's rendered skill is run on the cases a
+trial would run (the skill's dataset, or the file ``--evals`` names) through one rollout engine
+with the run settings of ``rollout`` (provider, model, harness, runs, budget, journal; aces.yml
+``run:`` fills the gaps) and graded as a trial grades, with the trial's judge, on ``--metric``: a
+metric, ``composite`` or ``outcome`` (``commands/_value_live.py``; the report's
+``settings.score`` states the definition). ``--oracle python:MODULE:FUNC`` scores with a
 function instead, on the cases of ``--evals`` as written.
 Every score is kept in a cache on disk as it arrives, and every rollout in the engine's cache and
 journal, so a killed valuation loses nothing and an unchanged rerun calls the model zero times.
 
 Exit codes: 0 the valuation ran (a budget stop included: the values so far are reported, with
 their wider intervals); 2 bad input or configuration (no skill, no cases, a bad ``--oracle``, an
-oracle module that cannot be imported, a case the live agent's answer cannot be graded on,
-settings out of range); 3 the oracle failed while scoring (it raised or returned a non-number, a
-rollout ended in an infrastructure error): what was scored is kept and reported.
+oracle module that cannot be imported, a case the live agent's answer cannot be scored on with
+the chosen metric and judge, a judge that cannot run, settings out of range); 3 the oracle
+failed while scoring (it raised or returned a non-number, a rollout ended in an infrastructure
+error): what was scored is kept and reported.
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ from ..skillsv import (
     EvaluationStore,
     PythonScorer,
     RenderingOracle,
+    ScoreSettings,
     SkillScorer,
     TooLargeForExact,
     UniformIntractable,
@@ -57,11 +61,12 @@ from ..skillsv import (
     value_json,
 )
 from ._run_options import _COUNT, _number, add_run_options
+from ._trial_judge import add_judge_options, configured_judge
 from ._value_live import DEFAULT_METRIC, STORE_DIR, LivePanel, live_panel, live_session
 
 ORACLE_KINDS = {
     "live": "live (the default) — the agent of the run settings runs each rendered skill on each case, "
-    "graded by --metric",
+    "graded as a trial grades (the judge included) on --metric",
     "python": "python:MODULE:FUNC — FUNC(skill_dir: str, case: dict, seed: int) -> float scores the rendered "
     "skill folder on one evals case (MODULE imported from PYTHONPATH and the working directory)",
 }
@@ -79,7 +84,12 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "(length-neutral padding) and context cost, each with a 95%% interval and a decision.",
     )
     parser.add_argument("skill_dir", type=Path, metavar="SKILL_DIR", help="folder holding SKILL.md")
-    parser.add_argument("--evals", type=Path, metavar="FILE", help="the cases (default: the skill's evals/evals.json)")
+    parser.add_argument(
+        "--evals",
+        type=Path,
+        metavar="FILE",
+        help="the cases: any dataset `trial --evals` reads (default: the skill's evals/, as a trial reads it)",
+    )
     parser.add_argument(
         "--oracle",
         metavar="SPEC",
@@ -89,7 +99,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--metric",
         default=DEFAULT_METRIC,
         metavar="NAME",
-        help="the live agent's score of a case: a metric of the grading seam (default accuracy)",
+        help="the live agent's score of a case: a metric of the grading seam, or composite / outcome (the means "
+        "of the rollout-level metrics the case is graded on; default accuracy)",
     )
     parser.add_argument("--json", type=Path, metavar="FILE", help="write the value report as JSON to FILE")
     parser.add_argument("--orders", choices=ORDER_DISTRIBUTIONS, default="layer", help="μ: default layer (the paper's)")
@@ -126,6 +137,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument("--max-evaluations", type=_COUNT, metavar="N", help="stop after N coalition scores")
     parser.add_argument("--resolution", type=_FRACTION, default=0.01, help="|value| below this is unresolved")
     add_run_options(parser)
+    add_judge_options(parser)
     parser.set_defaults(run=run)
 
 
@@ -182,7 +194,7 @@ def _seed(args: argparse.Namespace, project: Project) -> int:
     return int(seed)
 
 
-def _settings(args: argparse.Namespace, game: CompiledSkill, seed: int) -> ValueSettings:
+def _settings(args: argparse.Namespace, game: CompiledSkill, seed: int, score: ScoreSettings) -> ValueSettings:
     if args.exact and len(game.players) > MAX_EXACT_UNITS:
         raise ConfigError(
             f"--exact enumerates every feasible coalition; this skill has {len(game.players)} units "
@@ -206,7 +218,11 @@ def _settings(args: argparse.Namespace, game: CompiledSkill, seed: int) -> Value
         max_usd=args.budget_usd,
     )
     return ValueSettings(
-        estimator=estimator, exact=args.exact, holdout=args.holdout, rules=DecisionRules(args.resolution)
+        estimator=estimator,
+        score=score,
+        exact=args.exact,
+        holdout=args.holdout,
+        rules=DecisionRules(args.resolution),
     )
 
 
@@ -241,6 +257,8 @@ def render_value_text(report: ValueReport, out: TextIO) -> None:
         f"{operators} · seed {estimator.seed}\n"
     )
     held = report.held_out.tasks if report.held_out else 0
+    judge = f" · judge {settings.score.judge}" if settings.score.judge else ""
+    out.write(f"score of a case: {settings.score.definition}{judge}\n")
     out.write(f"cases: {report.attribution_tasks} for attribution, {held} held out for the pruning test\n\n")
     anchors = valuation.anchors
     out.write(
@@ -336,9 +354,14 @@ def measure_value(args: argparse.Namespace, skill_dir: Path, project: Project) -
     """
     kind = oracle_kind(args.oracle)
     game = compile_skill(skill_dir)
-    panel = live_panel(skill_dir, project, args.evals, args.metric) if kind == "live" else None
+    panel = None
+    if kind == "live":
+        panel = live_panel(skill_dir, project, args.evals, args.metric, configured_judge(project.config, args))
+    else:
+        _refuse_judge_flags(args)
     tasks = list(panel.tasks) if panel is not None else load_tasks(_evals_file(args, skill_dir))
-    settings = _settings(args, game, _seed(args, project))
+    score = panel.score if panel is not None else ScoreSettings()
+    settings = _settings(args, game, _seed(args, project), score)
     root = cache_root(args, skill_dir, project)
     store = EvaluationStore(root / STORE_DIR) if root is not None else None
     try:
@@ -350,6 +373,17 @@ def measure_value(args: argparse.Namespace, skill_dir: Path, project: Project) -
         if store is not None:
             store.close()
     return report
+
+
+def _refuse_judge_flags(args: argparse.Namespace) -> None:
+    """A Python oracle scores by itself: a judge asked for on the command line would be silently unused."""
+    named = [flag for flag in ("judge_provider", "judge_model", "judge_base_url") if getattr(args, flag, None)]
+    if named:
+        flags = ", ".join("--" + flag.replace("_", "-") for flag in named)
+        raise ConfigError(
+            f"{flags}: a judge grades the live agent's rollouts, and --oracle {args.oracle} scores without one",
+            field="--oracle",
+        )
 
 
 def _scorer(

@@ -7,6 +7,7 @@ from ._estimate import EstimateRun, Estimator, EstimatorSettings, Meter, Pooling
 from ._exact import ExactGame, TooLargeForExact, unanimity_values
 from ._hierarchy import repair_hierarchy
 from ._live import BARE_CONDITION, LivePlan, LiveScorer, live_scorer
+from ._live_score import COMPOSITE_METRICS, MEANS, NOT_A_COALITION_SCORE, ScoredOver, score_definition, scored_over
 from ._model import (
     OPERATORS,
     RULE_NAMES,
@@ -43,13 +44,16 @@ from ._structure import GameStructure
 from ._summary import DecisionRules, decide, summarize
 from ._tasks import load_tasks, split_panels
 from ._tokens import TOKENIZER, count_tokens
-from ._valuate import HeldOut, ValueReport, ValueSettings, valuate
+from ._valuate import HeldOut, ScoreSettings, ValueReport, ValueSettings, valuate
 from ._value_json import VALUE_SCHEMA_VERSION, low_value_units, value_json
 from ._views import CurveView, SkillValueView, UnitView, compile_summary, skill_value
 
 __all__ = [
     "BARE_CONDITION",
     "COMPILE_SCHEMA_VERSION",
+    "COMPOSITE_METRICS",
+    "MEANS",
+    "NOT_A_COALITION_SCORE",
     "OPERATORS",
     "ORDER_DISTRIBUTIONS",
     "RULE_NAMES",
@@ -91,6 +95,8 @@ __all__ = [
     "RenderingOracle",
     "Repair",
     "ScoreRequest",
+    "ScoreSettings",
+    "ScoredOver",
     "Segment",
     "SkillScorer",
     "SkillValueView",
@@ -117,6 +123,8 @@ __all__ = [
     "published_settings",
     "render",
     "repair_hierarchy",
+    "score_definition",
+    "scored_over",
     "skill_value",
     "split_panels",
     "store_key",

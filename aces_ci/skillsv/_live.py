@@ -3,7 +3,10 @@
 :class:`LiveScorer` is a :class:`~aces_ci.skillsv.SkillScorer`: for each :class:`ScoreRequest` it
 stages the rendered tree as the skill (nothing at all for the bare agent ρ_del(∅)), runs the case
 ``runs`` times (replicates 0…runs−1) and grades each rollout with the grading seam; the score is
-the chosen metric's mean over the replicates. A whole round of the estimator is one
+the chosen metric's mean over the replicates — one metric, or ``composite`` / ``outcome``, the mean
+of the metrics the plan names for the case (:mod:`aces_ci.skillsv._live_score` says which, and why).
+What the graders spend (a judge's calls) is part of the outcome's cost, so ``--budget-usd`` counts
+it as the engine's budget does. A whole round of the estimator is one
 :meth:`RolloutEngine.run` call, so the engine's concurrency, cache, journal, budget and progress
 serve the valuation as one batch after another.
 
@@ -25,7 +28,7 @@ import hashlib
 import json
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..agents import HarnessSpec, RolloutRequest, SkillSet
 from ..engine import RolloutBatch, RolloutEngine, RolloutRecord, StopReason
@@ -54,8 +57,17 @@ class LivePlan:
     harness_identity: str
     """:meth:`Harness.cache_identity` of the engine's harness."""
     metric: str
-    """The metric of the grader's grades a case's score is read from (``accuracy`` by default)."""
+    """The score of a case: a metric of the grader's grades (``accuracy`` by default), or a mean of several."""
     runs: int = 1
+    over: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """Per case id, the metrics its score is the mean of (:func:`~aces_ci.skillsv.scored_over`); a case
+    not named here is scored on ``metric`` alone."""
+    judge: str | None = None
+    """What identifies the judge the grader asks (model and prompt protocol); None without one."""
+
+    def metrics_of(self, case_id: str) -> tuple[str, ...]:
+        """The metrics case ``case_id``'s score is the mean of."""
+        return self.over.get(case_id, (self.metric,))
 
 
 def _identity(plan: LivePlan, grader: Grader) -> str:
@@ -66,6 +78,8 @@ def _identity(plan: LivePlan, grader: Grader) -> str:
         "spec": [plan.harness.name, plan.harness.disclosure, plan.harness.max_turns],
         "model": [model.provider, model.model, model.base_url, model.temperature, model.max_tokens],
         "grader": [grader.name, plan.metric],
+        "judge": plan.judge,
+        "over": {case: list(metrics) for case, metrics in sorted(plan.over.items())},
         "runs": plan.runs,
     }
     digest = hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:16]
@@ -138,7 +152,9 @@ class LiveScorer:
     ) -> Outcome:
         paid = [records[r] for r in rollouts if r in records and records[r].source == "run"]
         spent = len(paid)
+        graded = [records[r].grades for r in rollouts if r in records]
         cost = sum(record.result.usage.cost_usd for record in paid)
+        cost += sum(grades.usage.cost_usd for grades in graded if grades is not None)
         caps = [unrun[r] for r in rollouts if r in unrun]
         if caps:
             error = f"the run's {caps[0]} cap left case {rollouts[0].case.id} unrun"
@@ -151,15 +167,19 @@ class LiveScorer:
             if record.result.status != "completed":
                 detail = record.result.error or record.result.end_reason
                 return Outcome(None, spent, cost, error=f"case {rollout.case.id}: the rollout failed: {detail}")
-            grade = record.grades.get(self.plan.metric) if record.grades is not None else None
-            if grade is None or grade.value is None:
-                status = grade.status if grade is not None else "not graded"
-                reason = grade.reason if grade is not None and grade.reason else status
-                fatal = grade is not None and grade.status == "not_applicable"
-                return Outcome(
-                    None, spent, cost, error=f"case {rollout.case.id}: {self.plan.metric}: {reason}", fatal=fatal
-                )
-            values.append(grade.value)
+            metrics = self.plan.metrics_of(rollout.case.id)
+            scored: list[float] = []
+            for metric in metrics:
+                grade = record.grades.get(metric) if record.grades is not None else None
+                if grade is None or grade.value is None:
+                    status = grade.status if grade is not None else "not graded"
+                    reason = grade.reason if grade is not None and grade.reason else status
+                    fatal = grade is not None and grade.status == "not_applicable"
+                    return Outcome(None, spent, cost, error=f"case {rollout.case.id}: {metric}: {reason}", fatal=fatal)
+                scored.append(grade.value)
+            if not scored:
+                return Outcome(None, spent, cost, error=f"case {rollout.case.id}: no metric to score", fatal=True)
+            values.append(sum(scored) / len(scored))
         return Outcome(sum(values) / len(values), spent, cost)
 
 

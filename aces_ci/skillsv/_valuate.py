@@ -22,8 +22,20 @@ from ._tasks import split_panels
 
 
 @dataclass(frozen=True)
+class ScoreSettings:
+    """What the oracle's score of a coalition on a case is, as the report states it (the estimand's V)."""
+
+    metric: str | None = None
+    """The grading seam's metric, ``composite`` or ``outcome`` (the live oracle); None: the oracle's own number."""
+    definition: str = "the oracle's own number for the rendered skill on the case"
+    judge: str | None = None
+    """The judge model grading the rollouts (``provider/model``); None without one."""
+
+
+@dataclass(frozen=True)
 class ValueSettings:
     estimator: EstimatorSettings = field(default_factory=EstimatorSettings)
+    score: ScoreSettings = field(default_factory=ScoreSettings)
     exact: bool = False
     holdout: float = 0.0
     """Share of cases held out for the pruning test; 0 skips it."""

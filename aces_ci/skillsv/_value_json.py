@@ -108,6 +108,11 @@ def value_json(report: ValueReport) -> dict[str, Any]:
             "resolution": valuation.resolution,
             "bootstrap": settings.bootstrap,
             "holdout": settings.holdout,
+            "score": {
+                "metric": settings.score.metric,
+                "definition": settings.score.definition,
+                "judge": settings.score.judge,
+            },
         },
         "panel": {"attribution": report.attribution_tasks, "held_out": report.held_out.tasks if report.held_out else 0},
         "units": units,

@@ -1,6 +1,6 @@
 """SkillSV in ``aces-ci ci``: a release's valuation after its trials, ``mode: value``, forks and the budget split.
 
-The model is the scripted server of the live valuation's tests (``tests/skillsv/test_value_live.py``):
+The model is the scripted server of the live valuation's tests (``tests/skillsv/acme.py``):
 it answers from the staged skill only, by rules that plant a game — the refund fact (spoiled by a
 caution unit), the hotline code and its dialling rule (an AND pair), a dead style unit. Real HTTP
 to it and to a local GitHub REST server; assertions are what a user reads: the comment or job
@@ -23,8 +23,8 @@ from aces_ci.cli import main
 from aces_ci.github import COMMENT_MARKER
 from aces_ci.schemas import validator
 from tests.servers import ScriptedServer
+from tests.skillsv.acme import BODY, QUESTIONS, planted_model
 from tests.skillsv.helpers import write_skill
-from tests.skillsv.test_value_live import BODY, QUESTIONS, planted_model
 
 from .helpers import actions_env, event, git, read_outputs
 from .server import WRITE_TOKEN, GitHubServer
@@ -173,7 +173,10 @@ def test_mode_value_on_a_dispatch_values_every_skill_and_says_which_have_no_data
     text = summary.read_text()
     assert "#### SkillSV: skills/acme" in text and "xychart-beta" not in text  # no held-out panel, no curve
     assert "skills/notes" in text and "its units were not valued" in text
-    assert "SkillSV could not value this skill: skills/hello/evals/evals.json:1: case 'hello' has no expected" in text
+    assert (
+        "SkillSV could not value this skill: skills/hello/evals/evals.json:1: case 'hello' cannot be scored on "
+        "accuracy (accuracy: it has no expected" in text  # the comment escapes expected_output's underscore
+    )
     assert server.calls > 0
 
 

@@ -159,13 +159,14 @@ def test_a_killed_valuation_loses_no_score_and_resumes_to_the_same_values(tmp_pa
     assert paid_total >= paid_before
 
 
-def test_without_an_oracle_the_live_agent_is_valued_only_on_the_skills_own_dataset(
+def test_without_an_oracle_the_live_agent_is_graded_on_the_evals_file_and_refuses_what_it_cannot_grade(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    skill, evals = _planted(tmp_path, cases=4)  # a panel kept outside the skill
+    skill, evals = _planted(tmp_path, cases=4)  # a panel kept outside the skill, without references
     assert main(["value", str(skill), "--evals", str(evals), "--cache-dir", str(tmp_path / "cache")]) == 2
     err = capsys.readouterr().err
-    assert "the skill's own dataset" in err and "--oracle python:MODULE:FUNC" in err
+    assert f"{evals.name}:1: case 'c0' cannot be scored on accuracy (accuracy: it has no expected_output)" in err
+    assert "--oracle python:MODULE:FUNC" in err
     assert not (tmp_path / "cache").exists()  # refused before any rollout
 
 
@@ -185,6 +186,22 @@ def test_a_bad_oracle_is_a_configuration_error(
     skill, evals = _planted(tmp_path, cases=4)
     assert main(["value", str(skill), "--evals", str(evals), "--oracle", spec, "--no-cache"]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_a_python_oracle_scores_by_itself_so_a_judge_asked_for_is_refused_and_the_report_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    skill, evals = _planted(tmp_path, cases=3)
+    common = [str(skill), "--evals", str(evals), "--oracle", f"{ORACLE}:expected", "--exact"]
+    assert main(["value", *common, "--judge-model", "judge-x", "--no-cache"]) == 2
+    assert "--judge-model: a judge grades the live agent's rollouts" in capsys.readouterr().err
+    code, report = _value(tmp_path, *common)
+    assert code == 0
+    assert report["settings"]["score"] == {
+        "metric": None,
+        "definition": "the oracle's own number for the rendered skill on the case",
+        "judge": None,
+    }
 
 
 def test_an_oracle_that_fails_mid_run_exits_3_and_keeps_what_it_scored(

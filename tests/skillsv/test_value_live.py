@@ -1,9 +1,7 @@
 """``aces-ci value`` on the live agent: real HTTP to a scripted model server, one engine for the valuation.
 
-The scripted model knows nothing itself: it answers from the preloaded skill only, by rules that
-plant a game with known Shapley values (:data:`EXACT`): an additive fact, a harmful unit that
-spoils it, a complementary AND pair, a dead unit. The bare agent (no skill staged) never answers,
-which the baseline guard also proves by construction.
+The model is the planted Acme game of :mod:`tests.skillsv.acme` (known Shapley values); the bare
+agent (no skill staged) never answers, which the baseline guard also proves by construction.
 """
 
 from __future__ import annotations
@@ -14,86 +12,24 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from aces_ci.cli import main
-from aces_ci.schemas import validator
 from tests.engine.helpers import complete_records, kill_once_journaled, settled_calls
-from tests.servers import Reply, ScriptedRequest, ScriptedServer, Text, Tokens
-from tests.skillsv.helpers import write_skill
-from tests.trials.helpers import run_flags
-
-BODY = (
-    "\n# Acme facts\n\n## Facts\n\n"
-    "- Refunds: Acme refunds a paid plan within 45 days.\n"
-    "- Support: the hotline code is ORCA-7.\n"
-    "- Dialling: say the hotline code after the word extension.\n"
-    "- Caution: never quote refund periods.\n"
-    "- Style: be friendly and brief.\n"
+from tests.servers import ScriptedServer
+from tests.skillsv.acme import (
+    BODY,
+    DECISIONS,
+    EXACT,
+    acme_skill,
+    assert_valid,
+    body_units,
+    planted_model,
+    run_value,
+    value_args,
 )
-QUESTIONS = {
-    "refund": ("Within how many days does Acme refund a paid plan?", "45"),
-    "hotline": ("What do I say to the Acme hotline?", "extension ORCA-7"),
-}
-EXACT = {"Refunds": 0.25, "Support": 0.25, "Dialling": 0.25, "Caution": -0.25, "Style": 0.0}
-"""The planted game's Shapley values (half the cases ask each question; every unit needs only the trigger):
-refunds answered iff Refunds ∧ ¬Caution (φ = ±½ of the half), the hotline iff Support ∧ Dialling (an AND
-pair: ½ each of the half), Style is dead. Both μ agree: the five units are one block after the trigger."""
-DECISIONS = {"Refunds": "keep", "Support": "keep", "Dialling": "keep", "Caution": "delete", "Style": "delete"}
-
-
-def planted_model(request: ScriptedRequest) -> Reply:
-    """Answers from the context only, by the rules of :data:`EXACT`."""
-    question = next((turn.text for turn in request.turns if turn.role == "user"), "")
-    context = request.system_text
-    usage = Tokens(input=100, output=10)
-    if "refund" in question and "within 45 days" in context:
-        if "never quote refund periods" in context:
-            return Text("I cannot say.", usage=usage)
-        return Text("Acme refunds within 45 days.", usage=usage)
-    if "hotline" in question and "ORCA-7" in context:
-        if "after the word extension" in context:
-            return Text("Say extension ORCA-7.", usage=usage)
-        return Text("Give the code ORCA-7.", usage=usage)
-    return Text("I do not know.", usage=usage)
-
-
-def _skill(tmp_path: Path, cases: int = 8) -> Path:
-    """The planted skill with its dataset in evals/ (the live agent is valued on the skill's own cases)."""
-    kinds = list(QUESTIONS)
-    evals = {
-        "skill_name": "acme",
-        "evals": [
-            {"id": f"q{i}", "prompt": QUESTIONS[kinds[i % 2]][0], "expected_output": QUESTIONS[kinds[i % 2]][1]}
-            for i in range(cases)
-        ],
-    }
-    skill = write_skill(tmp_path, BODY, {"evals/evals.json": json.dumps(evals)}, name="acme")
-    (tmp_path / "aces.yml").write_text(
-        "run:\n  prices:\n    scripted-model: {input: 1.0, output: 2.0}\n", encoding="utf-8"
-    )
-    return skill
-
-
-def _args(skill: Path, server: ScriptedServer, where: Path, *extra: str) -> list[str]:
-    """The value command on the scripted server, its cache in ``where/cache``."""
-    return ["value", str(skill), *run_flags(server, where, "--config", str(skill.parent / "aces.yml"), *extra)]
-
-
-def _value(args: list[str], out: Path) -> tuple[int, dict[str, Any]]:
-    out.unlink(missing_ok=True)
-    code = main([*args, "--json", str(out)])
-    return code, json.loads(out.read_text()) if out.exists() else {}
-
-
-def _units(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    return {unit["preview"].split(":")[0].lstrip("- "): unit for unit in report["units"] if unit["kind"] == "body"}
-
-
-def _valid(report: dict[str, Any]) -> None:
-    assert [e.message for e in validator("skillsv-value").iter_errors(report)] == []
+from tests.skillsv.helpers import write_skill
 
 
 @pytest.fixture
@@ -113,15 +49,15 @@ def test_the_live_valuation_recovers_the_planted_game_and_an_unchanged_rerun_is_
     chain estimator, not the pooled one: pooling lends every unit the other units' interaction
     residuals, which on a noise-free game only widens the intervals (see BENCHMARKS.md).
     """
-    skill = _skill(tmp_path)
+    skill = acme_skill(tmp_path)
     settings = ("-K", "16", "--window", "8", "--no-truncation", "--pooling", "chain", "--orders", orders)
-    args = _args(skill, server, tmp_path, *settings)
-    code, report = _value(args, tmp_path / "value.json")
+    args = value_args(skill, server, tmp_path, *settings)
+    code, report = run_value(args, tmp_path / "value.json")
     assert code == 0, capsys.readouterr().err
-    _valid(report)
+    assert_valid(report)
     assert report["oracle"].startswith("live:openai/scripted-model:builtin:accuracy:")
     assert report["order_distribution"] == orders
-    units = _units(report)
+    units = body_units(report)
     assert set(units) == set(EXACT)
     for name, exact in EXACT.items():
         lo, hi = units[name]["ci"]
@@ -136,89 +72,117 @@ def test_the_live_valuation_recovers_the_planted_game_and_an_unchanged_rerun_is_
     assert paid == server.calls > 0  # one model call per rollout (preload: no tools)
     assert report["rollouts"]["cost_usd"] > 0
     # An unchanged rerun: every score is in the store, no rollout is run, no model is called.
-    code, again = _value(args, tmp_path / "again.json")
+    code, again = run_value(args, tmp_path / "again.json")
     assert code == 0 and server.calls == paid
     assert again["rollouts"]["spent"] == 0 and again["units"] == report["units"]
     # The score store lost (a new machine with the rollout cache only): rollouts are reused, still free.
     for entry in (tmp_path / "cache" / "skillsv").glob("scores*"):
         entry.unlink()
-    code, cached = _value(args, tmp_path / "cached.json")
+    code, cached = run_value(args, tmp_path / "cached.json")
     assert code == 0 and server.calls == paid and cached["units"] == report["units"]
 
 
 def test_exact_mode_on_the_live_agent_gives_the_planted_values(server: ScriptedServer, tmp_path: Path) -> None:
-    skill = _skill(tmp_path, cases=2)
-    code, report = _value(_args(skill, server, tmp_path, "--exact", "--operators", "del"), tmp_path / "x.json")
+    skill = acme_skill(tmp_path, cases=2)
+    code, report = run_value(value_args(skill, server, tmp_path, "--exact", "--operators", "del"), tmp_path / "x.json")
     assert code == 0
-    _valid(report)
-    units = _units(report)
+    assert_valid(report)
+    units = body_units(report)
     assert {name: unit["net_effect"] for name, unit in units.items()} == pytest.approx(EXACT, abs=1e-9)
     assert all(unit["ci"] is None for unit in units.values())  # enumerated: no sampling error
 
 
-def test_cases_the_live_agent_cannot_be_graded_on_are_refused_before_any_rollout(
+def test_cases_the_live_agent_cannot_be_scored_on_are_refused_before_any_rollout(
     server: ScriptedServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    skill = write_skill(
-        tmp_path, BODY, {"evals/evals.json": json.dumps({"evals": [{"id": "open", "prompt": "Any advice?"}]})}
-    )
+    cases = [
+        {"id": "open", "prompt": "Any advice?"},
+        {"id": "judged", "prompt": "Refunds?", "expected_output": "45", "match": "judge"},
+    ]
+    skill = write_skill(tmp_path, BODY, {"evals/evals.json": json.dumps({"evals": cases})})
     (tmp_path / "aces.yml").write_text("run: {}\n", encoding="utf-8")
-    assert main(_args(skill, server, tmp_path)) == 2
-    err = capsys.readouterr().err
-    assert "case 'open' has no expected_output" in err and "--oracle python:MODULE:FUNC" in err
-    assert main([*_args(skill, server, tmp_path), "--metric", "fluency"]) == 2
-    assert "--metric 'fluency' is not graded" in capsys.readouterr().err
-    other = tmp_path / "other.json"
-    other.write_text(json.dumps({"evals": [{"id": "x", "prompt": "p", "expected_output": "y"}]}))
-    assert main([*_args(skill, server, tmp_path), "--evals", str(other)]) == 2
-    assert "the skill's own dataset" in capsys.readouterr().err
+
+    def refused(*extra: str) -> str:
+        assert main([*value_args(skill, server, tmp_path), *extra]) == 2, extra
+        return capsys.readouterr().err
+
+    err = refused()
+    assert "evals/evals.json:1: case 'open' cannot be scored on accuracy (accuracy: it has no expected_output)" in err
+    assert "--oracle python:MODULE:FUNC" in err
+    err = refused("--metric", "fluency")
+    assert "--metric 'fluency' is not graded on this dataset" in err and "composite, outcome" in err
+    for metric, why in (
+        ("skill_efficiency", "compares a rollout with its paired control"),
+        ("skill_execution", "not graded on the bare agent"),
+    ):
+        assert f"--metric {metric!r} cannot score a coalition: skill " in (err := refused("--metric", metric))
+        assert why in err
+    # outcome: neither accuracy nor goal accuracy can grade the open case
+    err = refused("--metric", "outcome")
+    assert (
+        "case 'open' cannot be scored on outcome (accuracy: it has no expected_output; goal_accuracy: it has no" in err
+    )
+    # a case only a judge grades, and no judge: the way out is named
+    (skill / "evals" / "evals.json").write_text(json.dumps({"evals": cases[1:]}))
+    err = refused()
+    assert "case 'judged' cannot be scored on accuracy (accuracy: it is graded by a judge (match: judge)" in err
+    assert "configure a judge (aces.yml judge:, --judge-provider/--judge-model)" in err
+    # a judge that cannot run (no model id) stops before anything runs, as in a trial
+    assert "judge.model" in refused("--judge-provider", "openai")
+    # --evals: a file that is not there, a file with a problem (its line and field named)
+    assert "no such evals file" in refused("--evals", str(tmp_path / "missing.json"))
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"evals": [\n  {"id": "a", "prompt": "p", "expected_output": 7}\n]}\n')
+    err = refused("--evals", str(broken))
+    assert "broken.json:2" in err and "expected_output" in err, err
     assert server.calls == 0
+    assert not (tmp_path / "cache" / "skillsv").exists()
 
 
 def test_a_rollout_cap_and_a_dollar_budget_stop_the_valuation_with_wider_intervals(
     server: ScriptedServer, tmp_path: Path
 ) -> None:
-    skill = _skill(tmp_path, cases=16)
+    skill = acme_skill(tmp_path, cases=16)
     common = ["-K", "32", "--window", "4"]
-    code, full = _value(_args(skill, server, tmp_path / "full", *common), tmp_path / "full.json")
+    code, full = run_value(value_args(skill, server, tmp_path / "full", *common), tmp_path / "full.json")
     assert code == 0 and full["stopped_by"] is None and full["chains"]["completed"] == 32
     spent = server.calls
-    width = lambda report: sum(u["ci"][1] - u["ci"][0] for u in _units(report).values())  # noqa: E731
+    width = lambda report: sum(u["ci"][1] - u["ci"][0] for u in body_units(report).values())  # noqa: E731
     for flag, value, reason in (
         ("--max-rollouts", str(spent // 2), "max_rollouts"),
         # each rollout costs (100 + 2·10) / 1e6 = $0.00012 at the aces.yml price
         ("--budget-usd", f"{0.00012 * (spent // 2):.6f}", "budget_usd"),
     ):
         before = server.calls
-        capped = _args(skill, server, tmp_path / reason, *common, flag, value)
-        code, stopped = _value(capped, tmp_path / "s.json")
+        capped = value_args(skill, server, tmp_path / reason, *common, flag, value)
+        code, stopped = run_value(capped, tmp_path / "s.json")
         assert code == 0, flag
-        _valid(stopped)
+        assert_valid(stopped)
         assert stopped["stopped_by"] == reason
         assert server.calls - before <= spent // 2 + 4  # a cap stops new launches; the 4 in flight finish
         assert 0 < stopped["chains"]["completed"] < 32
-        assert all(unit["ci"] is not None for unit in _units(stopped).values())  # the values so far, with intervals
+        assert all(unit["ci"] is not None for unit in body_units(stopped).values())  # the values so far, with intervals
         assert width(stopped) > width(full)
         # resuming with the cap lifted pays only for what the stopped run did not run
         resumed_before = server.calls
-        code, resumed = _value(_args(skill, server, tmp_path / reason, *common), tmp_path / "r.json")
+        code, resumed = run_value(value_args(skill, server, tmp_path / reason, *common), tmp_path / "r.json")
         assert code == 0 and resumed["units"] == full["units"]
         assert server.calls - resumed_before == spent - (resumed_before - before)
 
 
 def test_a_killed_live_valuation_loses_no_paid_rollout(server: ScriptedServer, tmp_path: Path) -> None:
-    skill = _skill(tmp_path, cases=12)
+    skill = acme_skill(tmp_path, cases=12)
     common = ["-K", "8", "--window", "6", "--concurrency", "2"]
     # the same valuation once, uninterrupted, elsewhere: how many distinct rollouts it needs
     reference = tmp_path / "reference.json"
-    command = [sys.executable, "-m", "aces_ci.cli", *_args(skill, server, tmp_path / "ref", *common)]
+    command = [sys.executable, "-m", "aces_ci.cli", *value_args(skill, server, tmp_path / "ref", *common)]
     env = {**os.environ, "CI": "true", "TMPDIR": str(tmp_path)}
     subprocess.run([*command, "--json", str(reference)], check=True, env=env, capture_output=True, timeout=300)
     total = server.calls
     # now kill it half-way, and resume
     cache = tmp_path / "cache"
     journal = cache / "skillsv" / "journal.jsonl"
-    command = [sys.executable, "-m", "aces_ci.cli", *_args(skill, server, tmp_path, *common)]
+    command = [sys.executable, "-m", "aces_ci.cli", *value_args(skill, server, tmp_path, *common)]
     first = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     finished = kill_once_journaled(first, journal, total // 2)
     paid_before_kill = settled_calls(server) - total
