@@ -115,10 +115,18 @@ def degradation_line(skill: SkillTrialResult) -> str | None:
     g = skill.degradation
     if g is None:
         return None
+    surely = f"degraded cases: {g.confidently_degraded:.0%} ({g.confidently_count}) of {plural(g.n_cases, 'case')}"
+    if g.n_cases and g.possibly_count == g.n_cases:
+        # Every per-case interval reaches below the margin: the upper bound is the design's, not the skill's.
+        lift = gated_lift(skill)
+        runs = f"with {plural(lift.runs_per_arm, 'run')} per case and condition" if lift is not None else "here"
+        return (
+            f"{surely} surely got worse; {runs} no case can be cleared of harm, so the share that got worse is not "
+            "bounded above yet (more runs per case narrow it)"
+        )
     return (
-        f"degraded cases: confidently {g.confidently_degraded:.0%} ({g.confidently_count}), possibly "
-        f"{g.possibly_degraded:.0%} ({g.possibly_count}) of {plural(g.n_cases, 'case')} — the true share of "
-        "cases that got worse lies between the two"
+        f"{surely} surely got worse, at most {g.possibly_degraded:.0%} ({g.possibly_count}) may have — the true "
+        "share lies between the two"
     )
 
 

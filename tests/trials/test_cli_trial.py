@@ -45,6 +45,9 @@ def test_the_accuracy_interval_contains_the_planted_lift_and_a_rerun_makes_no_mo
     assert accuracy["with_mean"] == pytest.approx(accuracy["without_mean"] + accuracy["delta"])
     assert data["skills"][0]["lift"]["goal_accuracy"] is None
     assert "accuracy" in out and "naive (pooled runs)" in out
+    shares = data["skills"][0]["degradation"]
+    surely = f"degraded cases: {shares['confidently_degraded']:.0%} ({shares['confidently_count']}) of 30 cases"
+    assert surely in out
     calls = server.calls
     assert calls == 30 * 3 * 2
 
@@ -53,6 +56,24 @@ def test_the_accuracy_interval_contains_the_planted_lift_and_a_rerun_makes_no_mo
     again = json.loads((tmp_path / "trial.json").read_text())
     assert again["spent"]["rollouts_run"] == 0 and again["spent"]["rollouts_reused"] == 180
     assert again["skills"] == data["skills"]
+
+
+def test_two_runs_per_case_say_no_case_can_be_cleared_of_harm_rather_than_possibly_all_degraded(
+    scripted_server: Server, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With two runs a case every per-case interval reaches below zero: the bound is the design's, not the skill's."""
+    server = scripted_server(planted_accuracy(0.8, 0.4))
+    skill = repo_with_skill(tmp_path / "repo", cases=8)
+    argv = ["trial", str(skill), "--runs", "2", "--seed", "3", *run_flags(server, tmp_path), *reports(tmp_path)]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    shares = valid_reports(tmp_path)["skills"][0]["degradation"]
+    assert (shares["confidently_count"], shares["possibly_count"]) == (0, 8)
+    assert (
+        "degraded cases: 0% (0) of 8 cases surely got worse; with 2 runs per case and condition no case can be cleared "
+        "of harm, so the share that got worse is not bounded above yet (more runs per case narrow it)"
+    ) in out
+    assert "possibly 100%" not in out
 
 
 def test_a_harmful_skill_fails_the_gate_and_triage_says_the_skill_steered_the_agent(
