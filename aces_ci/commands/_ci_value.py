@@ -116,14 +116,15 @@ def _criterion(skill: str, status: str, message: str, kind: str) -> GateCriterio
     return GateCriterion("skillsv.value", skill, status, message, (), skill_md, 1, kind)  # type: ignore[arg-type]
 
 
-def no_dataset(skill: str) -> GateCriterion:
-    """A warning for a skill SkillSV cannot value: it has no cases to score coalitions on."""
-    return _criterion(
-        skill,
-        "warn",
-        "no eval dataset (evals/evals.json or evals/EVAL.md; `aces-ci init` scaffolds one): its units were not valued",
-        "NoDataset",
-    )
+def no_dataset(skill: str, found: str) -> GateCriterion:
+    """A warning for a skill SkillSV cannot value: it has no cases to score coalitions on (``found`` says what the
+    dataset loader read for it)."""
+    return _criterion(skill, "warn", f"{found}: its units were not valued", "NoDataset")
+
+
+def cannot_value(skill: str, error: InputError) -> GateCriterion:
+    """A warning for a skill SkillSV was given but could not value (its dataset or its game has a problem)."""
+    return _criterion(skill, "warn", f"SkillSV could not value this skill: {error}", "NoValue")
 
 
 def delete_annotations(views: Sequence[SkillValueView], links: SourceLinks) -> list[Annotation]:
@@ -188,7 +189,7 @@ class ValueRun:
             try:
                 report = measure_value(self._namespace(path, budget), path.resolve(), self.project)
             except InputError as exc:
-                criteria.append(_criterion(skill, "warn", f"SkillSV could not value this skill: {exc}", "NoValue"))
+                criteria.append(cannot_value(skill, exc))
                 continue
             budget = budget.after(report)
             target = folder / f"{skill.replace('/', '-') if skill != '.' else 'skill'}.json"
