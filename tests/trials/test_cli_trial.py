@@ -44,6 +44,14 @@ def test_the_accuracy_interval_contains_the_planted_lift_and_a_rerun_makes_no_mo
     assert (accuracy["n_cases"], accuracy["runs_per_arm"]) == (30, 3)
     assert accuracy["with_mean"] == pytest.approx(accuracy["without_mean"] + accuracy["delta"])
     assert data["skills"][0]["lift"]["goal_accuracy"] is None
+    trigger = data["skills"][0]["trigger"]  # the statistics' own strata, every count kept
+    assert (trigger["cases"], trigger["coupling"], trigger["triggered_runs"] + trigger["skipped_runs"]) == (
+        30,
+        "independent",
+        90,
+    )
+    assert trigger["cases_always"] + trigger["cases_sometimes"] + trigger["cases_never"] == 30
+    assert "case's mean control score" in trigger["definition"]
     assert "accuracy" in out and "naive (pooled runs)" in out
     shares = data["skills"][0]["degradation"]
     surely = f"degraded cases: {shares['confidently_degraded']:.0%} ({shares['confidently_count']}) of 30 cases"
