@@ -25,7 +25,7 @@ from aces_ci.cli import main
 from aces_ci.github import COMMENT_MARKER
 from aces_ci.schemas import validator
 from tests.engine.helpers import MARKER_BODY, write_skill
-from tests.servers import ScriptedRequest, ScriptedServer, Text
+from tests.servers import ScriptedRequest, ScriptedServer, Text, model_flags
 from tests.trials.helpers import cases_json, commit, draw
 
 from .helpers import actions_env, event, read_outputs
@@ -81,7 +81,9 @@ def _ci(root: Path, server: ScriptedServer, *extra: str, model: str = "scripted-
     return main(
         [
             *("ci", str(root), "--reports", str(reports), "--no-cache", "--jobs", "1"),
-            *("--provider", "openai", "--base-url", server.openai_url, "--model", model, "--disclosure", "preload"),
+            *model_flags(server, model=model),
+            "--disclosure",
+            "preload",
             *("--runs", "2", "--rollout-cache", str(root.parent / "rollouts"), "--concurrency", "4"),
             # The planted effect is on accuracy; the composite also holds skill efficiency, whose time ratio
             # follows the runner's load, so the gate reads accuracy to keep every verdict here exact.

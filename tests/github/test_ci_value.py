@@ -22,7 +22,7 @@ import yaml
 from aces_ci.cli import main
 from aces_ci.github import COMMENT_MARKER
 from aces_ci.schemas import validator
-from tests.servers import ScriptedServer
+from tests.servers import ScriptedServer, model_flags
 from tests.skillsv.acme import BODY, QUESTIONS, planted_model
 from tests.skillsv.helpers import write_skill
 
@@ -67,7 +67,7 @@ def _ci(root: Path, server: ScriptedServer, *extra: str) -> int:
     return main(
         [
             *("ci", str(root), "--reports", str(reports), "--no-cache", "--jobs", "1", "--results-branch", ""),
-            *("--provider", "openai", "--base-url", server.openai_url, "--model", "scripted-model"),
+            *model_flags(server),
             *("--disclosure", "preload", "--runs", "2", "--concurrency", "4"),
             *("--lift-metric", "accuracy"),  # the planted effect; the composite's efficiency follows the runner's load
             *("--rollout-cache", str(root.parent / "rollouts")),
