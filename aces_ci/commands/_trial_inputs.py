@@ -37,12 +37,13 @@ class SkillSources:
 
 
 def relative(path: Path, root: Path) -> str:
-    """``path`` as the report names it: relative to the repository root, or its own name when it is the root."""
+    """``path`` as the result names it: relative to the repository root (``.`` for the root itself, as the scan
+    names it; the reports head such a skill by its name), or absolute outside the repository."""
     try:
         rel = path.resolve().relative_to(root.resolve()).as_posix()
     except ValueError:
         return path.resolve().as_posix()
-    return rel if rel not in ("", ".") else path.resolve().name
+    return rel or "."
 
 
 def load_cases(skill_dir: Path, repo_root: Path, evals: Path | None, owned: EvalSettings | None = None) -> Dataset:
