@@ -30,7 +30,7 @@ from aces_ci.agents.cli import find_cli
 from aces_ci.cli import main
 from aces_ci.scan.rules import default_registry
 from tests.redact.samples import one_of_each
-from tests.servers import ScriptedRequest, Text, ToolUse
+from tests.servers import ScriptedRequest, Text, ToolUse, model_flags
 from tests.servers.fixtures import ServerFactory
 
 CANARIES = one_of_each(seed=20260903)
@@ -192,12 +192,7 @@ def test_rollout_on_the_builtin_harness_prints_and_writes_no_canary(
         "--all-cases",
         "--arm",
         "both",
-        "--provider",
-        "openai",
-        "--base-url",
-        server.openai_url,
-        "--model",
-        "scripted-model",
+        *model_flags(server),
         "--cache-dir",
         str(out / "rollout-cache"),
         "--journal",
@@ -237,12 +232,7 @@ def test_rollout_on_a_real_cli_harness_prints_and_writes_no_canary(
         "deploy",
         "--harness",
         "claude-code",
-        "--provider",
-        "anthropic",
-        "--base-url",
-        server.url,
-        "--model",
-        "scripted-model",
+        *model_flags(server, "anthropic"),
         "--timeout",
         "120",
         "--cache-dir",
@@ -285,12 +275,7 @@ def test_trial_with_every_report_format_prints_and_writes_no_canary(
         "--control",
         "aa",
         "--metadata-only",
-        "--provider",
-        "openai",
-        "--base-url",
-        server.openai_url,
-        "--model",
-        "scripted-model",
+        *model_flags(server),
         "--cache-dir",
         str(out / "trial-cache"),
         "--journal",

@@ -20,7 +20,7 @@ from aces_ci.evals import EvalCase
 from aces_ci.models import LOCAL_MODEL_ID
 from aces_ci.schemas import validator
 from tests.engine.helpers import planted_skill, write_skill
-from tests.servers import Fault, ScriptedServer
+from tests.servers import Fault, ScriptedServer, model_flags
 
 Server = Callable[..., ScriptedServer]
 EVALS = json.dumps(
@@ -55,12 +55,7 @@ def rows(text: str, width: int) -> list[list[str]]:
 
 def against(server: ScriptedServer, tmp_path: Path, *flags: str) -> list[str]:
     return [
-        "--provider",
-        "openai",
-        "--base-url",
-        server.openai_url,
-        "--model",
-        "scripted-model",
+        *model_flags(server),
         "--cache-dir",
         str(tmp_path / "cache"),
         *flags,

@@ -35,7 +35,7 @@ from aces_ci.cli import build_parser, main
 from aces_ci.config import load_config
 from aces_ci.schemas import validator
 from tests.needs import unavailable
-from tests.servers import ScriptedRequest, Text, ToolUse
+from tests.servers import ScriptedRequest, Text, ToolUse, model_flags
 from tests.servers.fixtures import ServerFactory
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -269,7 +269,7 @@ def test_the_trial_options_run_against_a_stand_in_server(
     """Every other trial command of the README, in its order (the plan reads the pilot the one before it left),
     on a scripted OpenAI-compatible server standing in for the embedded model: same cases, same flags."""
     server = scripted_server(knows_acme)
-    stand_in = ["--provider", "openai", "--base-url", server.openai_url, "--model", "scripted-model"]
+    stand_in = model_flags(server)
     assert [c.flag("--plan") is not None or "--plan" in c.args for c in TRIALS].count(True) == 1
     for command in TRIALS:
         calls = server.calls

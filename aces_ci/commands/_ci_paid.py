@@ -32,7 +32,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,7 +40,7 @@ from ..agents import render_skill_dir
 from ..config import Project, find_project
 from ..engine import Budget
 from ..errors import InputError
-from ..evals import load_evals
+from ..evals import Dataset, NoCases
 from ..gate import GateCriterion, GateDecision, LiftBands, lift_criteria
 from ..github import (
     BASELINE_FILE,
@@ -70,10 +70,10 @@ from ..redact import environment_secrets, redact_text
 from ..report import SourceLinks, json_bytes, trial_result_to_dict, write_trial_json
 from ..skillsv import SkillValueView
 from ..trials import Spent, TrialResult, skill_at_ref
-from ._ci_value import ValueBudget, ValueOutcome, ValueRun, no_dataset
+from ._ci_value import ValueBudget, ValueOutcome, ValueRun, cannot_value, no_dataset
 from ._publish import say
 from ._run_options import resolve_run_options
-from ._trial_inputs import SkillSources
+from ._trial_inputs import SkillSources, load_cases
 from .trial import _design, _gate, measure
 
 VALUE_OFF_NOTE = "SkillSV valuation of the released skills is turned off (--no-value): only the paired trials ran."
@@ -142,39 +142,66 @@ def _run_namespace(
     return argparse.Namespace(**values)
 
 
-def _with_dataset(skills: Sequence[str], top: Path, project: Project) -> tuple[list[Path], list[str]]:
-    """The skill folders that have an eval dataset, and the names of those that have none."""
-    paths, missing = [], []
+@dataclass(frozen=True)
+class Trialable:
+    """The changed skills as the trial verb reads them: those with cases, and those that have none."""
+
+    paths: tuple[Path, ...]
+    datasets: Mapping[Path, Dataset]
+    """By resolved skill directory, for the trials (a task command runs once)."""
+    without: tuple[tuple[str, NoCases], ...]
+    """Each skill that no source gives a case, with what was read for it."""
+    broken: tuple[tuple[str, InputError], ...] = ()
+    """Each skill whose dataset has a problem (a trial stops on the first; a valuation warns for each)."""
+
+    def missing(self, criterion: Callable[[str, str], GateCriterion]) -> tuple[GateCriterion, ...]:
+        """One warning per skill without cases: ``criterion(skill, what the loader found)``."""
+        return tuple(criterion(skill, _found(error)) for skill, error in self.without)
+
+
+def _found(error: NoCases) -> str:
+    """What the dataset loader found for a skill without cases, as a warning names it."""
+    if not error.sources:
+        return "no eval dataset (evals/evals.json or evals/EVAL.md; `aces-ci init` scaffolds one)"
+    return f"no eval case in {' or '.join(error.sources)} (`aces-ci init` scaffolds a dataset)"
+
+
+def with_dataset(skills: Sequence[str], top: Path, project: Project) -> Trialable:
+    """Split ``skills`` (repository-relative) with the trial verb's own loader: evals.json in any dialect,
+    evals/EVAL.md and aces.yml's task command. A skill no source gives a case is left out with a warning;
+    a skill whose dataset has any other problem is kept aside in :attr:`Trialable.broken`."""
+    paths, datasets, without, broken = [], {}, [], []
     for skill in skills:
         path = top / skill if skill not in ("", ".") else top
-        if load_evals(path, project.root) is not None:
-            paths.append(path)
-        else:
-            missing.append(skill)
-    return paths, missing
+        try:
+            dataset = load_cases(path, project.root, None, project.config.evals)
+        except NoCases as error:
+            without.append((skill, error))
+            continue
+        except InputError as error:
+            broken.append((skill, error))
+            continue
+        paths.append(path)
+        datasets[path.resolve()] = dataset
+    return Trialable(tuple(paths), datasets, tuple(without), tuple(broken))
 
 
-def _trialable(
-    skills: Sequence[str], top: Path, project: Project, bands: LiftBands
-) -> tuple[list[Path], list[GateCriterion]]:
-    """The changed skills that have an eval dataset, and a warning for each one that has none."""
-    paths, without = _with_dataset(skills, top, project)
-    missing = []
-    for skill in without:
-        missing.append(
-            GateCriterion(
-                f"lift.{bands.metric}",
-                skill,
-                "warn",
-                "no eval dataset (evals/evals.json or evals/EVAL.md; `aces-ci init` scaffolds one): this skill's "
-                "lift was not measured, so nothing gates it",
-                (),
-                f"{skill}/SKILL.md" if skill not in ("", ".") else "SKILL.md",
-                1,
-                "NoLift",
-            )
+def no_lift(bands: LiftBands) -> Callable[[str, str], GateCriterion]:
+    """The warning of a changed skill whose lift cannot be measured: never a silent pass."""
+
+    def criterion(skill: str, found: str) -> GateCriterion:
+        return GateCriterion(
+            f"lift.{bands.metric}",
+            skill,
+            "warn",
+            f"{found}: this skill's lift was not measured, so nothing gates it",
+            (),
+            f"{skill}/SKILL.md" if skill not in ("", ".") else "SKILL.md",
+            1,
+            "NoLift",
         )
-    return paths, missing
+
+    return criterion
 
 
 def _renamed(criteria: Sequence[GateCriterion], prefix: str) -> list[GateCriterion]:
@@ -242,7 +269,10 @@ class PaidRun:
             changes = dataclasses.replace(changes, reason=f"every skill is {what}")
         if work == "value":
             return self._value_only(changes)
-        paths, missing = _trialable(changes.skills, self.top, self.project, bands)
+        trialable = self._trialable(changes.skills)
+        for _, error in trialable.broken[:1]:
+            raise error  # a dataset with a problem stops the run before any rollout, as it stops `aces-ci trial`
+        paths, missing = list(trialable.paths), list(trialable.missing(no_lift(bands)))
         if not paths:
             note = f"No skill to trial ({changes.reason}; {len(missing)} changed skill(s) without an eval dataset)."
             return PaidOutcome(changes, tuple(missing), None, notes=(note,))
@@ -274,13 +304,19 @@ class PaidRun:
             say(f"SkillSV: the trials spent the run's budget; nothing is left for a valuation ({budget.describe()})")
         return runner.run(paths, budget)
 
+    def _trialable(self, skills: Sequence[str]) -> Trialable:
+        """:func:`with_dataset`; the trials of this run reuse what it read."""
+        trialable = with_dataset(skills, self.top, self.project)
+        self.sources = dataclasses.replace(self.sources, read={**self.sources.read, **trialable.datasets})
+        return trialable
+
     def _value_only(self, changes: ChangeSet) -> PaidOutcome:
-        paths, without = _with_dataset(changes.skills, self.top, self.project)
-        missing = tuple(no_dataset(skill) for skill in without)
-        if not paths:
-            note = f"No skill to value ({changes.reason}; {len(without)} skill(s) without an eval dataset)."
+        trialable = self._trialable(changes.skills)
+        missing = (*trialable.missing(no_dataset), *(cannot_value(skill, error) for skill, error in trialable.broken))
+        if not trialable.paths:
+            note = f"No skill to value ({changes.reason}; {len(missing)} skill(s) without an eval dataset)."
             return PaidOutcome(changes, missing, None, notes=(note,))
-        return PaidOutcome(changes, missing, None).valued(self._value(paths))
+        return PaidOutcome(changes, missing, None).valued(self._value(trialable.paths))
 
     def _pull_request(
         self, changes: ChangeSet, paths: list[Path], missing: list[GateCriterion], bands: LiftBands, base: str

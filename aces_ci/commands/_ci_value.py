@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..agents import render_skill_dir
 from ..atomic import write_output
 from ..config import Project
 from ..engine import Budget
@@ -34,7 +35,7 @@ from ..errors import InputError
 from ..gate import GateCriterion, closure_criteria
 from ..github import Annotation
 from ..redact import environment_secrets, redact_text
-from ..report import SourceLinks, json_bytes
+from ..report import SourceLinks, json_bytes, skill_title
 from ..skillsv import SkillValueView, ValueReport, skill_value, value_json
 from .value import measure_value, value_namespace
 
@@ -116,14 +117,15 @@ def _criterion(skill: str, status: str, message: str, kind: str) -> GateCriterio
     return GateCriterion("skillsv.value", skill, status, message, (), skill_md, 1, kind)  # type: ignore[arg-type]
 
 
-def no_dataset(skill: str) -> GateCriterion:
-    """A warning for a skill SkillSV cannot value: it has no cases to score coalitions on."""
-    return _criterion(
-        skill,
-        "warn",
-        "no eval dataset (evals/evals.json or evals/EVAL.md; `aces-ci init` scaffolds one): its units were not valued",
-        "NoDataset",
-    )
+def no_dataset(skill: str, found: str) -> GateCriterion:
+    """A warning for a skill SkillSV cannot value: it has no cases to score coalitions on (``found`` says what the
+    dataset loader read for it)."""
+    return _criterion(skill, "warn", f"{found}: its units were not valued", "NoDataset")
+
+
+def cannot_value(skill: str, error: InputError) -> GateCriterion:
+    """A warning for a skill SkillSV was given but could not value (its dataset or its game has a problem)."""
+    return _criterion(skill, "warn", f"SkillSV could not value this skill: {error}", "NoValue")
 
 
 def delete_annotations(views: Sequence[SkillValueView], links: SourceLinks) -> list[Annotation]:
@@ -139,7 +141,7 @@ def delete_annotations(views: Sequence[SkillValueView], links: SourceLinks) -> l
                 f"[{lo:+.3f}, {hi:+.3f}]: the skill scores no worse without it, and it costs {unit.tokens} tokens "
                 "of context (a delete candidate)"
             )
-            title = f"skillsv.delete ({view.skill})"
+            title = f"skillsv.delete ({skill_title(view.skill, view.name)})"
             out.append(Annotation("warning", message, links.path(unit.file), unit.lines[0], title))
     return out
 
@@ -167,6 +169,14 @@ class ValueRun:
         """The skill's folder relative to the repository, as the trials name it (``ci`` renames it for display)."""
         return path.resolve().relative_to(self.top.resolve()).as_posix() or "."
 
+    def _title(self, path: Path) -> str:
+        """What a note calls the skill: its folder, or its name when it sits at the repository root."""
+        try:
+            name = render_skill_dir(path).name
+        except InputError:
+            name = path.resolve().name
+        return skill_title(self._name(path), name)
+
     def run(self, paths: Sequence[Path], budget: ValueBudget) -> ValueOutcome:
         """Value each skill folder in ``paths`` (each with a dataset) while ``budget`` lasts."""
         views: list[SkillValueView] = []
@@ -178,17 +188,18 @@ class ValueRun:
             skill = self._name(path)
             if budget.spent:
                 missed = [self._name(p) for p in paths[index:]]
+                shown = [self._title(p) for p in paths[index:]]
                 message = (
                     "not valued: the trials and the valuations before it spent the run's budget "
                     "(raise --budget-usd or --max-rollouts, or value it with `aces-ci value` in a step of its own)"
                 )
                 criteria += [_criterion(name, "skipped", message, "BudgetSpent") for name in missed]
-                notes.append(f"SkillSV did not run for {', '.join(missed)}: the run's budget was spent before them.")
+                notes.append(f"SkillSV did not run for {', '.join(shown)}: the run's budget was spent before them.")
                 break
             try:
                 report = measure_value(self._namespace(path, budget), path.resolve(), self.project)
             except InputError as exc:
-                criteria.append(_criterion(skill, "warn", f"SkillSV could not value this skill: {exc}", "NoValue"))
+                criteria.append(cannot_value(skill, exc))
                 continue
             budget = budget.after(report)
             target = folder / f"{skill.replace('/', '-') if skill != '.' else 'skill'}.json"
@@ -199,8 +210,9 @@ class ValueRun:
             if valuation.stopped_by is not None:
                 stop = _STOPS.get(valuation.stopped_by, valuation.stopped_by)
                 notes.append(
-                    f"SkillSV of {skill} stopped at {stop} after {valuation.chains}/{valuation.chains_planned} "
-                    "chains: its values come from the completed chains only, with wider intervals."
+                    f"SkillSV of {self._title(path)} stopped at {stop} after {valuation.chains}/"
+                    f"{valuation.chains_planned} chains: its values come from the completed chains only, "
+                    "with wider intervals."
                 )
             if valuation.stopped_by == "oracle_error":
                 criteria.append(
@@ -210,7 +222,9 @@ class ValueRun:
                 )
             view = skill_value(report, skill)
             if view is None:
-                notes.append(f"SkillSV of {skill} measured no content lift, so it has no unit values to show.")
+                notes.append(
+                    f"SkillSV of {self._title(path)} measured no content lift, so it has no unit values to show."
+                )
                 continue
             views.append(view)
         criteria += closure_criteria(views)

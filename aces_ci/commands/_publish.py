@@ -23,7 +23,7 @@ from ..github import (
     upsert_comment,
     write_outputs,
 )
-from ..report import SourceLinks, by_severity_then_location
+from ..report import SourceLinks, by_severity_then_location, skill_title
 from ..scan import ScanResult, Severity
 
 _LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "notice"}
@@ -36,13 +36,13 @@ def say(message: str) -> None:
 def finding_annotations(result: ScanResult, links: SourceLinks | None) -> list[Annotation]:
     """Every active finding as an annotation, worst first; paths relative to the repository."""
     findings = by_severity_then_location(f for skill in result.skills for f in skill.active_findings)
+    titles = {skill.skill: skill_title(skill.skill, skill.name) for skill in result.skills}
     annotations = []
     for finding in findings:
         path = links.path(finding.location.path) if links else finding.location.path
         level = _LEVELS[finding.severity]
-        annotations.append(
-            Annotation(level, finding.message, path, finding.location.line, f"{finding.rule_id} ({finding.skill})")  # type: ignore[arg-type]
-        )
+        title = f"{finding.rule_id} ({titles.get(finding.skill, finding.skill)})"
+        annotations.append(Annotation(level, finding.message, path, finding.location.line, title))  # type: ignore[arg-type]
     return annotations
 
 

@@ -11,8 +11,8 @@ repository are different: a flawed one is left out with a note, since nobody ask
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..agents import render_skill_dir
@@ -31,15 +31,19 @@ class SkillSources:
     """Decoy skill directories; None: the repository's other skills."""
     supporting: tuple[Path, ...]
     evals: Path | None
+    read: Mapping[Path, Dataset] = field(default_factory=dict)
+    """Datasets the caller already read with :func:`load_cases` (by resolved skill directory), so they are not
+    read again: ``aces-ci ci`` reads them to choose the skills it can trial, and a task command runs once."""
 
 
 def relative(path: Path, root: Path) -> str:
-    """``path`` as the report names it: relative to the repository root, or its own name when it is the root."""
+    """``path`` as the result names it: relative to the repository root (``.`` for the root itself, as the scan
+    names it; the reports head such a skill by its name), or absolute outside the repository."""
     try:
         rel = path.resolve().relative_to(root.resolve()).as_posix()
     except ValueError:
         return path.resolve().as_posix()
-    return rel if rel not in ("", ".") else path.resolve().name
+    return rel or "."
 
 
 def load_cases(skill_dir: Path, repo_root: Path, evals: Path | None, owned: EvalSettings | None = None) -> Dataset:
@@ -115,7 +119,9 @@ def skills_under_trial(
             decoys = _rendered(sources.decoys, "decoy")
     out = []
     for path, skill in rendered:
-        dataset = load_cases(path, project.root, sources.evals, project.config.evals)
+        dataset = sources.read.get(path.resolve())
+        if dataset is None:
+            dataset = load_cases(path, project.root, sources.evals, project.config.evals)
         cases = dataset.cases
         fixtures = {case.id: load_fixtures(path, case) for case in cases}
         base, against = None, None

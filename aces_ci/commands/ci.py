@@ -55,7 +55,7 @@ from ..github import (
     render_comment,
 )
 from ..redact import environment_secrets, redact_text
-from ..report import SourceLinks, append_gate_suite, render_junit, write_json, write_sarif
+from ..report import SourceLinks, append_gate_suite, render_junit, skill_title, write_json, write_sarif
 from ..scan import RuleRegistry, ScanResult, Shard, default_registry
 from ..skillsv import compile_skill, compile_summary
 from ._publish import finding_annotations, outputs, publish_check_run, publish_comment, say, write_step_outputs
@@ -222,11 +222,11 @@ def compile_notes(scan_root: Path, skills: Sequence[str]) -> tuple[str, ...]:
     notes = []
     for skill in skills[:MAX_COMPILE_NOTES]:
         try:
-            summary = compile_summary(compile_skill(scan_root / skill))
+            game = compile_skill(scan_root / skill)
         except InputError as exc:
-            notes.append(f"SkillSV cannot compile {skill}: {exc}")
+            notes.append(f"SkillSV cannot compile {skill_title(skill, (scan_root / skill).resolve().name)}: {exc}")
             continue
-        notes.append(f"SkillSV compile of {skill}: {summary}.")
+        notes.append(f"SkillSV compile of {skill_title(skill, game.name)}: {compile_summary(game)}.")
     if len(skills) > MAX_COMPILE_NOTES:
         notes.append(f"SkillSV compile: {len(skills) - MAX_COMPILE_NOTES} more changed skills not listed.")
     return tuple(notes)
@@ -309,17 +309,21 @@ def _earlier(client: GitHubClient | None, context: GitHubContext, plan: Plan, ma
     return kept
 
 
-def _lift_annotations(criteria: tuple[GateCriterion, ...], links: SourceLinks) -> list[Annotation]:
-    """A failed or warned lift or regression on the skill's SKILL.md, so the run's page shows it."""
+def _lift_annotations(criteria: tuple[GateCriterion, ...], links: SourceLinks, shown: PaidOutcome) -> list[Annotation]:
+    """A failed or warned lift or regression on the skill's SKILL.md, so the run's page shows it (titled by the
+    skill as the comment heads it)."""
+    trials = [shown.trials] if shown.trials is not None else []
+    trials += [result for _, result in shown.more_trials]
+    titles = {s.skill: skill_title(s.skill, s.name) for result in trials for s in result.skills}
+    titles |= {v.skill: skill_title(v.skill, v.name) for v in shown.values}
     out = []
     for criterion in criteria:
         if criterion.status not in ("fail", "warn") or criterion.name.startswith("scan."):
             continue
         level: Literal["error", "warning"] = "error" if criterion.status == "fail" else "warning"
         path = links.path(criterion.file) if criterion.file else None
-        out.append(
-            Annotation(level, criterion.message, path, criterion.line, f"{criterion.name} ({criterion.subject})")
-        )
+        title = f"{criterion.name} ({titles.get(criterion.subject, criterion.subject)})"
+        out.append(Annotation(level, criterion.message, path, criterion.line, title))
     return out
 
 
@@ -399,7 +403,9 @@ def run(args: argparse.Namespace) -> int:
             from ._ci_value import delete_annotations
 
             annotations = (
-                _lift_annotations(decision.criteria, links) + delete_annotations(shown.values, links) + annotations
+                _lift_annotations(decision.criteria, links, shown)
+                + delete_annotations(shown.values, links)
+                + annotations
             )
             paths |= {f"{name}": path for name, path in outcome.reports.items()}
         if args.annotations:

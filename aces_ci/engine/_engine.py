@@ -199,7 +199,10 @@ class RolloutEngine:
                 await self._grade_the_rest(call)
             finally:
                 await self._trailing.drain()
-            return self._batch(call)
+            done = self._batch(call)
+            if done.stopped_by is not None:
+                self.progress.stopped(done.stopped_by, len({missing.key for missing in done.not_run}))
+            return done
 
     def _keys(self, requests: Sequence[RolloutRequest]) -> list[str]:
         """Each request's key, every distinct request's plan checked by the guard first."""

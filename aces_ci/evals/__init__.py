@@ -6,7 +6,7 @@ by :mod:`aces_ci.grading`.
 """
 
 from ._canonical import DRAFT_KEY, MATCH_INVALID, MAX_CASES, CanonicalSet, canonicalise
-from ._dataset import CaseSource, Dataset, SourceKind, load_dataset
+from ._dataset import CaseSource, Dataset, NoCases, SourceKind, load_dataset
 from ._document import Document, JsonPath, format_path, json_pointer
 from ._eval_md import EVAL_MD, EvalMd, parse_eval_md
 from ._fixtures import MAX_FIXTURE_BYTES, MAX_FIXTURE_FILES, load_fixtures
@@ -45,6 +45,7 @@ __all__ = [
     "GraderSpec",
     "JsonPath",
     "MatchMode",
+    "NoCases",
     "SourceKind",
     "TaskCommand",
     "Tolerance",

@@ -51,6 +51,19 @@ NOTE_CODES = frozenset({"ignored-dataset"})
 _SHOWN_PATH = re.compile(r"^\$[^:]*: ")
 
 
+class NoCases(InputError):
+    """No source gave the skill a single case: no dataset file, no EVAL.md, no task command, or all of them empty.
+
+    Its own class because a caller that walks many skills (``aces-ci ci``) reports such a skill
+    as unmeasured and goes on, while any other problem of a dataset stops it like the trial.
+    """
+
+    def __init__(self, message: str, *, path: str, sources: tuple[str, ...]) -> None:
+        super().__init__(message, path=path)
+        self.sources = sources
+        """The files (and the task command) that were read and held no case; empty when there was none."""
+
+
 @dataclass(frozen=True)
 class CaseSource:
     """Where one case of a :class:`Dataset` came from."""
@@ -267,7 +280,11 @@ def load_dataset(
     _refuse_drafts(entries)
     if not entries:
         where = evalset.rel if evalset else _repo_rel(skill_dir / EVALS_DIR, repo_root)
-        raise InputError("no evaluation cases: add evals/evals.json (`aces-ci init` scaffolds one)", path=where)
+        read = [*files, eval_md_file] if (skill_dir / EVALS_DIR / EVAL_MD).is_file() else files
+        if task_command is not None:
+            read.append(f"the task command `{task_command.label}`")
+        message = "no evaluation cases: add evals/evals.json (`aces-ci init` scaffolds one)"
+        raise NoCases(message, path=where, sources=tuple(read))
     return Dataset(
         skill_name=skill_name,
         cases=tuple(case for case, _ in entries),

@@ -42,7 +42,13 @@ def _in_output(pointer: str | None) -> str | None:
 
 
 def read_task_output(text: str, skill_dir: Path, skill_name: str, source: str) -> TaskOutput:
-    """The cases in a task command's stdout, each inheriting ``skill_name`` as evals.json cases do."""
+    """The cases in a task command's stdout, each inheriting ``skill_name`` as evals.json cases do.
+
+    No output at all is no case, not a bad one: a command serving every skill of a repository
+    prints nothing for a skill it has no case for (the dataset then says the skill has none).
+    """
+    if not text.strip():
+        return TaskOutput((), ())
     document = parse_jsonl(text)
     problems = list(document.problems)
     if not document.parsed:

@@ -14,7 +14,7 @@ request without trials shows them again in their place, marked with the commit t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -36,6 +36,7 @@ from ..report import (
     pruning_chart,
     scan_table,
     score_vs_lift,
+    skill_title,
 )
 from ..scan import RuleRegistry, ScanResult
 from ._kept import KeptTrials, keep_trials
@@ -100,19 +101,28 @@ def _headline(decision: GateDecision) -> str:
     return f"### ✅ aces-ci: gate passed ({len(decision.criteria)} criteria checked)"
 
 
-def _criterion_line(criterion: GateCriterion, links: SourceLinks | None) -> str:
+def _titles(inputs: CommentInputs) -> dict[str, str]:
+    """Each skill directory the comment names, as it heads the skill (:func:`~aces_ci.report.skill_title`)."""
+    named: list[tuple[str, str]] = [(r.skill, r.name) for r in inputs.scan.skills] if inputs.scan else []
+    reports = ([inputs.trials] if inputs.trials is not None else []) + [r for _, r in inputs.more_trials]
+    named += [(t.skill, t.name) for report in reports for t in report.skills]
+    named += [(v.skill, v.name) for v in inputs.values]
+    return {skill: skill_title(skill, name) for skill, name in named}
+
+
+def _criterion_line(criterion: GateCriterion, links: SourceLinks | None, titles: Mapping[str, str]) -> str:
     icon = "❌" if criterion.status == "fail" else "⚠️"
-    subject = markdown_cell(criterion.subject, 120)
+    subject = markdown_cell(titles.get(criterion.subject, criterion.subject), 120)
     if links is not None and criterion.file:
         subject = f"[{subject}]({links.url(criterion.file, criterion.line)})"
     return f"- {icon} `{markdown_cell(criterion.name, 60)}` {subject}: {markdown_cell(criterion.message, 600)}\n"
 
 
-def _criteria(decision: GateDecision, links: SourceLinks | None) -> str:
+def _criteria(decision: GateDecision, links: SourceLinks | None, titles: Mapping[str, str]) -> str:
     listed = [*decision.with_status("fail"), *decision.with_status("warn")]
     if not listed:
         return ""
-    lines = "".join(_criterion_line(c, links) for c in listed[:_LISTED_CRITERIA])
+    lines = "".join(_criterion_line(c, links, titles) for c in listed[:_LISTED_CRITERIA])
     if len(listed) > _LISTED_CRITERIA:
         lines += f"- … and {len(listed) - _LISTED_CRITERIA} more in the JUnit report\n"
     return lines + "\n"
@@ -149,6 +159,7 @@ def _one_trial(inputs: CommentInputs, title: str, trials: TrialReport, *, score_
     ]
     for trial in trials.skills:
         lifts = metric_lifts(trial)
+        title = skill_title(trial.skill, trial.name)
         gated = trial.lift.get(bands.metric)
         verdict = ""
         if gated is not None:
@@ -159,13 +170,13 @@ def _one_trial(inputs: CommentInputs, title: str, trials: TrialReport, *, score_
                 verdict += _settle_line(trial)
         chart = lift_chart(
             lifts,
-            title=f"{trial.skill}: lift per metric",
+            title=f"{title}: lift per metric",
             confidence=trials.confidence,
             pass_band=bands.pass_band,
             fail_band=bands.fail_band,
         )
         sections.append(
-            f"**{markdown_cell(trial.skill, 120)}** — {markdown_cell(trial.contrast, 200)}\n\n{verdict}"
+            f"**{markdown_cell(title, 120)}** — {markdown_cell(trial.contrast, 200)}\n\n{verdict}"
             f"{lift_table(trial, trials.confidence)}\n{chart}\n{cost_table(trial.cost)}\n"
         )
     if score_vs and inputs.scan is not None and len(trials.skills) > 1:
@@ -195,10 +206,11 @@ def _value_sections(inputs: CommentInputs) -> list[str]:
             if value.closure_ratio is not None
             else "closure not checkable"
         )
-        chart, notes = pruning_chart(value.pruning, title=f"{value.skill}: pruning curve (held-out)")
+        title = skill_title(value.skill, value.name)
+        chart, notes = pruning_chart(value.pruning, title=f"{title}: pruning curve (held-out)")
         extra = "".join(f"_{markdown_cell(note, 300)}._\n" for note in notes)
         sections.append(
-            f"#### SkillSV: {markdown_cell(value.skill, 120)}\n\nContent lift {value.content_lift:+.3f}, {closure}, "
+            f"#### SkillSV: {markdown_cell(title, 120)}\n\nContent lift {value.content_lift:+.3f}, {closure}, "
             f"orders μ = {markdown_cell(value.order_distribution, 20)}.\n\n{low_value_units(value, inputs.links)}\n"
             f"{chart}{extra}\n"
         )
@@ -219,7 +231,7 @@ def render_comment(inputs: CommentInputs, *, limit: int = COMMENT_LIMIT) -> str:
         head += f"{markdown_cell(inputs.reason, 400)}\n\n"
     head += "".join(f"> {markdown_cell(note, 1000)}\n>\n" for note in inputs.notes)
     head += "\n" if inputs.notes else ""
-    pieces = [head, _criteria(inputs.decision, inputs.links)]
+    pieces = [head, _criteria(inputs.decision, inputs.links, _titles(inputs))]
     trials = _trial_sections(inputs)
     kept = _kept(inputs, trials)
     if kept is not None:
@@ -285,7 +297,7 @@ def _kept(inputs: CommentInputs, trials: Sequence[str]) -> KeptTrials | None:
         return inputs.kept
     lift_criteria = [c for c in inputs.decision.criteria if not c.name.startswith("scan.")]
     failed = [c for c in lift_criteria if c.status in ("fail", "warn")][:_LISTED_CRITERIA]
-    criteria = "".join(_criterion_line(c, inputs.links) for c in failed)
+    criteria = "".join(_criterion_line(c, inputs.links, _titles(inputs)) for c in failed)
     estimand = _estimand(inputs)
     sections = [criteria + "\n" if criteria else "", *trials, estimand + "\n" if estimand else ""]
     return keep_trials(inputs.commit, inputs.decision.verdict, [s for s in sections if s], inputs.full_report_url)

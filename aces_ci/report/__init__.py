@@ -23,7 +23,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from ._common import by_severity_then_location
+from ._common import by_severity_then_location, skill_title
 from ._gate_junit import GATE_SUITE, Criterion, append_gate_suite, gate_suite
 from ._json import SCHEMA_VERSION, scan_result_to_dict, write_json
 from ._junit import render_junit
@@ -151,6 +151,7 @@ __all__ = [
     "scan_result_to_dict",
     "scan_table",
     "score_vs_lift",
+    "skill_title",
     "spearman",
     "trial_result_to_dict",
     "write_json",

@@ -21,7 +21,7 @@ import numpy as np
 from tabulate import tabulate
 
 from ..scan import Finding, RuleRegistry, ScanResult, Severity, SkillReport
-from ._common import by_severity_then_location, find_rule, fix_hint, plural, severity_counts
+from ._common import by_severity_then_location, find_rule, fix_hint, plural, severity_counts, skill_title
 from ._links import SourceLinks
 from ._live_model import TRIAL_METRICS, ArmCost, MetricLift, SkillTrial, SkillValue, UnitValue
 from ._markdown import _cell, _judge_cell
@@ -54,7 +54,7 @@ def scan_table(result: ScanResult, links: SourceLinks | None, changed: Sequence[
     rows = []
     for report in result.skills:
         counts = severity_counts(report.findings)
-        name = _cell(report.skill, 120)
+        name = _cell(skill_title(report.skill, report.name), 120)
         url = links.url(report.skill_md) if links else None
         rows.append(
             [
@@ -95,7 +95,7 @@ def findings_table(
     Returns the Markdown and how many findings did not fit.
     """
     findings = by_severity_then_location(report.active_findings)
-    title = html.escape(report.skill)
+    title = html.escape(skill_title(report.skill, report.name))
     reasons = "".join(f"- {_cell(reason, 500)}\n" for reason in report.reasons)
     head = f"<details>\n<summary><b>{title}</b>: {_verdict(report.verdict)}, {plural(len(findings), 'finding')}"
     head += f"</summary>\n\n{reasons}\n" if reasons else "</summary>\n\n"
@@ -196,7 +196,10 @@ def estimand_section(trials: Sequence[SkillTrial]) -> str:
     """The estimand of each skill's trial, in a collapsed block: what exactly the numbers estimate."""
     if not trials:
         return ""
-    parts = [f"**{_cell(t.skill, 120)}** ({_cell(t.contrast, 200)}): {_cell(t.estimand, 4000)}\n" for t in trials]
+    parts = [
+        f"**{_cell(skill_title(t.skill, t.name), 120)}** ({_cell(t.contrast, 200)}): {_cell(t.estimand, 4000)}\n"
+        for t in trials
+    ]
     return "<details>\n<summary>What these numbers estimate</summary>\n\n" + "\n".join(parts) + "\n</details>\n"
 
 
@@ -206,7 +209,7 @@ def low_value_units(value: SkillValue, links: SourceLinks | None, limit: int = 2
         (u for u in value.units if u.decision in LOW_VALUE_DECISIONS), key=lambda u: (u.net_effect, u.id)
     )
     if not candidates:
-        return f"No unit of {_cell(value.skill, 120)} is clearly low-value.\n"
+        return f"No unit of {_cell(skill_title(value.skill, value.name), 120)} is clearly low-value.\n"
     rows = []
     for unit in candidates[:limit]:
         start, end = unit.lines
@@ -263,7 +266,7 @@ def score_vs_lift(scan: ScanResult, trials: Sequence[SkillTrial], metric: str) -
             continue
         rows.append(
             [
-                _cell(trial.skill, 120),
+                _cell(skill_title(trial.skill, trial.name), 120),
                 str(report.score.value),
                 _judge_cell(report.judge),
                 fmt_lift(lift.delta),

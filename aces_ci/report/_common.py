@@ -20,6 +20,12 @@ _BIDI_CONTROLS = frozenset(range(0x202A, 0x202F)) | frozenset(range(0x2066, 0x20
 """Direction overrides and isolates: they can make a message read differently than it is ("Trojan Source")."""
 
 
+def skill_title(skill: str, name: str) -> str:
+    """What a heading or a table calls a skill: its folder relative to the root, unless the folder *is* the root
+    (``.``), which says nothing; then its name (the frontmatter's, else its folder's own)."""
+    return skill if skill.strip("/") not in ("", ".") else name
+
+
 def location_key(finding: Finding) -> tuple[str, int, int, str, str]:
     """Sort key for "by file, then line": file-level findings (no line) come first in their file."""
     loc = finding.location

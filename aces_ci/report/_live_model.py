@@ -126,6 +126,11 @@ class SkillTrial(Protocol):
         ...
 
     @property
+    def name(self) -> str:
+        """The skill's name: what a heading calls it when its directory is the root (:func:`skill_title`)."""
+        ...
+
+    @property
     def skill_md(self) -> str: ...
     @property
     def contrast(self) -> str:
@@ -236,6 +241,11 @@ class SkillValue(Protocol):
 
     @property
     def skill(self) -> str: ...
+    @property
+    def name(self) -> str:
+        """The skill's name: what a heading calls it when its directory is the root (:func:`skill_title`)."""
+        ...
+
     @property
     def units(self) -> Sequence[UnitValue]: ...
     @property

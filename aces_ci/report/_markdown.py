@@ -24,6 +24,7 @@ from ._common import (
     printable,
     score_text,
     severity_counts,
+    skill_title,
     stale_baseline_note,
     suppressed_count,
 )
@@ -106,7 +107,8 @@ _DETAILS_CLOSE = "\n</details>\n\n"
 def _skill_row(report: SkillReport) -> str:
     counts = severity_counts(report.findings)
     return (
-        f"| {_cell(report.skill, _CELL_LIMITS['skill'])} | {_verdict_cell(report.verdict)} | {report.score.value} "
+        f"| {_cell(skill_title(report.skill, report.name), _CELL_LIMITS['skill'])} | {_verdict_cell(report.verdict)} "
+        f"| {report.score.value} "
         f"| {_judge_cell(report.judge)} | {counts[Severity.ERROR]} | {counts[Severity.WARNING]} "
         f"| {counts[Severity.NOTE]} |\n"
     )
@@ -126,7 +128,7 @@ def _finding_row(finding: Finding, registry: RuleRegistry) -> str:
 
 
 def _details_open(report: SkillReport, shown: int) -> str:
-    title = html.escape(printable(clip(report.skill, _CELL_LIMITS["skill"])))
+    title = html.escape(printable(clip(skill_title(report.skill, report.name), _CELL_LIMITS["skill"])))
     summary = f"<summary><b>{title}</b>: {_verdict_cell(report.verdict)}, {plural(shown, 'finding')}</summary>"
     reasons = "".join(f"- {_cell(reason, _CELL_LIMITS['message'])}\n" for reason in report.reasons)
     hidden = suppressed_count(report.findings)

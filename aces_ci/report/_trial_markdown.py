@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ._ci_sections import cost_table, estimand_section, lift_table, metric_lifts
-from ._common import plural
+from ._common import plural, skill_title
 from ._markdown import _cell
 from ._mermaid import lift_chart
 from ._trial_lines import (
@@ -53,7 +53,7 @@ def _summary(result: TrialResult) -> str:
     for skill in result.skills:
         figures = _lift_cells(gated_lift(skill))
         verdict = f"{_ICONS[skill.verdict]} {VERDICT_WORDS[skill.verdict].lower()}"
-        lines.append(f"| {_cell(skill.skill, 120)} | {verdict} | {figures} |")
+        lines.append(f"| {_cell(skill_title(skill.skill, skill.name), 120)} | {verdict} | {figures} |")
     return "\n".join(lines) + "\n"
 
 
@@ -77,7 +77,7 @@ def _stress_table(skill: SkillTrialResult) -> str:
 
 
 def _skill_section(skill: SkillTrialResult, result: TrialResult) -> str:
-    parts = [f"### {_cell(skill.skill, 120)}: {_ICONS[skill.verdict]} {skill.verdict}\n"]
+    parts = [f"### {_cell(skill_title(skill.skill, skill.name), 120)}: {_ICONS[skill.verdict]} {skill.verdict}\n"]
     parts.append(f"{_cell(skill.contrast, 300)}. {_cell(verdict_line(skill), 1000)}\n\n")
     if (settle := settle_line(skill)) is not None:
         parts.append(f"{_cell(settle, 1000)}\n\n")

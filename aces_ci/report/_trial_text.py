@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from tabulate import tabulate
 
-from ._common import plural, printable
+from ._common import plural, printable, skill_title
 from ._trial_lines import (
     cost_line,
     degradation_line,
@@ -62,7 +62,8 @@ def _lift_table(skill: SkillTrialResult, confidence: float) -> str:
 
 
 def _skill_block(skill: SkillTrialResult, result: TrialResult) -> list[str]:
-    lines = [f"{printable(skill.skill)} — {skill.verdict.upper()}", f"{_INDENT}{printable(skill.contrast)}"]
+    title = printable(skill_title(skill.skill, skill.name))
+    lines = [f"{title} — {skill.verdict.upper()}", f"{_INDENT}{printable(skill.contrast)}"]
     lines.append(f"{_INDENT}{verdict_line(skill)}")
     if (settle := settle_line(skill)) is not None:
         lines.append(f"{_INDENT}{settle}")

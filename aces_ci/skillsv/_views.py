@@ -49,6 +49,9 @@ class CurveView:
 @dataclass(frozen=True)
 class SkillValueView:
     skill: str
+    """The skill's directory relative to the scanned root (``.`` for the root itself)."""
+    name: str
+    """The skill's name (the frontmatter's, else its folder's): what a heading calls a skill at the root."""
     units: tuple[UnitView, ...]
     content_lift: float
     closure_ratio: float | None
@@ -101,6 +104,7 @@ def skill_value(report: ValueReport, skill: str) -> SkillValueView | None:
     closure = valuation.closure_ratio
     return SkillValueView(
         skill=skill,
+        name=game.name,
         units=tuple(units),
         content_lift=lift.value,
         closure_ratio=None if closure is None else closure.value,

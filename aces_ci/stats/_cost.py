@@ -98,16 +98,55 @@ class LiftPerDollar:
     note: str
 
 
+def _tokens_per_rollout(cost: ConditionCost) -> float | None:
+    if cost.tokens_in_per_rollout is None or cost.tokens_out_per_rollout is None:
+        return None
+    return cost.tokens_in_per_rollout + cost.tokens_out_per_rollout
+
+
+def _token_cost(with_cost: ConditionCost, control_cost: ConditionCost) -> str:
+    """Both arms' tokens per rollout (input + output) and their ratio: the cost when dollars say nothing."""
+    w, c = _tokens_per_rollout(with_cost), _tokens_per_rollout(control_cost)
+    if w is None or c is None:
+        return "a condition has no rollout to count its tokens on"
+    ratio = f" ({w / c:.2f}× as many)" if c > 0 else ""
+    return f"{with_cost.condition} {w:,.0f} tokens per rollout vs {control_cost.condition} {c:,.0f}{ratio}"
+
+
 def lift_per_dollar(lift: float | None, with_cost: ConditionCost, control_cost: ConditionCost) -> LiftPerDollar:
-    """Lift divided by the extra dollars per rollout of the with-condition."""
+    """Lift divided by the extra dollars per rollout of the with-condition.
+
+    Without a price, or on a model that costs nothing (the embedded local model), dollars cannot
+    say what the skill costs: the note states it in tokens instead, both arms per rollout and their
+    ratio. A with-condition that cost no more dollars is never said to have cost nothing extra when
+    it used more tokens (cached tokens are cheaper, so dollars may fall while tokens grow).
+    """
     if lift is None:
         return LiftPerDollar(None, None, None, "no lift to divide")
-    if with_cost.dollars_per_rollout is None or control_cost.dollars_per_rollout is None:
-        return LiftPerDollar(lift, None, None, "a condition has no priced rollout")
-    extra = with_cost.dollars_per_rollout - control_cost.dollars_per_rollout
-    if extra <= 0.0:
+    tokens = _token_cost(with_cost, control_cost)
+    w, c = with_cost.dollars_per_rollout, control_cost.dollars_per_rollout
+    if w is None or c is None:
+        return LiftPerDollar(lift, None, None, f"not defined, the model is unpriced; its cost in tokens: {tokens}")
+    extra = w - c
+    if w == 0.0 and c == 0.0:
         return LiftPerDollar(
-            lift, extra, None, "the with-condition cost no more per rollout: its lift came at no extra cost"
+            lift, extra, None, f"not defined, the model costs $0 per rollout; its cost in tokens: {tokens}"
+        )
+    if extra <= 0.0:
+        more = (_tokens_per_rollout(with_cost) or 0.0) > (_tokens_per_rollout(control_cost) or 0.0)
+        dollars = f"${w:.4f} vs ${c:.4f} per rollout"
+        if more:
+            return LiftPerDollar(
+                lift,
+                extra,
+                None,
+                f"not defined, the with-condition cost no more dollars ({dollars}) but more tokens: {tokens}",
+            )
+        return LiftPerDollar(
+            lift,
+            extra,
+            None,
+            f"not defined, the with-condition cost no more ({dollars}; {tokens}): its lift came at no extra cost",
         )
     return LiftPerDollar(lift, extra, lift / extra, "lift per extra dollar spent per rollout")
 

@@ -57,7 +57,6 @@ from ._result import (
     TriageCase,
     TriageClass,
     TrialResult,
-    TriggerResult,
 )
 from ._runner import GateSettings, RunSetup, SkillUnderTrial, TrialRunner
 from ._table import (
@@ -124,7 +123,6 @@ __all__ = [
     "TrialGrader",
     "TrialResult",
     "TrialRunner",
-    "TriggerResult",
     "analyse_skill",
     "checked_ref",
     "condition_seed",

@@ -40,7 +40,6 @@ from ._result import (
     SettleResult,
     SkillTrialResult,
     StressLevel,
-    TriggerResult,
 )
 from ._table import TRIAL_METRICS, RunTable, paired, rollout_cost, score_rows, trigger_rows, unscored_reasons
 from ._triage import triage_cases
@@ -401,20 +400,7 @@ def analyse_skill(
             degradation.margin,
             degradation.meaning,
         ),
-        trigger=None
-        if trigger is None
-        else TriggerResult(
-            trigger.rate,
-            trigger.d_pair,
-            trigger.d_skip,
-            trigger.tau,
-            trigger.identity_residual,
-            trigger.triggered_runs,
-            trigger.skipped_runs,
-            trigger.unknown_runs,
-            trigger.trigger_event,
-            trigger.meaning,
-        ),
+        trigger=trigger,
         cost=tuple(_arm_cost(cost, walls[label_]) for label_, cost in costs.items()),
         lift_per_dollar=LiftPerDollarResult(
             per_dollar.lift, per_dollar.extra_dollars_per_rollout, per_dollar.lift_per_extra_dollar, per_dollar.note

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from ..stats import Coupling, VerdictLabel
+from ..stats import Coupling, TriggerStrata, VerdictLabel
 from ._protocol import ContrastKind, Mode
 
 TriageClass = Literal["no_score", "steered"]
@@ -79,20 +79,6 @@ class DegradationResult:
     possibly_count: int
     n_cases: int
     margin: float
-    meaning: str
-
-
-@dataclass(frozen=True)
-class TriggerResult:
-    rate: float | None
-    d_pair: float | None
-    d_skip: float | None
-    tau: float | None
-    identity_residual: float | None
-    triggered_runs: int
-    skipped_runs: int
-    unknown_runs: int
-    trigger_event: str
     meaning: str
 
 
@@ -253,7 +239,8 @@ class SkillTrialResult:
     not_applicable: Mapping[str, str]
     discordance: DiscordanceResult | None
     degradation: DegradationResult | None
-    trigger: TriggerResult | None
+    trigger: TriggerStrata | None
+    """The lift split by whether the skill was used (:func:`aces_ci.stats.trigger_strata`, as computed)."""
     cost: tuple[ArmCostResult, ...]
     lift_per_dollar: LiftPerDollarResult | None
     estimand: str

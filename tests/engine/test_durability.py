@@ -91,6 +91,9 @@ class JournalWitness:
         if f'"key":"{request.cache_key(self.version)}"'.encode() not in safe:
             self.unsynced.append(f"{request.case.id}/{request.condition} reported {outcome} before its line was synced")
 
+    def stopped(self, reason: str, not_run: int) -> None:
+        """Stops are not checked here."""
+
     def close(self) -> None:
         """Nothing to close."""
 
@@ -259,6 +262,9 @@ async def test_a_crashing_progress_display_fails_the_batch_after_its_results_are
 
         def advance(self, request: RolloutRequest, outcome: str, seconds: float) -> None:
             raise BrokenPipeError("the terminal went away")
+
+        def stopped(self, reason: str, not_run: int) -> None:
+            """Nothing to show."""
 
         def close(self) -> None:
             """Nothing to close."""

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tests.engine.helpers import complete_records, kill_once_journaled, planted_skill, settled_calls, write_skill
-from tests.servers import ScriptedServer
+from tests.servers import ScriptedServer, model_flags
 
 CASES, RUNS = 10, 10
 TOTAL = CASES * RUNS * 2
@@ -40,12 +40,7 @@ def test_a_killed_batch_resumes_without_paying_twice(
         "both",
         "--runs",
         str(RUNS),
-        "--provider",
-        "openai",
-        "--base-url",
-        server.openai_url,
-        "--model",
-        "scripted-model",
+        *model_flags(server),
         "--disclosure",
         "preload",
         "--journal",

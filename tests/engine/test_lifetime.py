@@ -117,13 +117,30 @@ async def test_one_progress_display_counts_on_across_calls(scripted_server: Serv
     async with engine_for(server, progress=LineProgress(stream), concurrency=1) as engine:
         await engine.run(asks(server, ["a", "b"]))
         await engine.run(asks(server, ["b", "c"]))
-    assert [line.split(" condition")[0] for line in stream.getvalue().splitlines()] == [
-        "[1/2] case=a",
-        "[2/2] case=b",
-        "[3/4] case=b",
-        "[4/4] case=c",
+    lines = stream.getvalue().splitlines()
+    assert [line.split(" condition")[0] for line in lines] == [
+        "[1/2] 50%: 1 done (latest: case=a",
+        "[2/2] 100%: 2 done (latest: case=b",
+        "[3/4] 75%: 2 done, 1 reused (latest: case=b",
+        "[4/4] 100%: 3 done, 1 reused (latest: case=c",
+        "rollouts: 4 of 4 finished (3 done, 1 reused)",
     ]
-    assert stream.getvalue().splitlines()[2].endswith("reused 0.0s")
+    assert lines[2].endswith("reused 0.0s)")
+
+
+async def test_a_ci_log_of_a_budget_stopped_batch_is_short_and_says_what_stopped_it(scripted_server: Server) -> None:
+    server = scripted_server(planted_skill)
+    stream = io.StringIO()
+    names = [f"q{i}" for i in range(240)]
+    async with engine_for(server, progress=LineProgress(stream), budget=Budget(max_rollouts=180)) as engine:
+        batch = await engine.run(asks(server, names))
+    assert batch.stopped_by == "max_rollouts" and len(batch.records) == 180 and server.calls == 180
+    lines = stream.getvalue().splitlines()
+    assert len(lines) <= 11 + 2, "one line per tenth of the expected rollouts, the stop, the summary"
+    assert lines[-2:] == [
+        "[180/240] stopped by the rollout budget (--max-rollouts): 60 rollouts not run",
+        "rollouts: 180 of 240 finished (180 done); 60 not run",
+    ]
 
 
 async def test_the_guard_refuses_a_leaked_baseline_before_any_rollout_of_the_call_runs(scripted_server: Server) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from aces_ci.errors import EXIT_INPUT_ERROR, EXIT_RUNTIME_ERROR, InfraError, InputError
-from aces_ci.evals import TaskCommand, load_dataset
+from aces_ci.evals import NoCases, TaskCommand, load_dataset
 from tests.evals.helpers import write_skill
 from tests.redact.samples import one_of_each
 
@@ -47,6 +47,15 @@ def test_the_commands_cases_join_the_dataset_and_inherit_the_skill(tmp_path):
     source = dataset.sources["t2"]
     assert (source.kind, source.pointer) == ("tasks", "/1")
     assert "tools/cases.py" in source.file
+
+
+def test_a_command_that_prints_nothing_for_a_skill_gives_it_no_case_rather_than_a_bad_one(tmp_path):
+    skill_dir = skill_with(tmp_path, "import sys\n")  # one command for every skill: it has none for this one
+    with pytest.raises(NoCases) as caught:
+        load_dataset(skill_dir, tmp_path)
+    error = caught.value
+    assert error.exit_code == EXIT_INPUT_ERROR and "no evaluation cases" in str(error)
+    assert error.sources[0].endswith("evals/evals.json") and "tools/cases.py" in error.sources[1]
 
 
 def test_a_bad_case_names_the_output_line_and_pointer(tmp_path):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from pathlib import Path
@@ -24,7 +25,7 @@ from aces_ci.cli import main
 from aces_ci.github import COMMENT_MARKER
 from aces_ci.schemas import validator
 from tests.engine.helpers import MARKER_BODY, write_skill
-from tests.servers import ScriptedRequest, ScriptedServer, Text
+from tests.servers import ScriptedRequest, ScriptedServer, Text, model_flags
 from tests.trials.helpers import cases_json, commit, draw
 
 from .helpers import actions_env, event, read_outputs
@@ -80,7 +81,9 @@ def _ci(root: Path, server: ScriptedServer, *extra: str, model: str = "scripted-
     return main(
         [
             *("ci", str(root), "--reports", str(reports), "--no-cache", "--jobs", "1"),
-            *("--provider", "openai", "--base-url", server.openai_url, "--model", model, "--disclosure", "preload"),
+            *model_flags(server, model=model),
+            "--disclosure",
+            "preload",
             *("--runs", "2", "--rollout-cache", str(root.parent / "rollouts"), "--concurrency", "4"),
             # The planted effect is on accuracy; the composite also holds skill efficiency, whose time ratio
             # follows the runner's load, so the gate reads accuracy to keep every verdict here exact.
@@ -442,3 +445,67 @@ def test_a_later_push_keeps_the_labelled_runs_trials_in_the_comment_marked_with_
         assert "What these numbers estimate" in body
         assert "#### Static scan" in body and f"at {head[:12]}" in body  # this run's scan, at the new head
         assert "<!-- aces-ci:kept-trials v1 " in body
+
+
+TASKS_FOR_ONE_SKILL = """\
+import json, os
+if os.environ["ACES_SKILL_NAME"] == "tasked":
+    for i in range(6):
+        prompt = f"Task {i}: the secret project number?"
+        print(json.dumps({"id": f"task-{i}", "prompt": prompt, "expected_output": "42"}))
+"""
+
+
+def _eval_md(count: int) -> str:
+    cases = [
+        f"## Case md-{i}\n\nPrompt: Asked by the author ({i}): the secret project number?\nExpected: 42\n"
+        for i in range(count)
+    ]
+    return "# What this skill is for\n\n" + "\n".join(cases)
+
+
+def test_a_release_trials_every_skill_the_trial_verb_can_read_and_warns_only_for_the_one_with_no_case(
+    scripted_server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = scripted_server(Planted(1.0, 0.0))
+    root, _ = _repo(tmp_path, cases=6)
+    write_skill(root / "skills", "authored", files={"evals/EVAL.md": _eval_md(6)})  # EVAL.md, no evals.json
+    write_skill(root / "skills", "tasked")  # its cases come from aces.yml's task command only
+    write_skill(root / "skills", "notes", body=PLAIN_BODY)  # nothing gives it a case
+    (root / "tools").mkdir()
+    (root / "tools" / "cases.py").write_text(TASKS_FOR_ONE_SKILL)
+    command = json.dumps([sys.executable, "tools/cases.py"])
+    (root / "aces.yml").write_text(f"evals:\n  tasks: {{command: {command}}}\n")
+    commit(root, "skills whose cases come from EVAL.md and from the task command")
+    output, summary = _release(tmp_path, monkeypatch, root, "v1.0.0")
+
+    assert _ci(root, server, "--results-branch", "", "--no-value") == 0
+
+    values = read_outputs(output)
+    assert (values["work"], values["verdict"]) == ("release", "warn")
+    trial = json.loads(Path(values["trial-report"]).read_text())
+    assert list(validator("trial-result").iter_errors(trial)) == []
+    trialled = {skill["skill"]: skill for skill in trial["skills"]}
+    assert sorted(trialled) == ["skills/authored", "skills/marker", "skills/tasked"]
+    assert trialled["skills/authored"]["eval_source"] == "skills/authored/evals/EVAL.md"
+    assert "task command" in trialled["skills/tasked"]["eval_source"]
+    assert all(trialled[name]["lift"]["accuracy"]["n_cases"] == 6 for name in trialled)
+    junit = tmp_path / "reports" / "junit.xml"
+    JUNIT_XSD.validate(str(junit))
+    lifts = {
+        case.get("classname"): case for case in ET.parse(junit).iter("testcase") if case.get("name") == "lift.accuracy"
+    }
+    verdicts = {skill: _properties(case).get("verdict") for skill, case in lifts.items()}
+    assert verdicts == {
+        "skills.authored": "pass",
+        "skills.marker": "pass",
+        "skills.tasked": "pass",
+        "skills.notes": None,
+    }
+    assert "this skill's lift was not measured" in lifts["skills.notes"].findtext("system-out", "")
+    out = capsys.readouterr().out
+    no_lift = [line for line in out.splitlines() if "lift was not measured" in line]
+    assert len(no_lift) == 1 and "title=lift.accuracy (skills/notes)" in no_lift[0]
+    assert "no eval case in the task command" in no_lift[0], "the warning says what was read for the skill"
+    text = summary.read_text()
+    assert "skills/authored" in text and "skills/tasked" in text

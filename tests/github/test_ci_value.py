@@ -22,7 +22,7 @@ import yaml
 from aces_ci.cli import main
 from aces_ci.github import COMMENT_MARKER
 from aces_ci.schemas import validator
-from tests.servers import ScriptedServer
+from tests.servers import ScriptedServer, model_flags
 from tests.skillsv.acme import BODY, QUESTIONS, planted_model
 from tests.skillsv.helpers import write_skill
 
@@ -67,7 +67,7 @@ def _ci(root: Path, server: ScriptedServer, *extra: str) -> int:
     return main(
         [
             *("ci", str(root), "--reports", str(reports), "--no-cache", "--jobs", "1", "--results-branch", ""),
-            *("--provider", "openai", "--base-url", server.openai_url, "--model", "scripted-model"),
+            *model_flags(server),
             *("--disclosure", "preload", "--runs", "2", "--concurrency", "4"),
             *("--lift-metric", "accuracy"),  # the planted effect; the composite's efficiency follows the runner's load
             *("--rollout-cache", str(root.parent / "rollouts")),
@@ -233,3 +233,29 @@ def test_the_release_example_workflow_and_the_action_carry_the_value_settings() 
     run = (top / "scripts" / "action" / "run.sh").read_text()
     assert "--value-budget-usd" in run and "--no-value" in run
     subprocess.run(["bash", "-n", str(top / "scripts" / "action" / "run.sh")], check=True)
+
+
+def test_a_skill_at_the_repository_root_is_called_by_its_name_in_every_heading(
+    server: ScriptedServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The checkout's folder is named after the repository, not the skill: the frontmatter names it "acme".
+    root = write_skill(tmp_path, BODY, {"evals/evals.json": _cases(8)}, name="acme").rename(tmp_path / "checkout")
+    (root / "aces.yml").write_text("run:\n  prices:\n    scripted-model: {input: 1.0, output: 2.0}\n")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "first")
+    output, summary = _release(tmp_path, monkeypatch, root)
+
+    assert _ci(root, server, "--pass-band", "0.9") == 0  # a lift short of the band: a warning on SKILL.md
+
+    text = summary.read_text()
+    assert "#### SkillSV: acme" in text and 'title "acme: pruning curve (held-out)"' in text
+    assert "**acme** — with acme vs without acme" in text and 'title "acme: lift per metric"' in text
+    assert "| [acme](https://github.com/acme/skills/blob/" in text and "SkillSV compile of acme:" in text
+    assert "SkillSV: ." not in text and "**.**" not in text and "[.]" not in text and "checkout" not in text
+    out = capsys.readouterr().out
+    assert "::warning file=SKILL.md,line=1,title=lift.accuracy (acme)::" in out
+    assert "title=SPEC003 (acme)::" in out and "(.)" not in out
+    trial = json.loads(Path(read_outputs(output)["trial-report"]).read_text())
+    skill = trial["skills"][0]
+    assert (skill["skill"], skill["name"], skill["skill_md"]) == (".", "acme", "SKILL.md"), "named as the scan names it"

@@ -53,6 +53,7 @@ class Trial:
     cost: Sequence[Cost] = (Cost("with"), Cost("without", usd=0.30))
     estimand: str = "Mean paired lift over the population of cases the evals stand for; case-clustered interval."
     settle: Settle | None = None
+    name: str = "pdf-tools"
 
 
 @dataclass(frozen=True)
@@ -95,6 +96,7 @@ class Value:
     closure_ci: tuple[float, float] | None = (0.85, 1.08)
     pruning: Sequence[Curve] = field(default_factory=tuple)
     order_distribution: str = "layer"
+    name: str = "pdf-tools"
 
 
 def helpful_trial(skill: str = "skills/pdf-tools") -> Trial:

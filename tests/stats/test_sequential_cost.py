@@ -80,6 +80,28 @@ def test_cost_summary_and_lift_per_dollar() -> None:
     assert cost_summary("empty", []).dollars is None
 
 
+def test_a_free_or_unpriced_model_states_the_skills_cost_in_tokens_and_never_calls_it_free() -> None:
+    dear = [RolloutCost(2400, 200, 0, 1, 1.0, 0.0)] * 4  # the embedded local model: priced at $0
+    lean = [RolloutCost(900, 100, 0, 1, 1.0, 0.0)] * 4
+    free = lift_per_dollar(0.3, cost_summary("with", dear), cost_summary("without", lean))
+    assert free.lift_per_extra_dollar is None and "no extra cost" not in free.note
+    assert free.note == (
+        "not defined, the model costs $0 per rollout; its cost in tokens: "
+        "with 2,600 tokens per rollout vs without 1,000 (2.60× as many)"
+    )
+    unpriced = [RolloutCost(c.tokens_in, c.tokens_out) for c in dear]
+    control = [RolloutCost(c.tokens_in, c.tokens_out) for c in lean]
+    none = lift_per_dollar(0.3, cost_summary("with", unpriced), cost_summary("without", control))
+    assert none.note.startswith("not defined, the model is unpriced") and "2.60× as many" in none.note
+    # Cached tokens are cheap: fewer dollars per rollout, but more tokens, is no "extra cost" claim.
+    cached = lift_per_dollar(
+        0.3,
+        cost_summary("with", [RolloutCost(2400, 200, 2000, 1, 1.0, 0.001)]),
+        cost_summary("without", [RolloutCost(900, 100, 0, 1, 1.0, 0.002)]),
+    )
+    assert "no extra cost" not in cached.note and "more tokens" in cached.note and "2.60×" in cached.note
+
+
 def test_budget_cap_scores_over_budget_rollouts_as_zero_in_both_conditions() -> None:
     s = paired_scores([[1, 1]], [[1, None]])
     cheap, dear = RolloutCost(tokens_in=100, dollars=0.01), RolloutCost(tokens_in=100, dollars=0.5)

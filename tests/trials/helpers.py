@@ -12,7 +12,7 @@ import xmlschema
 
 from aces_ci.schemas import validator
 from tests.engine.helpers import MARKER, write_skill
-from tests.servers import Reply, ScriptedRequest, ScriptedServer, Text
+from tests.servers import Reply, ScriptedRequest, ScriptedServer, Text, model_flags
 
 
 def cases_json(name: str, count: int, expected: str = "42") -> str:
@@ -66,12 +66,7 @@ def planted_accuracy(p_with: float, p_without: float, marker: str = MARKER) -> C
 
 def run_flags(server: ScriptedServer, tmp_path: Path, *flags: str) -> list[str]:
     return [
-        "--provider",
-        "openai",
-        "--base-url",
-        server.openai_url,
-        "--model",
-        "scripted-model",
+        *model_flags(server),
         "--disclosure",
         "preload",
         "--cache-dir",

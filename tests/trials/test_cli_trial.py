@@ -12,7 +12,7 @@ import pytest
 from aces_ci.cli import main
 from aces_ci.schemas import validator
 from tests.engine.helpers import MARKER, MARKER_BODY, write_skill
-from tests.servers import Reply, ScriptedRequest, ScriptedServer, Text
+from tests.servers import Reply, ScriptedRequest, ScriptedServer, Text, Tokens
 from tests.trials.helpers import (
     cases_json,
     commit,
@@ -44,6 +44,14 @@ def test_the_accuracy_interval_contains_the_planted_lift_and_a_rerun_makes_no_mo
     assert (accuracy["n_cases"], accuracy["runs_per_arm"]) == (30, 3)
     assert accuracy["with_mean"] == pytest.approx(accuracy["without_mean"] + accuracy["delta"])
     assert data["skills"][0]["lift"]["goal_accuracy"] is None
+    trigger = data["skills"][0]["trigger"]  # the statistics' own strata, every count kept
+    assert (trigger["cases"], trigger["coupling"], trigger["triggered_runs"] + trigger["skipped_runs"]) == (
+        30,
+        "independent",
+        90,
+    )
+    assert trigger["cases_always"] + trigger["cases_sometimes"] + trigger["cases_never"] == 30
+    assert "case's mean control score" in trigger["definition"]
     assert "accuracy" in out and "naive (pooled runs)" in out
     shares = data["skills"][0]["degradation"]
     surely = f"degraded cases: {shares['confidently_degraded']:.0%} ({shares['confidently_count']}) of 30 cases"
@@ -338,3 +346,28 @@ def test_plan_reads_the_noise_floor_of_an_aa_control(
     out = capsys.readouterr().out
     assert "from the A/A control" in out and "case-to-case spread of the lift from the pilot" in out
     assert server.calls == calls
+
+
+def test_on_a_model_that_costs_nothing_the_report_states_the_skills_cost_in_tokens(
+    scripted_server: Server, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def script(req: ScriptedRequest) -> Reply:  # the skill in context: 2.6 times the tokens, and the answer
+        if MARKER in req.all_text:
+            return Text("42", usage=Tokens(input=2400, output=200))
+        return Text("I do not know", usage=Tokens(input=900, output=100))
+
+    server = scripted_server(script)
+    skill = repo_with_skill(tmp_path / "repo", cases=6)
+    (tmp_path / "repo" / "aces.yml").write_text("run:\n  prices:\n    scripted-model: {input: 0, output: 0}\n")
+    argv = ["trial", str(skill), "--runs", "1", *run_flags(server, tmp_path), *reports(tmp_path)]
+
+    assert main(argv) == 0
+
+    out = capsys.readouterr().out
+    line = next(line for line in out.splitlines() if "cost (the design's" in line)
+    assert "no extra cost" not in line
+    assert "lift per dollar: not defined, the model costs $0 per rollout" in line
+    assert "with 2,600 tokens per rollout vs without 1,000 (2.60× as many)" in line
+    per_dollar = valid_reports(tmp_path)["skills"][0]["cost"]["lift_per_dollar"]
+    assert per_dollar["lift_per_extra_usd"] is None and "2.60× as many" in per_dollar["note"]
+    assert "2.60× as many" in (tmp_path / "trial.md").read_text()
