@@ -153,6 +153,9 @@ class Point:
     spearman: float
     mse_del: float
     mse_pad: float
+    slope: float
+    """Least-squares slope of the φ_del estimates on the exact values: 1 for an estimator that is
+    unbiased in scale; below 1, a pull toward a common value (what lowers RMSE without information)."""
     coverage: float | None = None
 
 
@@ -213,7 +216,7 @@ def measure(
     coverage: bool = False,
 ) -> dict[str, list[Point]]:
     """Mean metrics per variant and K, over ``seeds`` planted games of ``size`` execution units."""
-    sums: dict[str, list[list[float]]] = {name: [[0.0] * 7 for _ in orders] for name in variants}
+    sums: dict[str, list[list[float]]] = {name: [[0.0] * 8 for _ in orders] for name in variants}
     for seed in range(seeds):
         game = planted_game(size, seed, tasks, regime.profile)
         exact = game.exact("layer")
@@ -234,12 +237,13 @@ def measure(
                 row[3] += spearman(estimate["del"], truth["del"])
                 row[4] += squares["del"]
                 row[5] += squares["pad"]
+                row[6] += float(np.polyfit(truth["del"], estimate["del"], 1)[0])
                 if coverage and name not in NO_COVERAGE:
-                    row[6] += _coverage(run, units, truth)
+                    row[7] += _coverage(run, units, truth)
     out: dict[str, list[Point]] = {}
     for name, rows in sums.items():
         covered = coverage and name not in NO_COVERAGE
-        out[name] = [Point(*(value / seeds for value in row[:6]), row[6] / seeds if covered else None) for row in rows]
+        out[name] = [Point(*(value / seeds for value in row[:7]), row[7] / seeds if covered else None) for row in rows]
     return out
 
 
@@ -339,15 +343,15 @@ def report(
 ) -> dict[str, object]:
     out.append(f"\n### {size} units, {tasks} tasks, {regime.noise} noise, {regime.profile} values\n")
     covered = any(p.coverage is not None for curve in results.values() for p in curve)
-    header = "| estimator | K | rollouts | RMSE φ_del | RMSE φ_pad | Spearman ρ (del) |"
+    header = "| estimator | K | rollouts | RMSE φ_del | RMSE φ_pad | Spearman ρ (del) | slope on exact (del) |"
     out.append(header + (" 95% CI coverage |" if covered else ""))
-    out.append("|---|---:|---:|---:|---:|---:|" + ("---:|" if covered else ""))
+    out.append("|---|---:|---:|---:|---:|---:|---:|" + ("---:|" if covered else ""))
     for name, curve in results.items():
         for k, point in zip(orders, curve, strict=True):
             cell = "" if not covered else (" - |" if point.coverage is None else f" {point.coverage:.3f} |")
             out.append(
                 f"| {name} | {k} | {point.rollouts:,.0f} | {point.rmse_del:.4f} | {point.rmse_pad:.4f} "
-                f"| {point.spearman:.3f} |{cell}"
+                f"| {point.spearman:.3f} | {point.slope:.2f} |{cell}"
             )
     summary: dict[str, object] = {}
     ours, published = results["ours"], results["published"]
