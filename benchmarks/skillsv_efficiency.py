@@ -268,8 +268,8 @@ class Bound:
     pooled: float
     """The same for the pooled weights on μ-chains (every prefix of a chain scored on the same cases)."""
     floor_del: float
-    """(Σ_D ‖a(D)‖ σ_D)² / n under ρ_del, σ_D² the coalition's Bernoulli variance averaged over cases:
-    the least mean squared error × rollouts over the units that any unbiased estimator can reach."""
+    """(Σ_D ‖a(D)‖ σ_D)² / n under ρ_del, σ_D the coalition's Bernoulli standard deviation averaged
+    over cases: the least mean squared error × rollouts that any unbiased estimator can reach."""
     floor_pad: float
     """The same under ρ_pad, with V(N) (the same bytes as under ρ_del) left out: counted once."""
 
@@ -279,12 +279,14 @@ def information_bound(game: PlantedGame) -> Bound | None:
 
     φ_i(μ) = Σ_D a_i(D) V(D) over the prefixes D that μ reaches, a_i(D) = q(D) (P(last = i | D) −
     P(next = i | D)), q(D) the chance an order passes through D. An estimator unbiased on every game
-    must put expected weight a_i(D) on its scores of D; m_D scores of D, each one rollout with noise
-    σ_D², give Σ_i Var ≥ Σ_D ‖a(D)‖² σ_D² / m_D, least at m_D ∝ ‖a(D)‖ σ_D (Cauchy–Schwarz):
-    (Σ_D ‖a(D)‖ σ_D)² / R for R rollouts. Case difficulty is taken as cancelled for free (paired
-    designs do cancel it), so the bound is on the Bernoulli noise alone. ``bound`` and ``pooled``
-    take σ_D constant, as ratios to Algorithm 1's two scores per unit per chain; ``floor_*`` are
-    absolute, for comparing with a measured error.
+    must put expected weight a_i(D) on its scores of D; m_{D,t} scores of D on case t, each one
+    rollout with Bernoulli variance σ_{D,t}², give Σ_i Var ≥ Σ_{D,t} ‖a(D)‖² σ_{D,t}² / (M² m_{D,t}),
+    least at m_{D,t} ∝ ‖a(D)‖ σ_{D,t} (Cauchy–Schwarz): (Σ_D ‖a(D)‖ σ_D)² / R for R rollouts, σ_D
+    the mean of σ_{D,t} over the M cases. Case difficulty is taken as cancelled for free (paired
+    designs do cancel it) and every case as scored, so the bound is on the Bernoulli noise alone
+    (Cramér–Rao gives the same for a nonlinear unbiased estimator on a design fixed in advance).
+    ``bound`` and ``pooled`` take σ_D constant, as ratios to Algorithm 1's two scores per unit per
+    chain; ``floor_*`` are absolute, for comparing with a measured error.
     """
     structure = game.structure
     try:
@@ -315,7 +317,7 @@ def information_bound(game: PlantedGame) -> Bound | None:
             if op == "pad" and state == structure.full:
                 continue
             p_case = game.probabilities(members, op)
-            floors[op] += math.sqrt(norm2 * float(np.mean(p_case * (1 - p_case))))
+            floors[op] += math.sqrt(norm2) * float(np.mean(np.sqrt(p_case * (1 - p_case))))
     algorithm_1 = 2 * (n + 1)
     return Bound(
         bound**2 / n / algorithm_1, pooled * (n + 1) / n / algorithm_1, floors["del"] ** 2 / n, floors["pad"] ** 2 / n
