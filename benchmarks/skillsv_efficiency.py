@@ -16,7 +16,8 @@ Estimators:
 * ``chain``: the previous defaults of ``aces-ci value`` (Algorithm 1's estimator with the coalition
   cache, balanced windows and anchors on the whole panel);
 * ``ours``: the defaults of ``aces-ci value`` (the pooled estimator, ``aces_ci/skillsv/_pooled.py``);
-* ``ours-…`` / ``ours+…``: ours with one lever switched off or on (``--ablations``).
+* ``ours-…`` / ``ours+…``: ours with one lever switched off or on (``--ablations``);
+* ``ours-window-B[-untruncated]``: ours at window b with K · 8 / b orders (``--windows``).
 
 The headline per size: the rollouts ours needs to reach Algorithm 1's RMSE at each K, interpolated
 on ours' RMSE-versus-rollouts curve (log-log), as a share of Algorithm 1's rollouts; and ours'
@@ -29,12 +30,18 @@ one, against its standard error at K = 16. The *bound* columns: the least noise 
 that any unbiased estimator can reach on the game when each score is one noisy coalition score
 (Σ_D ‖a(D)‖)² / n over the reachable prefixes D, with a_i(D) the weight of V(D) in φ_i(μ), relative
 to Algorithm 1's 2 (n + 1) (its two scores per unit per chain), next to the same figure for the
-pooled estimator's weights on chains.
+pooled estimator's weights on chains; the *floor* per K: the least share of Algorithm 1's rollouts
+at which an unbiased estimator can match both its RMSEs (:func:`floor_share`). Each variant's slope
+on the exact values and its Spearman ρ at Algorithm 1's rollouts tell a pull toward a common value
+(which lowers RMSE) from information (which also raises ρ). ``--decompose``: the share of each
+variant's error left when the oracle scores with its expectation (no rollout noise).
 
 Usage::
 
     .venv/bin/python benchmarks/skillsv_efficiency.py [--sizes 8,16,24,40] [--orders 4,8,16,32]
-        [--seeds 20] [--tasks 80] [--ablations] [--coverage] [--bias] [--json FILE] [--small]
+        [--seeds 20] [--tasks 80] [--ablations] [--windows 1,2,4,8] [--only A,B] [--coverage]
+        [--decompose] [--bias] [--noise fresh|seeded|expected] [--profile spread|concentrated]
+        [--json FILE] [--small]
 """
 
 from __future__ import annotations
