@@ -79,6 +79,18 @@ class PlantedGame:
         self._memo[key] = value
         return value
 
+    def probabilities(self, members: frozenset[str], operator: str) -> np.ndarray:
+        """``probability`` on every task at once (not memoised: for sweeps over many coalitions)."""
+        value = self.base.copy()
+        if members:
+            for term, members_of in zip(self.terms, self.term_sets, strict=True):
+                if members_of <= members:
+                    value += term.coefficient * self.activity[term.group]
+            kept = self.tokens.keys() if operator == "pad" else members
+            value -= self.context_cost * sum(self.tokens.get(unit, 0) for unit in kept)
+        clipped: np.ndarray = np.clip(value, 0.0, 1.0)
+        return clipped
+
     def exact(self, distribution: OrderDistribution) -> dict[str, dict[str, float]]:
         """μ-exact values per operator: ``{"pad": {unit: φ}, "del": {unit: φ}}`` (trigger excluded)."""
         content = unanimity_values(
@@ -96,6 +108,8 @@ class BernoulliOracle:
     > 0 and no cache: asking again costs again and tells something new. ``seeded``: the draw is a
     function of (coalition, operator, task, seed), as with a reproducible rollout (the embedded
     model with a seed, or the engine's rollout cache): asking again costs again and tells nothing.
+    ``expected``: no draw, the score is the probability itself — what is left of an estimator's
+    error without rollout noise (its order, window and surrogate parts).
     """
 
     def __init__(self, game: PlantedGame, seed: int, noise: str = "fresh") -> None:
@@ -121,7 +135,7 @@ class BernoulliOracle:
         out = []
         for request in requests:
             p = self.game.probability(request.members, request.operator, self.task_index[request.task.id])
-            out.append(Outcome(1.0 if self._draw(request) < p else 0.0))
+            out.append(Outcome(p if self.noise == "expected" else 1.0 if self._draw(request) < p else 0.0))
         return out
 
 

@@ -12,8 +12,11 @@ measure it (``benchmarks/skillsv_efficiency.py``):
 * **coalition reuse** (``reuse``): scores are cached by (coalition, operator, task, seed), never
   by insertion path, so a coalition met again in another chain on a task already scored is free
   (anchors, and every prefix the hierarchy forces to repeat);
-* **antithetic orders** (``antithetic``, off by default): chains come in pairs drawn from draws u and
+* **antithetic orders** (``antithetic``): chains come in pairs drawn from draws u and
   1 − u: each partner is marginally μ, and the pair's position effects partly cancel;
+* **stratified orders** (``stratified``, off: measured without a gain, BENCHMARKS.md): the draws of
+  the run's independent orders form a Latin hypercube, so each block's choice at each step is spread
+  evenly over the chains;
 * **balanced windows** (``windows="balanced"``): every task is used equally often across chains;
 * **panel anchors** (``panel_anchors``): V(∅), V({m}), V(N) on the whole attribution panel, so the
   anchors, the trigger value and the content lift Λ are panel values, and the closure ratio Σφ/Λ
@@ -65,6 +68,12 @@ class EstimatorSettings:
     """Draw orders in pairs from u and 1 − u. Neutral for the chain estimator, whose error is rollout
     noise; it lowers the pooled estimator's error (its control variate leaves order variance that the
     pairs cancel), so on by default."""
+    stratified: bool = False
+    """Latin-hypercube draws: across the run's independent draws (pairs when ``antithetic``), every
+    coordinate of the order's uniform vector takes one value from each of as many equal strata, so
+    each block's choice at each step is spread evenly over the chains; each order is still μ. Off:
+    the benchmark's error is rollout noise, not order variance, and it measured no gain; and the
+    chains are then no longer independent, which the pooled cross-fit and the bootstrap assume."""
     windows: WindowDesign = "balanced"
     pairs_per_window: int = 2
     """Chains (antithetic pairs) scored on one window. Two lets the pooled estimator learn each case's
@@ -274,12 +283,15 @@ class Estimator:
         settings = self.settings
         pair_draws: np.ndarray | None = None
         window: list[int] = []
+        independent = (settings.orders + 1) // 2 if settings.antithetic else settings.orders
+        latin = self._latin(independent) if settings.stratified else None
         for index in range(settings.orders):
             partner = settings.antithetic and index % 2 == 1
             if partner and pair_draws is not None:
-                draws = 1.0 - pair_draws
+                draws = 1.0 - pair_draws  # 1 − u maps each stratum onto a stratum: the pairs stay stratified
             else:
-                draws = self.rng.random(self.structure.draws)
+                row = index // 2 if settings.antithetic else index
+                draws = self.rng.random(self.structure.draws) if latin is None else latin[row]
                 pair_draws = draws
             pair = index // 2 if settings.antithetic else index
             if pair % max(1, settings.pairs_per_window) == 0 and not partner:
@@ -293,6 +305,12 @@ class Estimator:
             group = pair // max(1, settings.pairs_per_window)
             walks.append(_Walk(index, pair, group, order[1:], list(window), prefixes))
         return walks
+
+    def _latin(self, rows: int) -> np.ndarray:
+        """rows × draws: a Latin hypercube, each column one uniform from each of ``rows`` strata."""
+        columns = self.structure.draws
+        ranks = np.argsort(self.rng.random((rows, columns)), axis=0)
+        return (ranks + self.rng.random((rows, columns))) / max(rows, 1)
 
     def _window(self, walk: _Walk, prefix: int) -> list[int]:
         if self.settings.paired:

@@ -99,6 +99,7 @@ def value_json(report: ValueReport) -> dict[str, Any]:
             "seed": estimator.seed,
             "pooling": valuation.pooling or estimator.pooling,
             "antithetic": estimator.antithetic,
+            "stratified": estimator.stratified,
             "windows": estimator.windows,
             "pairs_per_window": estimator.pairs_per_window,
             "reuse": estimator.reuse,

@@ -15,8 +15,10 @@ from aces_ci.skillsv import (
     Estimate,
     Estimator,
     EstimatorSettings,
+    GameStructure,
     Interval,
     Outcome,
+    Task,
     decide,
     published_settings,
     summarize,
@@ -238,3 +240,36 @@ def test_unpaired_sampling_is_valued_by_the_chain_estimator() -> None:
     settings = replace(EstimatorSettings(orders=4, seed=1), paired=False)
     run = Estimator(game.structure, game.tasks, BernoulliOracle(game, 1), settings).estimate()
     assert unit_samples(run, "del").method == "chain" and summarize(run).pooling == "chain"
+
+
+@pytest.mark.parametrize("antithetic", [False, True])
+def test_stratified_orders_spread_each_choice_evenly_over_the_chains(antithetic: bool) -> None:
+    players = ("m", "a", "b", "c", "d")
+    structure = GameStructure(players, {p: frozenset({"m"}) for p in players[1:]}, players)
+    tasks = [Task(f"t{i}", {"id": f"t{i}"}) for i in range(8)]
+    oracle = _Constant()
+    firsts = {}
+    for stratified in (False, True):
+        settings = EstimatorSettings(orders=16, seed=4, antithetic=antithetic, stratified=stratified)
+        run = Estimator(structure, tasks, oracle, settings).estimate()
+        firsts[stratified] = Counter(structure.players[chain.order[0]] for chain in run.chains)
+    # 16 orders over 4 units that can come first: a Latin hypercube puts each first exactly 4 times
+    assert firsts[True] == {"a": 4, "b": 4, "c": 4, "d": 4}
+    assert firsts[False] != firsts[True]  # independent draws (seed 4) do not
+
+
+def test_stratified_orders_still_estimate_the_exact_values() -> None:
+    game = planted_game(10, seed=4, tasks=24)
+    exact = game.exact("layer")
+    settings = EstimatorSettings(orders=600, seed=1, tolerance=None, chains_in_flight=64, stratified=True)
+    estimate = _estimates(game, settings, ExpectedOracle(game))
+    for op in ("del", "pad"):
+        for unit, value in exact[op].items():
+            assert estimate[op][unit] == pytest.approx(value, abs=0.012), (op, unit)
+
+
+class _Constant:
+    identity = "constant"
+
+    def evaluate(self, requests: Sequence[CoalitionRequest]) -> list[Outcome]:
+        return [Outcome(0.5) for _ in requests]

@@ -76,6 +76,8 @@ def test_the_noisy_estimate_recovers_the_planted_roles_within_its_intervals(tmp_
     )
     assert code == 0
     _valid(report)
+    settings = report["settings"]  # the report states how its orders were drawn
+    assert (settings["antithetic"], settings["stratified"], settings["window"]) == (True, False, 8)
     units = _by_marker(report)
     for marker in EXACT:
         lo, hi = units[marker]["ci"]
