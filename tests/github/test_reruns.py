@@ -45,9 +45,18 @@ def test_a_record_that_is_not_a_rerun_is_an_input_error_naming_its_path(raw: byt
 
 
 def _change(then: Agent, now: Agent) -> SkillChange:
+    lift = {"delta": 0.3, "ci": (0.1, 0.5), "n_cases": 12, "runs_per_arm": 2}
+    release = {"release": "v1.0.0", "commit": "abc", "measured_at": "2026-11-01T00:00:00Z"}
     baseline = SkillBaseline(
-        "skills/a", "v1.0.0", "abc", "2026-11-01T00:00:00Z", then, "accuracy", 0.3, (0.1, 0.5), 12, 2, "pass", 7,
-        "shared-seed", (),
+        "skills/a",
+        **release,
+        agent=then,
+        metric="accuracy",
+        **lift,
+        verdict="pass",
+        seed=7,
+        coupling="shared-seed",
+        cases=(),
     )
     return SkillChange("skills/a", "skills/a/SKILL.md", "accuracy", 0.1, (-0.1, 0.3), baseline, None, now, 8)
 
