@@ -76,6 +76,11 @@ def test_a_yaml_dataset_counts_as_present(tmp_path):
     assert hits(tmp_path, "EVAL001", "evals:\n  - id: 1\n    prompt: p\n", filename="evals.yaml") == []
 
 
+def test_an_eval_md_alone_counts_as_present_since_trials_run_its_cases(tmp_path):
+    eval_md = "# Cases\n\n## Case: refund-window\n\nPrompt: How long is the refund window?\nExpected: 30 days\n"
+    assert run_rule(RULES, "EVAL001", make_skill(tmp_path, SKILL_MD, files={"evals/EVAL.md": eval_md})) == []
+
+
 def test_missing_dataset_says_nothing_else(tmp_path):
     skill = make_skill(tmp_path, SKILL_MD)
     assert [rule.id for rule in RULES if run_rule(RULES, rule.id, skill)] == ["EVAL001"]

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ...evals import MATCH_INVALID, SCHEMA_VIOLATION, EvalSet
+from ...evals import EVAL_MD, MATCH_INVALID, SCHEMA_VIOLATION, EvalSet
 from ...redact import safe_prefix
 from ...skill import ParseProblem
 from .._context import ScanContext
@@ -26,6 +26,8 @@ RULES: list[Rule] = []
 
 DATASET = "evals/evals.json"
 """Where the agentskills.io convention puts the dataset; findings about a missing one point here."""
+AUTHOR_CASES = f"evals/{EVAL_MD}"
+"""The author's cases in prose, which trials read as a dataset of their own (:func:`aces_ci.evals.load_dataset`)."""
 
 ROUTES: dict[str, str] = {
     SCHEMA_VIOLATION: "EVAL003",
@@ -84,13 +86,14 @@ def evals_missing(ctx: ScanContext) -> Iterator[Hit]:
 
     Those trials need the author's own tasks: without a dataset the skill can never show a lift, and
     a regression after a model update goes unnoticed. Also read: ``evals/evals.jsonl``,
-    ``evals/evals.yaml`` and ``evals/evals.yml``.
+    ``evals/evals.yaml`` and ``evals/evals.yml``; ``evals/EVAL.md`` alone is a dataset too, since
+    trials run its cases (the other EVAL rules check the JSON/YAML dataset only).
 
-    PASS: ``skills/pdf-forms/evals/evals.json`` with a handful of cases.
+    PASS: ``skills/pdf-forms/evals/evals.json`` with a handful of cases, or ``evals/EVAL.md``.
 
     FAIL: ``skills/pdf-forms/`` with SKILL.md and scripts but no ``evals/`` dataset.
     """
-    if _dataset(ctx) is None:
+    if _dataset(ctx) is None and ctx.skill.resource(AUTHOR_CASES) is None:
         yield Hit(
             f"no evaluation dataset: add {DATASET} so the skill's effect on an agent can be measured",
             ctx.in_skill(DATASET),
