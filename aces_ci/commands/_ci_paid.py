@@ -54,6 +54,7 @@ from ..github import (
     ResultsBranch,
     ResultsBranchError,
     SkillChange,
+    Stored,
     baselines_to_dict,
     change_criteria,
     change_set,
@@ -206,6 +207,24 @@ def no_lift(bands: LiftBands) -> Callable[[str, str], GateCriterion]:
 
 def _renamed(criteria: Sequence[GateCriterion], prefix: str) -> list[GateCriterion]:
     return [dataclasses.replace(c, name=f"{prefix}{c.name}") for c in criteria]
+
+
+def _write_or_warn(
+    branch: ResultsBranch, files: Callable[[Reader], Mapping[str, bytes]], message: str, *, failed: str, title: str
+) -> Stored | str:
+    """Push ``files`` to the results branch, or warn (an annotation) and return the warning's words.
+
+    A results branch the workflow may not push to must not fail the run: the trial already happened.
+    ``failed`` begins the warning ("This rerun was", "The results of v1 were").
+    """
+    try:
+        return branch.write(files, message)
+    except ResultsBranchError as exc:
+        warning = (
+            f"{failed} not stored on branch {branch.branch} (the workflow needs `permissions: contents: write`): {exc}"
+        )
+        print(Annotation("warning", warning, title=title).command())
+        return warning
 
 
 class PaidRun:
@@ -409,15 +428,15 @@ class PaidRun:
         path = rerun_path(result.generated_at, run_id)
         record = rerun_to_dict(result, history, run_id, self.context.sha)
         content = redact_text(json.dumps(record, indent=2, sort_keys=True) + "\n", environment_secrets()).encode()
-        try:
-            stored = branch.write(lambda _read: {path: content}, f"aces-ci: rerun {run_id or result.generated_at}")
-        except ResultsBranchError as exc:
-            message = (
-                f"This rerun was not stored on branch {branch.branch} (the workflow needs "
-                f"`permissions: contents: write`): {exc}"
-            )
-            print(Annotation("warning", message, title="aces-ci: rerun not stored").command())
-            return message
+        stored = _write_or_warn(
+            branch,
+            lambda _read: {path: content},
+            f"aces-ci: rerun {run_id or result.generated_at}",
+            failed="This rerun was",
+            title="aces-ci: rerun not stored",
+        )
+        if isinstance(stored, str):
+            return stored
         return f"This rerun is stored on branch {stored.branch} as {path} ({stored.commit[:12]})."
 
     def _edited_since(self, baselines: Baselines, notes: list[str]) -> set[str]:
@@ -471,14 +490,14 @@ class PaidRun:
                 out[BASELINE_FILE] = (json.dumps(baselines_to_dict(updated), indent=2, sort_keys=True) + "\n").encode()
             return out
 
-        try:
-            stored = branch.write(files, f"aces-ci: results of release {tag}")
-        except ResultsBranchError as exc:
-            message = (
-                f"The results of {tag} were not stored on branch {branch.branch} (the workflow needs "
-                f"`permissions: contents: write`): {exc}"
-            )
-            print(Annotation("warning", message, title="aces-ci: baseline not stored").command())
-            return message
+        stored = _write_or_warn(
+            branch,
+            files,
+            f"aces-ci: results of release {tag}",
+            failed=f"The results of {tag} were",
+            title="aces-ci: baseline not stored",
+        )
+        if isinstance(stored, str):
+            return stored
         what = "and are the new baselines" if passed else "but are not the baselines: the release failed the gate"
         return f"The results of {tag} are stored on branch {stored.branch} ({stored.commit[:12]}) {what}."

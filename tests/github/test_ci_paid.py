@@ -164,6 +164,23 @@ def test_a_release_with_a_harmful_skill_fails_with_a_junit_failure_naming_metric
     assert json.loads(Path(values["trial-report"]).read_text())["verdict"] == "fail"
 
 
+def test_a_results_branch_that_cannot_be_pushed_warns_and_the_release_still_gets_its_verdict(
+    scripted_server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The trial already happened: a workflow without push rights loses the stored copy, not the gate."""
+    server = scripted_server(Planted(0.9, 0.2))
+    root, _ = _repo(tmp_path)
+    _git(root, "remote", "remove", "origin")
+    output, summary = _release(tmp_path, monkeypatch, root, "v1.0.0")
+
+    assert _ci(root, server) == 0
+    assert read_outputs(output)["verdict"] == "pass"
+    not_stored = "The results of v1.0.0 were not stored on branch aces-results (the workflow needs "
+    assert not_stored + "\\`permissions: contents: write\\`)" in summary.read_text()  # Markdown escapes backticks
+    annotation = "::warning title=aces-ci%3A baseline not stored::" + not_stored + "`permissions: contents: write`)"
+    assert annotation in capsys.readouterr().out
+
+
 def test_release_stores_the_baseline_and_reruns_flag_a_regression_only_when_the_interval_says_so(
     scripted_server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
