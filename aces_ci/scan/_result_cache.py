@@ -88,7 +88,8 @@ class CachedSkill:
     skill_md: str
     """Repository-relative path of its SKILL.md."""
     findings: tuple[Finding, ...]
-    """The rules' findings before any suppression."""
+    """The rules' findings as the rules return them: a rule's own policy waivers included, before every
+    suppression applied after the rules (inline, config, baseline)."""
 
 
 def _raw(finding: Finding | None) -> bool:
