@@ -317,7 +317,7 @@ class PaidRun:
         ``--value-budget-usd``; the trials' rollout cache."""
         options = resolve_run_options(_run_namespace(self.args, LiftBands(), None, None), self.config)
         cache = options.cache_dir
-        runner = ValueRun(self.args, self.project, self.top, cache.resolve() if cache else None)
+        runner = ValueRun(self.args, self.project, self.top, cache.resolve() if cache else None, self.sources.read)
         budget = ValueBudget.share(self._left(options.budget), self.args.value_budget_usd)
         if budget.spent:
             say(f"SkillSV: the trials spent the run's budget; nothing is left for a valuation ({budget.describe()})")

@@ -23,7 +23,7 @@ the scanned root), the closure check as a gate criterion (a warning at most:
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,6 +32,7 @@ from ..atomic import write_output
 from ..config import Project
 from ..engine import Budget
 from ..errors import InputError
+from ..evals import Dataset
 from ..gate import GateCriterion, closure_criteria
 from ..github import Annotation
 from ..redact import environment_secrets, redact_text
@@ -149,8 +150,17 @@ def delete_annotations(views: Sequence[SkillValueView], links: SourceLinks) -> l
 class ValueRun:
     """Values skills one after another within one :class:`ValueBudget`."""
 
-    def __init__(self, args: argparse.Namespace, project: Project, top: Path, cache_dir: Path | None) -> None:
+    def __init__(
+        self,
+        args: argparse.Namespace,
+        project: Project,
+        top: Path,
+        cache_dir: Path | None,
+        read: Mapping[Path, Dataset] | None = None,
+    ) -> None:
         self.args, self.project, self.top, self.cache_dir = args, project, top, cache_dir
+        self.read = read or {}
+        """Datasets ci already read to choose its skills (by resolved folder): a task command is not run again."""
 
     def _namespace(self, skill_dir: Path, budget: ValueBudget) -> argparse.Namespace:
         values: dict[str, object] = {name: getattr(self.args, name, None) for name in _RUN_FLAGS}
@@ -197,7 +207,9 @@ class ValueRun:
                 notes.append(f"SkillSV did not run for {', '.join(shown)}: the run's budget was spent before them.")
                 break
             try:
-                report = measure_value(self._namespace(path, budget), path.resolve(), self.project)
+                report = measure_value(
+                    self._namespace(path, budget), path.resolve(), self.project, self.read.get(path.resolve())
+                )
             except InputError as exc:
                 criteria.append(cannot_value(skill, exc))
                 continue

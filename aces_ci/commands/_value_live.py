@@ -42,7 +42,7 @@ from ..agents import ModelClients, baseline_guard, create_harness, render_skill_
 from ..config import Project
 from ..engine import RolloutCache, RolloutEngine, auto_progress
 from ..errors import ConfigError
-from ..evals import EvalCase, GraderSpec, load_fixtures
+from ..evals import Dataset, EvalCase, GraderSpec, load_fixtures
 from ..grading import JUDGE_PROTOCOL, AcesMetricsGrader
 from ..models import ConcurrencyLimiter, ModelSpec
 from ..skillsv import (
@@ -145,14 +145,24 @@ def _scored_over(
 
 
 def live_panel(
-    skill_dir: Path, project: Project, evals: Path | None, metric: str, judge: ModelSpec | None = None
+    skill_dir: Path,
+    project: Project,
+    evals: Path | None,
+    metric: str,
+    judge: ModelSpec | None = None,
+    *,
+    read: Dataset | None = None,
 ) -> LivePanel:
     """The cases a trial of the skill would run (``evals``: another dataset file), checked scorable on ``metric``.
 
-    ``judge`` is the judge the valuation will grade with (None: none). ConfigError/InputError
-    before anything is paid.
+    ``judge`` is the judge the valuation will grade with (None: none); ``read`` the skill's own dataset
+    when the caller has already loaded it with :func:`load_cases` (``aces-ci ci``: a task command runs
+    once). ConfigError/InputError before anything is paid.
     """
-    dataset = load_cases(skill_dir, project.root, evals, project.config.evals)
+    if read is not None and evals is None:
+        dataset = read
+    else:
+        dataset = load_cases(skill_dir, project.root, evals, project.config.evals)
     grader = AcesMetricsGrader(owned=dataset.grader)
     _check_metric(metric, grader)
     cases = {case.id: case for case in dataset.cases}

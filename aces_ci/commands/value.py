@@ -37,7 +37,7 @@ from tabulate import tabulate
 from ..atomic import write_output
 from ..config import Project, find_project
 from ..errors import EXIT_PASS, EXIT_RUNTIME_ERROR, ConfigError, InputError
-from ..evals import find_datasets
+from ..evals import Dataset, find_datasets
 from ..report import json_bytes
 from ..skillsv import (
     ORDER_DISTRIBUTIONS,
@@ -345,18 +345,23 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_RUNTIME_ERROR if report.valuation.stopped_by == "oracle_error" else EXIT_PASS
 
 
-def measure_value(args: argparse.Namespace, skill_dir: Path, project: Project) -> ValueReport:
+def measure_value(
+    args: argparse.Namespace, skill_dir: Path, project: Project, read: Dataset | None = None
+) -> ValueReport:
     """Compile and value the skill in ``skill_dir`` (resolved) as the flags in ``args`` say.
 
     ``aces-ci ci`` calls this too, with a namespace of this verb's defaults and its own run flags:
     one valuation path, so a release's values are the ones ``aces-ci value`` gives on the same
-    settings (and share its score store). ConfigError/InputError before anything is paid.
+    settings (and share its score store), and with the dataset it already ``read`` for its trials.
+    ConfigError/InputError before anything is paid.
     """
     kind = oracle_kind(args.oracle)
     game = compile_skill(skill_dir)
     panel = None
     if kind == "live":
-        panel = live_panel(skill_dir, project, args.evals, args.metric, configured_judge(project.config, args))
+        panel = live_panel(
+            skill_dir, project, args.evals, args.metric, configured_judge(project.config, args), read=read
+        )
     else:
         _refuse_judge_flags(args)
     tasks = list(panel.tasks) if panel is not None else load_tasks(_evals_file(args, skill_dir))

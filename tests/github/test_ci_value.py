@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from pathlib import Path
@@ -178,6 +179,30 @@ def test_mode_value_on_a_dispatch_values_every_skill_and_says_which_have_no_data
         "accuracy (accuracy: it has no expected" in text  # the comment escapes expected_output's underscore
     )
     assert server.calls > 0
+
+
+def test_a_valuation_reuses_the_dataset_ci_read_so_the_task_command_runs_once_a_skill(
+    server: ScriptedServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The product's task command may be slow or costly: ci reads it to choose its skills, and SkillSV uses that."""
+    root = _repo(tmp_path, cases=4)
+    runs = tmp_path / "task-runs.log"
+    (root / "tools").mkdir()
+    (root / "tools" / "tasks.py").write_text(
+        f"import os\nwith open({str(runs)!r}, 'a') as log:\n    log.write(os.environ['ACES_SKILL_NAME'] + '\\n')\n"
+    )  # it gives no case of its own: acme's come from its evals.json
+    command = json.dumps([sys.executable, "tools/tasks.py"])
+    with (root / "aces.yml").open("a") as config:
+        config.write(f"evals:\n  tasks: {{command: {command}}}\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "a task command")
+    output, _ = actions_env(monkeypatch, tmp_path, "workflow_dispatch", event(tmp_path, "workflow_dispatch.json"))
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-secret")
+
+    assert _ci(root, server, "--mode", "value", "--value-holdout", "0") == 0
+
+    assert read_outputs(output)["value-report"] != ""
+    assert runs.read_text().splitlines() == ["acme"]
 
 
 def test_when_the_trials_spend_the_budget_the_release_says_skillsv_did_not_run(
