@@ -13,7 +13,12 @@
 * ``mode: value`` → SkillSV's valuation on the live agent of a same-repository pull request's
   changed skills, or of every skill under the path (:mod:`aces_ci.commands._ci_value`);
 * a fork's pull request never gets paid work (its code runs without secrets): it is scanned, and
-  the comment says why the trials did not run;
+  the comment says why the trials did not run; nor does ``pull_request_target`` or any checkout of a
+  fork's head, and there the LLM judge is off too and the model keys are withheld
+  (:mod:`aces_ci.commands._ci_trust`);
+* an ``/aces trial <sha>`` comment by a writer on a fork's pull request → the approved trial of the
+  pinned commit, with the base's settings and the fork's files as data
+  (:mod:`aces_ci.commands._ci_approved`);
 * workflow_run of a pull request run → the fork-safe commenter: re-renders the comment from the
   scan JSON the pull request's run uploaded and posts it with this run's write token.
 
@@ -58,6 +63,7 @@ from ..redact import environment_secrets, redact_text
 from ..report import SourceLinks, append_gate_suite, render_junit, skill_title, write_json, write_sarif
 from ..scan import RuleRegistry, ScanResult, Shard, default_registry
 from ..skillsv import compile_skill, compile_summary
+from ._ci_trust import guard_untrusted
 from ._publish import finding_annotations, outputs, publish_check_run, publish_comment, say, write_step_outputs
 from ._run_options import _DOLLARS, _number, add_run_options
 from ._workflow_run import post_prepared_comment
@@ -340,6 +346,11 @@ def run(args: argparse.Namespace) -> int:
         return post_prepared_comment(context, args)
     if not args.path.exists():
         raise InputError("path does not exist", path=str(args.path))
+    if plan.work == "approval":
+        from ._ci_approved import run_approved
+
+        return run_approved(context, args, plan)
+    plan, args, _ = guard_untrusted(context, plan, args)
     registry = default_registry()
     result, scan_root, _ = scan_for(args, registry)
     links, repo = _links(context, scan_root)

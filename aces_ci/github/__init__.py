@@ -3,6 +3,10 @@
 * :class:`GitHubContext` reads the standard Actions environment and the event payload;
   :func:`plan_run` turns the event into the :class:`Plan` of work (never paid work for forks);
   :func:`change_set` / :func:`release_change_set` tell which skills a change touched.
+* :func:`code_trust` tells whether the checked-out tree may run anything with our secrets
+  (never under ``pull_request_target`` or for a fork's code); :func:`approval_comment`,
+  :func:`writer_role` and :func:`pull_request_now` check a maintainer's ``/aces trial <sha>``;
+  :func:`pinned_tree` unpacks the approved commit's files as data (:func:`fetch_pull_head`).
 * :class:`GitHubClient` is the REST client (retries on 5xx and rate limits, Link pagination);
   :func:`upsert_comment` keeps one sticky comment per pull request; :func:`create_check_run`
   publishes an optional check run.
@@ -22,6 +26,18 @@
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from ._approval import (
+    REPLY_MARKER,
+    TRIAL_VERB,
+    USAGE,
+    ApprovalComment,
+    PullRequestNow,
+    approval_comment,
+    pull_request_now,
+    refusal,
+    reply,
+    writer_role,
+)
 from ._body import COMMENT_MARKER, CommentInputs, marker_for, render_comment
 from ._changes import ChangeSet, change_set, release_change_set, skills_touched
 from ._checks import CheckRunResult, create_check_run
@@ -29,10 +45,12 @@ from ._commands import PER_JOB_CAP, PER_STEP_CAP, Annotation, AnnotationOutcome,
 from ._context import GitHubContext, PullRequest, read_payload
 from ._files import STEP_SUMMARY_LIMIT, append_step_summary, fit_summary, output_block, write_outputs
 from ._kept import KEPT_DIGEST_LIMIT, KEPT_MARKDOWN_LIMIT, KeptTrials, earlier_trials, keep_trials, read_kept
+from ._pinned import fetch_pull_head, has_commit, pinned_tree
 from ._plan import DEFAULT_TRIAL_LABEL, MODES, PAID_WORK, Mode, Plan, Work, plan_run
 from ._rest import GitHubClient, GitHubError, RetryPolicy, next_link
 from ._results_branch import DEFAULT_RESULTS_BRANCH, Reader, ResultsBranch, ResultsBranchError, Stored
 from ._sticky import COMMENT_LIMIT, DEFAULT_BOT_LOGIN, CommentResult, find_comment, upsert_comment
+from ._trust import CodeTrust, checked_out_commit, code_trust
 
 if TYPE_CHECKING:
     from ._baselines import (
@@ -108,15 +126,20 @@ __all__ = [
     "PAID_WORK",
     "PER_JOB_CAP",
     "PER_STEP_CAP",
+    "REPLY_MARKER",
     "RERUNS_DIR",
     "STEP_SUMMARY_LIMIT",
     "TREND_RERUNS",
+    "TRIAL_VERB",
+    "USAGE",
     "Agent",
     "Annotation",
     "AnnotationOutcome",
+    "ApprovalComment",
     "Baselines",
     "ChangeSet",
     "CheckRunResult",
+    "CodeTrust",
     "CommentInputs",
     "CommentResult",
     "GitHubClient",
@@ -126,6 +149,7 @@ __all__ = [
     "Mode",
     "Plan",
     "PullRequest",
+    "PullRequestNow",
     "Reader",
     "RerunPoint",
     "RerunRecord",
@@ -138,17 +162,22 @@ __all__ = [
     "Work",
     "annotate",
     "append_step_summary",
+    "approval_comment",
     "baselines_from_dict",
     "baselines_to_dict",
     "change_criteria",
     "change_set",
+    "checked_out_commit",
+    "code_trust",
     "compare",
     "create_check_run",
     "earlier_trials",
     "escape_data",
     "escape_property",
+    "fetch_pull_head",
     "find_comment",
     "fit_summary",
+    "has_commit",
     "history_section",
     "keep_trials",
     "latest_reruns",
@@ -157,15 +186,20 @@ __all__ = [
     "output_block",
     "parse_baselines",
     "parse_rerun",
+    "pinned_tree",
     "plan_run",
+    "pull_request_now",
     "read_kept",
     "read_payload",
+    "refusal",
     "release_change_set",
     "render_comment",
+    "reply",
     "rerun_path",
     "rerun_to_dict",
     "skills_touched",
     "trend_section",
     "upsert_comment",
     "write_outputs",
+    "writer_role",
 ]

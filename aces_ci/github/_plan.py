@@ -6,6 +6,8 @@ event                                          work         compared against
 push to a branch                               ``scan``     the push's ``before`` commit
 pull_request (same repository or fork)         ``scan``     the pull request's base commit
 pull_request ``labeled`` with the trial label  ``trial``    the base branch's version (same-repo only)
+pull_request_target (any repository)           ``scan``     the pull request's base commit (no judge)
+issue_comment ``/aces trial <sha>`` on a PR    ``approval`` the base branch's version (a writer's approval)
 push of a tag, ``release``                     ``release``  the previous release tag
 ``schedule``, ``workflow_dispatch``            ``rerun``    the stored baseline of the last release
 ``workflow_run`` of a pull request             ``comment``  (posts the comment the PR run prepared)
@@ -13,8 +15,11 @@ push of a tag, ``release``                     ``release``  the previous release
 
 Paid work (trials, SkillSV, reruns: anything that calls a model with our keys) never runs for a
 fork's pull request: GitHub gives fork code no secrets, and it must not get ours. Such a run is
-planned as a scan with a note saying why, instead of failing. The ``mode`` of the action (or
-``--mode``) overrides the event's choice, within the same rule.
+planned as a scan with a note saying why, instead of failing. Nor under ``pull_request_target``,
+whatever repository the pull request comes from: that event holds our secrets while the workflow
+may have checked out the pull request's code (:mod:`aces_ci.github._trust`). A fork's change gets
+trials only through a maintainer's ``/aces trial <sha>`` comment (:mod:`aces_ci.github._approval`).
+The ``mode`` of the action (or ``--mode``) overrides the event's choice, within the same rules.
 """
 
 from __future__ import annotations
@@ -22,12 +27,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from ._approval import approval_comment
 from ._context import GitHubContext, PullRequest
 
-Work = Literal["scan", "trial", "value", "release", "rerun", "comment", "nothing"]
+Work = Literal["scan", "trial", "value", "release", "rerun", "approval", "comment", "nothing"]
 Mode = Literal["auto", "scan", "trial", "value", "rerun"]
 MODES: tuple[Mode, ...] = ("auto", "scan", "trial", "value", "rerun")
-PAID_WORK: frozenset[Work] = frozenset({"trial", "value", "release", "rerun"})
+PAID_WORK: frozenset[Work] = frozenset({"trial", "value", "release", "rerun", "approval"})
 """Work that calls a model with the repository's keys."""
 
 DEFAULT_TRIAL_LABEL = "aces:trial"
@@ -61,6 +67,15 @@ def _fork_note(pr: PullRequest, wanted: str) -> str:
     )
 
 
+def _target_note(pr: PullRequest, wanted: Work) -> str:
+    what = "SkillSV valuation" if wanted == "value" else "Paired trials"
+    return (
+        f"{what} not run: pull request #{pr.number} arrived as `pull_request_target`, which holds this "
+        "repository's secrets whatever code the workflow checked out; aces-ci runs no model under it. "
+        "A maintainer can approve trials with the comment `/aces trial <head sha>`."
+    )
+
+
 def _pull_request_plan(context: GitHubContext, pr: PullRequest, trial_label: str, mode: Mode) -> Plan:
     labelled = context.added_label == trial_label
     wanted: Work | None = None
@@ -69,6 +84,11 @@ def _pull_request_plan(context: GitHubContext, pr: PullRequest, trial_label: str
     elif mode == "auto" and labelled:
         wanted = "trial"
     base, head = pr.base_sha, pr.head_sha or context.sha
+    if context.event_name == "pull_request_target":
+        refused = (_target_note(pr, wanted),) if wanted is not None else ()
+        return Plan(
+            "scan", f"pull request #{pr.number} (pull_request_target): static scan only", base, head, pr, refused
+        )
     if wanted is not None and pr.is_fork:
         what = "SkillSV valuation" if wanted == "value" else "Paired trials"
         return Plan(
@@ -90,6 +110,11 @@ def plan_run(context: GitHubContext, *, mode: Mode = "auto", trial_label: str = 
     pr = context.pull_request
     if event in _PR_EVENTS and pr is not None:
         return _pull_request_plan(context, pr, trial_label, mode)
+    if event == "issue_comment":
+        comment = approval_comment(context)
+        if comment is None:
+            return Plan("nothing", "issue_comment: not an `/aces` command on a pull request")
+        return Plan("approval", f"`/aces {comment.verb}` by {comment.author} on pull request #{comment.number}")
     if event == "workflow_run":
         run = context.payload.get("workflow_run")
         triggering = run.get("event") if isinstance(run, dict) else None

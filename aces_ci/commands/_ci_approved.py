@@ -1,0 +1,226 @@
+"""``aces-ci ci`` on an ``/aces trial <sha>`` comment: the maintainer-approved trial of a pull request's commit.
+
+The checks (:mod:`aces_ci.github._approval`), in order, each refusal a reply comment saying why:
+
+1. the workflow checked out the event's own commit (``GITHUB_SHA``, the default branch's head: the
+   base), else it is a configuration error (exit 2) — the fork's code must never be the work tree;
+2. the commenter may write to the repository, as the API says;
+3. the command is ``/aces trial`` with a full commit SHA;
+4. the pull request is open and its head, as the API says now, is that SHA.
+
+Then the approved commit is fetched as git objects and its tree unpacked as data
+(:func:`aces_ci.github.pinned_tree`); what is measured is that tree, whatever the pull request's
+ref holds by then. The trial is the labelled pull request's (:class:`aces_ci.commands._ci_paid.PaidRun`:
+this version against the base's, via ``--against <base sha>``, and with against without), with
+everything that runs taken from the base: its aces.yml (model, budget, gate, task and grader
+commands), this workflow and its action. The fork's evals files are cases, read as data; a skill
+whose evals.json declares its own task or grader command is not trialled (a warning says why),
+since that command would run outside the harness's sandbox. The static scan of the same tree
+(no judge) and the trials go to the pull request's sticky comment.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from ..config import find_project, repository_root
+from ..errors import EXIT_PASS, ConfigError, InputError
+from ..evals import load_evals
+from ..gate import GateCriterion, LiftBands, decide, scan_criteria
+from ..github import (
+    TRIAL_VERB,
+    USAGE,
+    ApprovalComment,
+    CommentInputs,
+    GitHubClient,
+    GitHubContext,
+    Plan,
+    PullRequest,
+    approval_comment,
+    checked_out_commit,
+    fetch_pull_head,
+    has_commit,
+    marker_for,
+    pinned_tree,
+    pull_request_now,
+    refusal,
+    render_comment,
+    reply,
+    writer_role,
+)
+from ..report import SourceLinks
+from ..scan import default_registry, scan_repo
+from ._ci_paid import PaidRun, no_lift
+from ._publish import outputs, publish_comment, say, write_step_outputs
+from .ci import _bands, _scan_named, _scan_relative, _write_reports
+from .scan import _configure
+
+_SHOWN_VERB = re.compile(r"[a-z0-9-]{1,20}")
+OWN_COMMANDS = (
+    "its evals declare their own task or grader command, and a pull request's commands never run in an "
+    "approved trial (name the command in this repository's aces.yml instead)"
+)
+
+
+@dataclass(frozen=True)
+class Approved:
+    """An approval that passed every check: who gave it and the pull request as the API tells it now."""
+
+    role: str
+    pull_request: PullRequest
+
+
+def run_approved(context: GitHubContext, args: argparse.Namespace, plan: Plan) -> int:
+    """Check the approval, then trial the pinned commit, or reply why not (exit 0: a refusal is no failure)."""
+    comment = approval_comment(context)
+    if comment is None:
+        raise InputError("the event is not an /aces comment on a pull request", path=str(context.event_path))
+    if context.token is None:
+        raise ConfigError(
+            "an /aces comment needs GITHUB_TOKEN: the commenter's permission and the pull request's head are asked "
+            "of the API, and the answer is a comment",
+            field="GITHUB_TOKEN",
+        )
+    top = repository_root(args.path.resolve())
+    checkout = checked_out_commit(top) if top is not None else None
+    if top is None or checkout is None or checkout != context.sha:
+        raise ConfigError(
+            f"the approval workflow must check out the base: the event's commit {context.sha[:12] or '(none)'} "
+            f"(actions/checkout without `ref:`), not {checkout[:12] if checkout else 'no git checkout'}; "
+            "the pull request's files are read from git objects, never checked out",
+            field="actions/checkout",
+        )
+    with GitHubClient(context.api_url, context.token) as client:
+        checked = _approved(client, context, comment)
+        if isinstance(checked, str):
+            return _refuse(client, context, comment, checked)
+        fetch_pull_head(top, comment.number)
+        pinned = comment.sha or ""
+        if not has_commit(top, pinned):
+            gone = (
+                f"The approved commit `{pinned[:12]}` is not in pull request #{comment.number}'s history any more "
+                "(was it force-pushed?). Review its head and approve that."
+            )
+            return _refuse(client, context, comment, gone)
+        say(f"approved by {comment.author} ({checked.role}): trials of {pinned[:12]} with this repository's aces.yml")
+        reason = (
+            f"`/aces trial` by {comment.author} ({checked.role}) on pull request #{comment.number}: the approved "
+            f"commit {pinned[:12]} against the base branch's version, with this repository's aces.yml and "
+            "commands; the pull request's files were read as data"
+        )
+        approved = replace(plan, work="trial", reason=reason, base=checked.pull_request.base_sha, head=pinned)
+        approved = replace(approved, pull_request=checked.pull_request)
+        return _trial(client, context, args, approved, top)
+
+
+def _approved(client: GitHubClient, context: GitHubContext, comment: ApprovalComment) -> Approved | str:
+    """The approval when every check passes, else the reason it is refused."""
+    role = writer_role(client, context.repository, comment.author)
+    if role is None:
+        return (
+            f"Only a user with write access to {context.repository} (admin, maintain or write, as GitHub's API "
+            "reports it) can approve trials: they run on this repository's model keys and budget."
+        )
+    if comment.verb != TRIAL_VERB:
+        shown = f"`/aces {comment.verb}`" if _SHOWN_VERB.fullmatch(comment.verb) else "That command"
+        return f"{shown} is not a command aces-ci knows. Approve the trials with {USAGE}."
+    if comment.sha is None:
+        return (
+            f"Pin the commit you reviewed: {USAGE}. The full SHA makes sure that a push after your review is "
+            "never measured in its place."
+        )
+    now = pull_request_now(client, context.repository, comment.number)
+    if not now.open:
+        return f"Pull request #{comment.number} is not open."
+    head = now.pull_request.head_sha or ""
+    if head != comment.sha:
+        return (
+            f"The pull request's head is `{head[:12]}`, not the approved `{comment.sha[:12]}`: it moved since "
+            f"(or the SHA is not its head). Review the new commits, then approve them with `/aces trial {head}`."
+        )
+    return Approved(role, now.pull_request)
+
+
+def _refuse(client: GitHubClient, context: GitHubContext, comment: ApprovalComment, reason: str) -> int:
+    url = reply(client, context.repository, comment.number, refusal(comment, reason))
+    say(f"approval refused: {reason} (reply: {url or 'posted'})")
+    write_step_outputs(context, outputs(None, work="approval") | {"verdict": "skipped"})
+    return EXIT_PASS
+
+
+def _declares_commands(skill: Path, tree: Path) -> bool:
+    """Whether the skill's own evals.json names a task or grader command (BYOT/BYOG)."""
+    evalset = load_evals(skill, tree)
+    return evalset is not None and (evalset.tasks is not None or evalset.grader is not None)
+
+
+def _own_commands(skills: tuple[str, ...], bands: LiftBands) -> tuple[GateCriterion, ...]:
+    return tuple(no_lift(bands)(skill, OWN_COMMANDS) for skill in skills)
+
+
+def _trial(client: GitHubClient, context: GitHubContext, args: argparse.Namespace, plan: Plan, top: Path) -> int:
+    """Scan and trial the approved commit's tree; the sticky comment, the reports and the outputs."""
+    pr, pinned = plan.pull_request, plan.head or ""
+    assert pr is not None and plan.base is not None
+    scanned = args.path.resolve()
+    prefix = "" if scanned == top.resolve() else scanned.relative_to(top.resolve()).as_posix()
+    bands = _bands(args)
+    base_project = find_project(scanned, args.config)
+    config = _configure(args, base_project.config)
+    with pinned_tree(top, pinned) as tree:
+        scan_root = tree / prefix if prefix else tree
+        if not scan_root.is_dir():
+            raise InputError(f"{prefix} does not exist at the approved commit {pinned[:12]}", path=prefix)
+        registry = default_registry()
+        result = scan_repo(scan_root, config.scan, registry, judge=None, jobs=1, cache=None)
+        links = SourceLinks(context.server_url, context.repository, pinned, prefix)
+        skill_dirs = [links.path(r.skill) if r.skill != "." else links.path("") for r in result.skills]
+        skill_dirs = [d.rstrip("/") or "." for d in skill_dirs]
+        own = tuple(d for d in skill_dirs if _declares_commands(tree / d, tree))
+        paid = PaidRun(args, context, plan, scanned, tree, links=links)
+        paid.project = replace(base_project, root=tree)  # the base's settings; the fork's tree, as data
+        outcome = paid.run([d for d in skill_dirs if d not in own], bands)
+        outcome = replace(outcome, criteria=(*_own_commands(own, bands), *outcome.criteria))
+    decision = decide(scan_criteria(result), _scan_relative(outcome.criteria, links))
+    shown = _scan_named(outcome, links)
+    marker = marker_for(args.comment_key)
+    full_report = args.report_url or context.run_url
+    inputs = CommentInputs(
+        decision=decision,
+        registry=registry,
+        scan=result,
+        links=links,
+        reason=plan.reason,
+        notes=outcome.notes,
+        changed=tuple(links.scanned(s) for s in outcome.changes.skills) if outcome.changes.known else None,
+        bands=bands,
+        full_report_url=full_report,
+        marker=marker,
+        commit=pinned,
+        trials=shown.trials,
+        trials_title=shown.trials_title,
+        more_trials=shown.more_trials,
+    )
+    body = render_comment(inputs)
+    paths = _write_reports(args, result, registry, decision, body) | dict(outcome.reports)
+    published = publish_comment(
+        context, client, pr.number, body, marker, full_report=full_report, want_comment=args.comment
+    )
+    scores = [report.score.value for report in result.skills]
+    write_step_outputs(
+        context,
+        outputs(
+            decision,
+            work="approval",
+            score=min(scores) if scores else None,
+            reports=paths,
+            comment_url=published.comment_url,
+            changed=outcome.changes.skills,
+            lift=outcome.lift,
+        ),
+    )
+    say(f"gate: {decision.verdict} (approved trial of {pinned[:12]})")
+    return decision.exit_code
