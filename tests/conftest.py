@@ -44,3 +44,12 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         reason = missing_local_extra()
         if reason is not None:
             unavailable(reason)
+
+
+@pytest.fixture(autouse=True)
+def _outside_github_actions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test starts outside any workflow run, even when the suite itself runs in one: the runner's own event
+    (a fork's pull request, say) must not decide what a test's scan trusts. Tests of ``ci`` set the Actions
+    environment they need (:func:`tests.github.helpers.actions_env`)."""
+    for name in ("GITHUB_ACTIONS", "GITHUB_EVENT_NAME", "GITHUB_EVENT_PATH"):
+        monkeypatch.delenv(name, raising=False)

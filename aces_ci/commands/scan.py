@@ -28,6 +28,7 @@ from ..atomic import write_output
 from ..config import AcesConfig, Project, find_project
 from ..errors import EXIT_PASS, ConfigError
 from ..gate import exit_code
+from ..github import actions_trust
 from ..models import ModelSettings
 from ..redact import environment_secrets, redact_text
 from ..report import render_junit, render_markdown, render_text, write_json, write_sarif
@@ -198,11 +199,20 @@ def _cache_summary(cache: ResultCache) -> str:
 
 
 def _judge_settings(args: argparse.Namespace, config: AcesConfig) -> ModelSettings | None:
-    """The judge's model when it is to run: when asked, or when aces.yml configures it and it can run here."""
-    if args.judge is not None:
-        return config.judge if args.judge else None
-    if not config.judge.provider:
+    """The judge's model when it is to run: when asked, or when aces.yml configures it and it can run here.
+
+    Never in a GitHub Actions step whose checkout is not trusted (``pull_request_target``, a fork's code:
+    :func:`aces_ci.github.actions_trust`): the judge's ``base_url`` is the checked-out aces.yml's to choose.
+    """
+    if args.judge is False or (args.judge is None and not config.judge.provider):
         return None
+    trust = actions_trust(os.environ, args.path)
+    if not trust.trusted:
+        if not args.quiet:
+            print(f"aces-ci: note: LLM judge skipped: {trust.reason}", file=sys.stderr)
+        return None
+    if args.judge:
+        return config.judge
     reason = judge_unavailable(config.judge)
     if reason is not None:
         if not args.quiet:

@@ -50,7 +50,7 @@ from ._plan import DEFAULT_TRIAL_LABEL, MODES, PAID_WORK, Mode, Plan, Work, plan
 from ._rest import GitHubClient, GitHubError, RetryPolicy, next_link
 from ._results_branch import DEFAULT_RESULTS_BRANCH, Reader, ResultsBranch, ResultsBranchError, Stored
 from ._sticky import COMMENT_LIMIT, DEFAULT_BOT_LOGIN, CommentResult, find_comment, upsert_comment
-from ._trust import CodeTrust, checked_out_commit, code_trust
+from ._trust import CodeTrust, actions_trust, checked_out_commit, code_trust
 
 if TYPE_CHECKING:
     from ._baselines import (
@@ -160,6 +160,7 @@ __all__ = [
     "SkillChange",
     "Stored",
     "Work",
+    "actions_trust",
     "annotate",
     "append_step_summary",
     "approval_comment",

@@ -16,14 +16,18 @@ An untrusted tree gets the static scan only: no LLM judge, no model, no task or 
 no paid work — so no endpoint its aces.yml names (``judge.base_url``, ``run.base_url``, provider
 settings) is ever contacted, and the model keys are removed from the process's environment for the
 rest of the run besides (:func:`aces_ci.commands.ci.run`). The comment says what was skipped and why.
+``aces-ci scan`` asks :func:`actions_trust` before its judge runs, so a workflow that calls the scan
+directly gets the same rule.
 """
 
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import ConfigError, InputError
 from ._context import GitHubContext
 
 GIT_TIMEOUT_S = 30.0
@@ -91,3 +95,17 @@ def code_trust(context: GitHubContext, checked_out: str | None) -> CodeTrust:
             f"The checked-out commit {checked_out[:12]} is the head of pull request #{pr.number} from {head}.",
         )
     return CodeTrust(True)
+
+
+def actions_trust(environ: Mapping[str, str], path: Path) -> CodeTrust:
+    """The trust of ``path``'s checkout when this process runs in a GitHub Actions step; trusted elsewhere.
+
+    An Actions event that cannot be read is not trusted: whose code this is cannot be told.
+    """
+    if environ.get("GITHUB_ACTIONS") != "true" or not environ.get("GITHUB_EVENT_NAME", "").strip():
+        return CodeTrust(True)
+    try:
+        context = GitHubContext.from_env(environ)
+    except (ConfigError, InputError) as exc:
+        return CodeTrust(False, f"The GitHub Actions event cannot be read ({exc}), so whose code this is is unknown.")
+    return code_trust(context, checked_out_commit(path.resolve()))

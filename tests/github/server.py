@@ -3,7 +3,8 @@
 It keeps issue comments and check runs in memory and answers as api.github.com does:
 ``Link: <…>; rel="next"`` pagination (default 30 per page, ``per_page`` up to 100), 201 on create,
 200 on update, 403 ``Resource not accessible by integration`` when the token is a fork's read-only
-token, 403 on ``GET /user`` for the workflow token (an installation token may not read it). Faults
+token, 403 on ``GET /user`` for the workflow token (an installation token may not read it); a
+collaborator's permission and a pull request's current head, from what the test put in the state. Faults
 are queued per test: the next requests get 5xx, a secondary-rate-limit 403 with ``Retry-After``,
 a 429, or a primary-rate-limit 403 with ``x-ratelimit-remaining: 0``.
 """
@@ -74,6 +75,10 @@ class GitHubState:
         self.comments: dict[int, list[dict[str, Any]]] = {}
         self.check_runs: list[dict[str, Any]] = []
         self.pulls: list[dict[str, Any]] = []
+        self.pull_details: dict[int, dict[str, Any]] = {}
+        """``GET /repos/{o}/{r}/pulls/{n}``: each pull request as the API tells it now."""
+        self.permissions: dict[str, str] = {}
+        """``GET /repos/{o}/{r}/collaborators/{user}/permission``: each collaborator's role; others get 404."""
         self.faults: list[Fault] = []
         self.requests: list[Recorded] = []
         self.next_id = 1000
@@ -183,6 +188,18 @@ class _Handler(BaseHTTPRequestHandler):
             run = state.check_runs[int(match.group(1)) - 1]
             run.setdefault("more_annotations", []).extend(body["output"]["annotations"])
             self._send(200, run)
+            return
+        if (match := re.fullmatch(rf"/repos/{repo}/collaborators/([^/]+)/permission", path)) and self.command == "GET":
+            role = state.permissions.get(match.group(1))
+            if role is None:
+                self._send(404, {"message": "Not Found"})
+            else:
+                permission = {"maintain": "write", "triage": "read"}.get(role, role)
+                self._send(200, {"permission": permission, "role_name": role, "user": {"login": match.group(1)}})
+            return
+        if (match := re.fullmatch(rf"/repos/{repo}/pulls/(\d+)", path)) and self.command == "GET":
+            pull = state.pull_details.get(int(match.group(1)))
+            self._send(200, pull) if pull is not None else self._send(404, {"message": "Not Found"})
             return
         if path == f"/repos/{state.repository}/pulls" and self.command == "GET":
             head = query.get("head", [""])[0]

@@ -100,11 +100,18 @@ def test_workflows_are_well_formed_pinned_and_injection_free(path: Path) -> None
 
 def test_example_workflows_cover_the_events_of_the_readme() -> None:
     names = {path.name for path in WORKFLOWS}
-    assert {"ci.yml", "skill-gate.yml", "skill-release.yml", "skill-rerun.yml", "skill-comment.yml"} <= names
+    assert {
+        "ci.yml",
+        "skill-gate.yml",
+        "skill-release.yml",
+        "skill-rerun.yml",
+        "skill-comment.yml",
+        "skill-approve.yml",
+    } <= names
     comment = yaml.safe_load((ROOT / "examples" / "workflows" / "skill-comment.yml").read_text())
     assert "workflow_run" in comment[True]
     readme = (ROOT / "README.md").read_text()
-    for name in ("skill-gate.yml", "skill-release.yml", "skill-rerun.yml", "skill-comment.yml"):
+    for name in ("skill-gate.yml", "skill-release.yml", "skill-rerun.yml", "skill-comment.yml", "skill-approve.yml"):
         assert name in readme
 
 
