@@ -1,17 +1,17 @@
 """What a workflow run should do, decided from its event: the one place that maps events to work.
 
-=============================================  ===========  =======================================
-event                                          work         compared against
-=============================================  ===========  =======================================
-push to a branch                               ``scan``     the push's ``before`` commit
-pull_request (same repository or fork)         ``scan``     the pull request's base commit
-pull_request ``labeled`` with the trial label  ``trial``    the base branch's version (same-repo only)
-pull_request_target (any repository)           ``scan``     the pull request's base commit (no judge)
-issue_comment ``/aces trial <sha>`` on a PR    ``approval`` the base branch's version (a writer's approval)
-push of a tag, ``release``                     ``release``  the previous release tag
-``schedule``, ``workflow_dispatch``            ``rerun``    the stored baseline of the last release
-``workflow_run`` of a pull request             ``comment``  (posts the comment the PR run prepared)
-=============================================  ===========  =======================================
+=============================================  ============  =======================================
+event                                          work          compared against
+=============================================  ============  =======================================
+push to a branch                               ``scan``      the push's ``before`` commit
+pull_request (same repository or fork)         ``scan``      the pull request's base commit
+pull_request ``labeled`` with the trial label  ``trial``     the base branch's version (same-repo only)
+pull_request_target (any repository)           ``scan``      the pull request's base commit (no judge)
+issue_comment ``/aces trial <sha>`` on a PR    ``approval``  the base branch's version (a writer's approval)
+push of a tag, ``release``                     ``release``   the previous release tag
+``schedule``, ``workflow_dispatch``            ``rerun``     the stored baseline of the last release
+``workflow_run`` of a pull request             ``comment``   (posts the comment the PR run prepared)
+=============================================  ============  =======================================
 
 Paid work (trials, SkillSV, reruns: anything that calls a model with our keys) never runs for a
 fork's pull request: GitHub gives fork code no secrets, and it must not get ours. Such a run is

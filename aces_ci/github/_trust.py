@@ -10,7 +10,8 @@ situations put the author's files in reach of the secrets:
   the base, which says nothing about the pull request).
 * a **fork's** pull request on any other event (``pull_request``: GitHub normally withholds secrets,
   but a private repository may send them to forks), or any event whose checked-out commit is a
-  fork pull request's head.
+  fork pull request's head — or, for ``workflow_run``, the head of a run from a fork (the commenter
+  pattern gone wrong: a workflow that checks out ``workflow_run.head_sha``).
 
 An untrusted tree gets the static scan only: no LLM judge, no model, no task or grader command,
 no paid work — so no endpoint its aces.yml names (``judge.base_url``, ``run.base_url``, provider
@@ -75,6 +76,11 @@ def checked_out_commit(path: Path) -> str | None:
 def code_trust(context: GitHubContext, checked_out: str | None) -> CodeTrust:
     """The rules of the module docstring for this run's event and checked-out commit."""
     pr = context.pull_request
+    fork_run = _fork_run_head(context)
+    if fork_run is not None and checked_out == fork_run[0]:
+        return CodeTrust(
+            False, f"The checked-out commit {checked_out[:12]} is the head of a workflow run from {fork_run[1]}."
+        )
     if context.event_name == "pull_request_target":
         whose = ""
         if pr is not None and checked_out is not None and checked_out == pr.head_sha:
@@ -95,6 +101,18 @@ def code_trust(context: GitHubContext, checked_out: str | None) -> CodeTrust:
             f"The checked-out commit {checked_out[:12]} is the head of pull request #{pr.number} from {head}.",
         )
     return CodeTrust(True)
+
+
+def _fork_run_head(context: GitHubContext) -> tuple[str, str] | None:
+    """A ``workflow_run`` event's head commit and repository when that repository is not this one."""
+    run = context.payload.get("workflow_run") if context.event_name == "workflow_run" else None
+    if not isinstance(run, Mapping):
+        return None
+    sha, repo = run.get("head_sha"), run.get("head_repository")
+    name = repo.get("full_name") if isinstance(repo, Mapping) else None
+    if not isinstance(sha, str) or name == context.repository:
+        return None
+    return sha, name if isinstance(name, str) else "a deleted fork"
 
 
 def actions_trust(environ: Mapping[str, str], path: Path) -> CodeTrust:

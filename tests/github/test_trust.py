@@ -482,3 +482,13 @@ def test_only_a_new_aces_comment_on_a_pull_request_plans_an_approval(change: dic
     payload = json.loads((Path(__file__).with_name("events") / "issue_comment.json").read_text()) | change
     context = GitHubContext("issue_comment", payload, "acme/skills", "3" * 40, "refs/heads/main")
     assert plan_run(context).work == work
+
+
+@pytest.mark.parametrize(("checked_out", "trusted"), [("2" * 40, False), ("3" * 40, True)], ids=["fork-head", "base"])
+def test_a_workflow_run_that_checked_out_the_forks_head_is_not_trusted(checked_out: str, trusted: bool) -> None:
+    payload = json.loads((Path(__file__).with_name("events") / "workflow_run.json").read_text())
+    context = GitHubContext("workflow_run", payload, "acme/skills", "3" * 40, "refs/heads/main")
+    trust = code_trust(context, checked_out)
+    assert trust.trusted is trusted
+    if not trusted:
+        assert "head of a workflow run from mallory/skills" in trust.reason
