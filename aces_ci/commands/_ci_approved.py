@@ -71,6 +71,8 @@ class Approved:
 
     role: str
     pull_request: PullRequest
+    commit: str
+    """The pinned commit: the pull request's head when the API was asked."""
 
 
 def run_approved(context: GitHubContext, args: argparse.Namespace, plan: Plan) -> int:
@@ -98,7 +100,7 @@ def run_approved(context: GitHubContext, args: argparse.Namespace, plan: Plan) -
         if isinstance(checked, str):
             return _refuse(client, context, comment, checked)
         fetch_pull_head(top, comment.number)
-        pinned = comment.sha or ""
+        pinned = checked.commit
         if not has_commit(top, pinned):
             gone = (
                 f"The approved commit `{pinned[:12]}` is not in pull request #{comment.number}'s history any more "
@@ -111,8 +113,8 @@ def run_approved(context: GitHubContext, args: argparse.Namespace, plan: Plan) -
             f"commit {pinned[:12]} against the base branch's version, with this repository's aces.yml and "
             "commands; the pull request's files were read as data"
         )
-        approved = replace(plan, work="trial", reason=reason, base=checked.pull_request.base_sha, head=pinned)
-        approved = replace(approved, pull_request=checked.pull_request)
+        pr = checked.pull_request
+        approved = replace(plan, work="trial", reason=reason, base=pr.base_sha, head=pinned, pull_request=pr)
         return _trial(client, context, args, approved, top)
 
 
@@ -141,7 +143,7 @@ def _approved(client: GitHubClient, context: GitHubContext, comment: ApprovalCom
             f"The pull request's head is `{head[:12]}`, not the approved `{comment.sha[:12]}`: it moved since "
             f"(or the SHA is not its head). Review the new commits, then approve them with `/aces trial {head}`."
         )
-    return Approved(role, now.pull_request)
+    return Approved(role, now.pull_request, head)
 
 
 def _refuse(client: GitHubClient, context: GitHubContext, comment: ApprovalComment, reason: str) -> int:
