@@ -23,7 +23,15 @@ import pytest
 import yaml
 
 from aces_ci.cli import main
-from aces_ci.github import COMMENT_MARKER, REPLY_MARKER, GitHubContext, code_trust, plan_run
+from aces_ci.github import (
+    COMMENT_MARKER,
+    REPLY_MARKER,
+    GitHubContext,
+    code_trust,
+    fetch_pull_head,
+    pinned_tree,
+    plan_run,
+)
 from aces_ci.scan._judge import RUBRIC
 from tests.engine.helpers import MARKER_BODY, write_skill
 from tests.servers import ScriptedRequest, ScriptedServer, Text
@@ -492,3 +500,67 @@ def test_a_workflow_run_that_checked_out_the_forks_head_is_not_trusted(checked_o
     assert trust.trusted is trusted
     if not trusted:
         assert "head of a workflow run from mallory/skills" in trust.reason
+
+
+def test_an_approved_commit_force_pushed_out_of_the_pull_request_is_refused(
+    scripted_server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, github: GitHubServer
+) -> None:
+    server = scripted_server(Planted(0.9, 0.1))
+    fork = Fork(tmp_path)
+    write_skill(fork.clone / "skills", "marker", body=MARKER_BODY)
+    approved = fork.push("the reviewed change")
+    fork.api(github, approved)  # the API still says so when asked...
+    _git(fork.clone, "checkout", "-q", "--orphan", "rewritten")  # ...but the ref now holds another history
+    write_skill(fork.clone / "skills", "marker", body=f"# Answering\n\n{LATER_EDIT}")
+    fork.push("a rewritten history")
+    github.state.permissions["maintainer"] = "write"
+    output, _ = _approve(monkeypatch, tmp_path, github, fork, body=f"/aces trial {approved}", author="maintainer")
+
+    assert _ci(fork.root, server) == 0
+
+    assert server.calls == 0
+    (reply,) = _replies(github)
+    assert f"The approved commit `{approved[:12]}` is not in pull request #8's history any more" in reply
+    assert read_outputs(output)["verdict"] == "skipped"
+
+
+def test_a_closed_pull_request_is_refused_and_an_approval_without_a_token_is_a_configuration_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, github: GitHubServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fork = Fork(tmp_path)
+    write_skill(fork.clone / "skills", "marker", body=MARKER_BODY)
+    approved = fork.push("the fork's change")
+    fork.api(github, approved, state="closed")
+    github.state.permissions["maintainer"] = "write"
+    _approve(monkeypatch, tmp_path, github, fork, body=f"/aces trial {approved}", author="maintainer")
+
+    assert main(["ci", str(fork.root), "--reports", str(tmp_path / "reports")]) == 0
+    (reply,) = _replies(github)
+    assert "Pull request #8 is not open." in reply
+
+    monkeypatch.delenv("GITHUB_TOKEN")
+    assert main(["ci", str(fork.root), "--reports", str(tmp_path / "reports")]) == 2
+    assert "an /aces comment needs GITHUB_TOKEN" in capsys.readouterr().err
+
+
+def test_the_pinned_tree_is_plain_files_whose_links_stay_inside_and_whose_git_reads_the_checkouts_objects(
+    tmp_path: Path,
+) -> None:
+    fork = Fork(tmp_path)
+    skill = write_skill(fork.clone / "skills", "linky", body=MARKER_BODY, files={"references/notes.md": "notes"})
+    (skill / "leak").symlink_to("/etc/hostname")
+    (skill / "escape").symlink_to("../../../outside.txt")
+    (skill / "notes").symlink_to("references/notes.md")
+    approved = fork.push("links of every kind")
+    fetch_pull_head(fork.root, 8)
+
+    with pinned_tree(fork.root, approved) as tree:
+        linky = tree / "skills" / "linky"
+        assert (linky / "SKILL.md").read_text() == (skill / "SKILL.md").read_text()
+        assert not (linky / "leak").exists() and not (linky / "leak").is_symlink(), "an absolute link is skipped"
+        assert not (linky / "escape").is_symlink(), "a link leaving the tree is skipped"
+        assert (linky / "notes").read_text() == "notes", "a link inside the tree is kept"
+        assert _git(tree, "rev-parse", "--verify", f"{fork.base}^{{commit}}") == fork.base, "objects are shared"
+        assert _git(tree, "diff", "--name-only", f"{fork.base}...{approved}").count("skills/linky/") == 5
+    assert not tree.exists(), "the scratch folder is removed"
+    assert _git(fork.root, "status", "--porcelain") == "" and _git(fork.root, "rev-parse", "HEAD") == fork.base
