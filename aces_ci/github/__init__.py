@@ -30,7 +30,7 @@ from ._context import GitHubContext, PullRequest, read_payload
 from ._files import STEP_SUMMARY_LIMIT, append_step_summary, fit_summary, output_block, write_outputs
 from ._kept import KEPT_DIGEST_LIMIT, KEPT_MARKDOWN_LIMIT, KeptTrials, earlier_trials, keep_trials, read_kept
 from ._plan import DEFAULT_TRIAL_LABEL, MODES, PAID_WORK, Mode, Plan, Work, plan_run
-from ._rest import GitHubClient, GitHubError, RetryPolicy, next_link
+from ._rest import GitHubClient, GitHubError, GitHubRateLimited, RetryPolicy, next_link
 from ._results_branch import DEFAULT_RESULTS_BRANCH, Reader, ResultsBranch, ResultsBranchError, Stored
 from ._sticky import COMMENT_LIMIT, DEFAULT_BOT_LOGIN, CommentResult, find_comment, upsert_comment
 
@@ -122,6 +122,7 @@ __all__ = [
     "GitHubClient",
     "GitHubContext",
     "GitHubError",
+    "GitHubRateLimited",
     "KeptTrials",
     "Mode",
     "Plan",

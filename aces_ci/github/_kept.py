@@ -46,7 +46,6 @@ KEPT_DIGEST_LIMIT = 12_000
 _OPEN = "<!-- aces-ci:kept-trials v1 "
 _CLOSE = " -->"
 _DIGEST = re.compile(r"<!-- aces-ci:kept-trials v1 ([A-Za-z0-9+/=]{1,20000}) -->")
-_PERMISSION_STATUSES = (401, 403, 404)
 
 
 @dataclass(frozen=True)
@@ -142,7 +141,7 @@ def earlier_trials(client: GitHubClient, repository: str, number: int, marker: s
     try:
         ours = find_comment(client, repository, number, marker, author_login(client))
     except GitHubError as exc:
-        if exc.status in _PERMISSION_STATUSES:
+        if exc.denied:
             return None
         raise
     body = ours.get("body") if ours is not None else None

@@ -73,7 +73,7 @@ def upsert_comment(client: GitHubClient, repository: str, number: int, body: str
     try:
         existing = find_comment(client, repository, number, marker, author_login(client))
     except GitHubError as exc:
-        if exc.status in _PERMISSION_STATUSES:
+        if exc.denied:
             return CommentResult("refused", reason=str(exc))
         raise
     action: CommentAction
