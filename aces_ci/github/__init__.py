@@ -25,7 +25,16 @@ from typing import TYPE_CHECKING, Any
 from ._body import COMMENT_MARKER, CommentInputs, marker_for, render_comment
 from ._changes import ChangeSet, change_set, release_change_set, skills_touched
 from ._checks import CheckRunResult, create_check_run
-from ._commands import PER_JOB_CAP, PER_STEP_CAP, Annotation, AnnotationOutcome, annotate, escape_data, escape_property
+from ._commands import (
+    PER_JOB_CAP,
+    PER_STEP_CAP,
+    Annotation,
+    AnnotationOutcome,
+    annotate,
+    escape_data,
+    escape_property,
+    one_line_log,
+)
 from ._context import GitHubContext, PullRequest, read_payload
 from ._files import STEP_SUMMARY_LIMIT, append_step_summary, fit_summary, output_block, write_outputs
 from ._kept import KEPT_DIGEST_LIMIT, KEPT_MARKDOWN_LIMIT, KeptTrials, earlier_trials, keep_trials, read_kept
@@ -155,6 +164,7 @@ __all__ = [
     "latest_reruns",
     "marker_for",
     "next_link",
+    "one_line_log",
     "output_block",
     "parse_baselines",
     "parse_rerun",

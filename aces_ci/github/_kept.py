@@ -34,6 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..redact import environment_secrets, redact_text
+from ..report import markdown_link_url
 from ..schemas import validator
 from ._rest import GitHubClient, GitHubError
 from ._sticky import author_login, find_comment
@@ -76,7 +77,8 @@ class KeptTrials:
     def section(self, head: str | None) -> str:
         """The kept sections under a heading that says which commit they measured, and whether it is still the head."""
         at = f"`{self.commit[:12]}`"
-        run = f" ([that run]({self.run_url}))" if self.run_url else ""
+        url = markdown_link_url(self.run_url)
+        run = f" ([that run]({url}))" if url else ""
         if head is not None and head != self.commit:
             title = f"#### Paired trials measured at {at} — stale: the pull request changed since\n\n"
             what = f"the earlier commit {at}{run}, not of this head (`{head[:12]}`)"

@@ -32,6 +32,8 @@ class Fault:
     body: Any = field(default_factory=dict)
     raw: bytes | None = None
     """Sent as is instead of ``body`` as JSON (an HTML page from a proxy)."""
+    only: str | None = None
+    """A regular expression on ``"METHOD /path"``: the fault waits for a request it matches (``POST .*``)."""
 
 
 def server_error(status: int = 502) -> Fault:
@@ -134,7 +136,12 @@ class _Handler(BaseHTTPRequestHandler):
         auth = self.headers.get("Authorization")
         with state.lock:
             state.requests.append(Recorded(self.command, parts.path, query, auth, body))
-            fault = state.faults.pop(0) if state.faults else None
+            fault = next(
+                (f for f in state.faults if f.only is None or re.fullmatch(f.only, f"{self.command} {parts.path}")),
+                None,
+            )
+            if fault is not None:
+                state.faults.remove(fault)
         if fault is not None:
             self._send(fault.status, fault.body, fault.headers, fault.raw)
             return
