@@ -85,6 +85,7 @@ def post_prepared_comment(context: GitHubContext, args: argparse.Namespace) -> i
             if number is None:
                 say(f"no open pull request has head {run['head_sha'][:12]}: nothing to comment on")
                 return EXIT_PASS
+            earlier = earlier_trials(client, context.repository, number, marker)
             body = render_comment(
                 CommentInputs(
                     decision=decision,
@@ -95,7 +96,8 @@ def post_prepared_comment(context: GitHubContext, args: argparse.Namespace) -> i
                     full_report_url=run.get("html_url") if isinstance(run.get("html_url"), str) else None,
                     marker=marker,
                     commit=run["head_sha"],
-                    kept=earlier_trials(client, context.repository, number, marker),
+                    kept=earlier.kept,
+                    notes=earlier.ignored,
                 )
             )
             outcome = upsert_comment(client, context.repository, number, body, marker)

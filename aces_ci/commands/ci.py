@@ -43,10 +43,10 @@ from ..github import (
     Annotation,
     ChangeSet,
     CommentInputs,
+    EarlierTrials,
     GitHubClient,
     GitHubContext,
     GitHubError,
-    KeptTrials,
     Plan,
     annotate,
     change_set,
@@ -312,20 +312,23 @@ def _scan_named(outcome: PaidOutcome, links: SourceLinks) -> PaidOutcome:
     )
 
 
-def _earlier(client: GitHubClient | None, context: GitHubContext, plan: Plan, marker: str) -> KeptTrials | None:
+def _earlier(client: GitHubClient | None, context: GitHubContext, plan: Plan, marker: str) -> EarlierTrials:
     """The trials an earlier (labelled) run of this pull request left in our comment, to show again."""
     pr = plan.pull_request
     if client is None or pr is None:
-        return None
+        return EarlierTrials()
     try:
-        kept = earlier_trials(client, context.repository, pr.number, marker)
+        earlier = earlier_trials(client, context.repository, pr.number, marker)
     except GitHubError as exc:
         say(f"the trials an earlier run kept in the comment could not be read: {exc}")
-        return None
+        return EarlierTrials()
+    for note in earlier.ignored:
+        say(note)
+    kept = earlier.kept
     if kept is not None:
         stale = "" if kept.commit == context.head_sha else ", stale: the pull request changed since"
         say(f"the comment keeps the trials measured at {kept.commit[:12]}{stale}")
-    return kept
+    return earlier
 
 
 def _lift_annotations(criteria: tuple[GateCriterion, ...], links: SourceLinks, shown: PaidOutcome) -> list[Annotation]:
@@ -417,7 +420,8 @@ def run(args: argparse.Namespace) -> int:
         pr = plan.pull_request
         paths = _write_reports(args, result, registry, decision)
         if outcome is None or outcome.trials is None:
-            inputs = replace(inputs, kept=_earlier(client, context, plan, marker))
+            earlier = _earlier(client, context, plan, marker)
+            inputs = replace(inputs, kept=earlier.kept, notes=(*inputs.notes, *earlier.ignored))
         body = render_comment(inputs)
         paths |= _write_markdown(args, body)
         annotations = finding_annotations(result, links)

@@ -37,11 +37,30 @@ from ._commands import (
 )
 from ._context import GitHubContext, PullRequest, read_payload
 from ._files import STEP_SUMMARY_LIMIT, append_step_summary, fit_summary, output_block, write_outputs
-from ._kept import KEPT_DIGEST_LIMIT, KEPT_MARKDOWN_LIMIT, KeptTrials, earlier_trials, keep_trials, read_kept
+from ._kept import (
+    KEPT_DIGEST_LIMIT,
+    KEPT_MARKDOWN_LIMIT,
+    EarlierTrials,
+    KeptTrials,
+    earlier_trials,
+    keep_trials,
+    read_kept,
+)
 from ._plan import DEFAULT_TRIAL_LABEL, MODES, PAID_WORK, Mode, Plan, Work, plan_run
 from ._rest import GitHubClient, GitHubError, GitHubRateLimited, RetryPolicy, next_link
 from ._results_branch import DEFAULT_RESULTS_BRANCH, Reader, ResultsBranch, ResultsBranchError, Stored
-from ._sticky import COMMENT_LIMIT, DEFAULT_BOT_LOGIN, CommentResult, find_comment, upsert_comment
+from ._sticky import (
+    COMMENT_LIMIT,
+    DEFAULT_BOT_LOGIN,
+    SIGNING_KEY_ENV,
+    CommentResult,
+    CommentSearch,
+    find_comment,
+    seal,
+    search_comments,
+    signing_key,
+    upsert_comment,
+)
 
 if TYPE_CHECKING:
     from ._baselines import (
@@ -118,6 +137,7 @@ __all__ = [
     "PER_JOB_CAP",
     "PER_STEP_CAP",
     "RERUNS_DIR",
+    "SIGNING_KEY_ENV",
     "STEP_SUMMARY_LIMIT",
     "TREND_RERUNS",
     "Agent",
@@ -128,6 +148,8 @@ __all__ = [
     "CheckRunResult",
     "CommentInputs",
     "CommentResult",
+    "CommentSearch",
+    "EarlierTrials",
     "GitHubClient",
     "GitHubContext",
     "GitHubError",
@@ -175,6 +197,9 @@ __all__ = [
     "render_comment",
     "rerun_path",
     "rerun_to_dict",
+    "seal",
+    "search_comments",
+    "signing_key",
     "skills_touched",
     "trend_section",
     "upsert_comment",

@@ -48,8 +48,9 @@ if TYPE_CHECKING:  # the history loads the statistics (numpy): only a rerun's co
     from ._history import SkillChange
 
 COMMENT_MARKER = "<!-- aces-ci:ci -->"
-_RESERVE = 600
-"""Characters kept for the omission note and the footer."""
+_RESERVE = 900
+"""Characters kept for the omission note, the footer, and the binding and signature lines the comment gets when
+posted (:func:`~aces_ci.github.upsert_comment`)."""
 _LISTED_CRITERIA = 20
 
 

@@ -11,7 +11,7 @@ import pytest
 import xmlschema
 
 from aces_ci.cli import main
-from aces_ci.github import COMMENT_MARKER
+from aces_ci.github import COMMENT_MARKER, seal
 from aces_ci.schemas import validator
 
 from .helpers import REPOSITORY, actions_env, event, make_repo, read_outputs
@@ -97,7 +97,7 @@ def test_comment_is_found_across_more_than_100_comments(
     repo = make_repo(tmp_path, broken=False)
     for index in range(130):
         github.state.add_comment(7, f"review comment {index}")
-    github.state.add_comment(7, f"{COMMENT_MARKER}\nold result", dict(BOT))
+    github.state.add_comment(7, seal(f"{COMMENT_MARKER}\nold result", COMMENT_MARKER, REPOSITORY, 7, None), dict(BOT))
     for index in range(120):
         github.state.add_comment(7, f"later comment {index}")
     actions_env(

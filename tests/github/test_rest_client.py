@@ -136,7 +136,7 @@ def test_upsert_creates_then_updates_then_leaves_an_unchanged_body(github: GitHu
     third = upsert_comment(client, "acme/skills", 5, f"{MARKER}\ntwo", MARKER)
 
     assert (first.action, second.action, third.action) == ("created", "updated", "unchanged")
-    assert [c["body"] for c in github.state.comments[5]] == [f"{MARKER}\ntwo"]
+    assert [c["body"] for c in github.state.comments[5]] == [f"{MARKER}\n<!-- aces-ci:for acme/skills#5 -->\ntwo"]
     assert github.state.comments[5][0]["user"]["login"] == DEFAULT_BOT_LOGIN
 
 
