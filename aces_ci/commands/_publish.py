@@ -25,7 +25,7 @@ from ..github import (
     upsert_comment,
     write_outputs,
 )
-from ..report import SourceLinks, by_severity_then_location, skill_title
+from ..report import SourceLinks, by_severity_then_location, markdown_cell, skill_title
 from ..scan import ScanResult, Severity
 
 _LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "notice"}
@@ -77,7 +77,8 @@ def write_summary(context: GitHubContext, body: str, *, note: str, full_report: 
 
 
 def _summary_postscript(context: GitHubContext, note: str) -> None:
-    append_step_summary(context.summary_path, f"\n> {note}\n", extra_secrets=context.secrets())
+    """A line after the summary's result; escaped, since it quotes GitHub's answer (or a proxy's page)."""
+    append_step_summary(context.summary_path, f"\n> {markdown_cell(note, 2000)}\n", extra_secrets=context.secrets())
 
 
 def publish_comment(

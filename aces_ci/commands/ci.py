@@ -19,7 +19,9 @@
 
 Exit codes are the contract's: 0 pass (warnings included), 1 gate failed (a scan criterion, a
 lift whose interval lies at or below the fail band, a rerun's regression), 2 input or
-configuration error, 3 GitHub or model API failure.
+configuration error, 3 GitHub or model API failure. Reports, outputs and the job summary are
+written before any comment or check-run call: a GitHub failure there costs the comment only, and
+turns a passing gate's 0 into 3 (a failed gate keeps its 1).
 """
 
 from __future__ import annotations
