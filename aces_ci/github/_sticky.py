@@ -4,7 +4,7 @@ Our comment is the first one that (1) is by us: the token's own login when ``GET
 (a personal token), else ``github-actions[bot]`` (the workflow token, which may not read
 ``/user``); (2) *starts* with the hidden marker followed by the binding line
 ``<!-- aces-ci:for owner/name#N -->`` naming this repository and pull request; and (3) when the
-workflow sets ``ACES_CI_COMMENT_KEY`` (a repository secret), ends with a valid signature
+workflow sets ``ACES_CI_SIGNING_KEY`` (a repository secret), ends with a valid signature
 ``<!-- aces-ci:sig v1 HMAC -->``: HMAC-SHA256 under that key of the repository, the number and
 the whole body before it. Every workflow of a repository posts as ``github-actions[bot]``, so the
 author alone does not tell our comment from one another workflow posts carrying our marker (a bot
@@ -35,7 +35,7 @@ DEFAULT_BOT_LOGIN = "github-actions[bot]"
 COMMENT_LIMIT = 65536
 """Characters GitHub accepts in one comment body."""
 _PERMISSION_STATUSES = (401, 403, 404)
-SIGNING_KEY_ENV = "ACES_CI_COMMENT_KEY"
+SIGNING_KEY_ENV = "ACES_CI_SIGNING_KEY"
 """The environment variable holding the key that signs our comments (a repository secret; optional)."""
 _SIGNATURE = re.compile(r"\n<!-- aces-ci:sig v1 ([0-9a-f]{64}) -->\n?\Z")
 

@@ -335,3 +335,33 @@ def test_a_github_failure_costs_the_comment_never_the_reports_outputs_or_summary
     text = summary.read_text()
     assert text.startswith(COMMENT_MARKER) and "could not be posted" in text
     assert github.state.comments.get(7, []) == []
+
+
+def test_the_workflow_run_commenter_writes_its_outputs_before_a_github_failure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, github: GitHubServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from aces_ci.github import RetryPolicy, _rest
+
+    monkeypatch.setattr(_rest, "RetryPolicy", functools.partial(RetryPolicy, attempts=2, backoff_s=0.01))
+    repo = make_repo(tmp_path, broken=True)
+    actions_env(
+        monkeypatch, tmp_path, "pull_request", event(tmp_path, "pull_request_fork.json", repo), token=FORK_TOKEN
+    )
+    assert _ci(repo.root) == 1
+    output, _ = actions_env(
+        monkeypatch,
+        tmp_path,
+        "workflow_run",
+        event(tmp_path, "workflow_run.json", repo),
+        api_url=github.url,
+        token=WRITE_TOKEN,
+    )
+    output.write_text("")
+    github.state.faults = [server_error(502)] * 30
+
+    assert main(["ci", ".", "--results", str(tmp_path / "reports")]) == 3
+
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "failed after 2 attempt(s): HTTP 502" in err
+    values = read_outputs(output)
+    assert values["verdict"] == "fail" and values["work"] == "comment" and "comment-url" not in values

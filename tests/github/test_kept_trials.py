@@ -167,9 +167,9 @@ def test_a_look_alike_comment_by_the_bot_is_never_edited_and_its_digest_never_sh
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, github: GitHubServer, key: str | None, forged: str
 ) -> None:
     if key is None:
-        monkeypatch.delenv("ACES_CI_COMMENT_KEY", raising=False)
+        monkeypatch.delenv("ACES_CI_SIGNING_KEY", raising=False)
     else:
-        monkeypatch.setenv("ACES_CI_COMMENT_KEY", key)
+        monkeypatch.setenv("ACES_CI_SIGNING_KEY", key)
     github.state.add_comment(7, forged, dict(BOT))
 
     assert _scan_pr(tmp_path, monkeypatch, github) == 0
@@ -185,7 +185,7 @@ def test_a_look_alike_comment_by_the_bot_is_never_edited_and_its_digest_never_sh
 def test_a_signed_comment_of_ours_is_updated_and_its_trials_carried(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, github: GitHubServer
 ) -> None:
-    monkeypatch.setenv("ACES_CI_COMMENT_KEY", "k3y-only-our-workflow-has")
+    monkeypatch.setenv("ACES_CI_SIGNING_KEY", "k3y-only-our-workflow-has")
     real = KeptTrials(MEASURED, "pass", "#### Paired trials: m on h\n\nmeasured, +0.120\n")
     earlier = seal(
         f"{COMMENT_MARKER}\nx\n{real.digest()}", COMMENT_MARKER, "acme/skills", 7, b"k3y-only-our-workflow-has"
