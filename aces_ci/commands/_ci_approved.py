@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..config import find_project, repository_root
-from ..errors import EXIT_PASS, ConfigError, InputError
+from ..errors import EXIT_PASS, EXIT_RUNTIME_ERROR, ConfigError, InputError
 from ..evals import load_evals
 from ..gate import GateCriterion, LiftBands, decide, scan_criteria
 from ..github import (
@@ -54,8 +54,8 @@ from ..github import (
 from ..report import SourceLinks
 from ..scan import default_registry, scan_repo
 from ._ci_paid import PaidRun, no_lift
-from ._publish import outputs, publish_comment, say, write_step_outputs
-from .ci import _bands, _scan_named, _scan_relative, _write_reports
+from ._publish import outputs, publish_comment, say, summary_note, write_step_outputs, write_summary
+from .ci import _bands, _scan_named, _scan_relative, _write_markdown, _write_reports
 from .scan import _configure
 
 _SHOWN_VERB = re.compile(r"[a-z0-9-]{1,20}")
@@ -207,22 +207,24 @@ def _trial(client: GitHubClient, context: GitHubContext, args: argparse.Namespac
         more_trials=shown.more_trials,
     )
     body = render_comment(inputs)
-    paths = _write_reports(args, result, registry, decision, body) | dict(outcome.reports)
-    published = publish_comment(
-        context, client, pr.number, body, marker, full_report=full_report, want_comment=args.comment
-    )
+    # As on every other path: reports, outputs and the summary are written before the comment call, so a
+    # GitHub failure costs the comment, never the results.
+    paths = _write_reports(args, result, registry, decision) | _write_markdown(args, body) | dict(outcome.reports)
     scores = [report.score.value for report in result.skills]
-    write_step_outputs(
-        context,
-        outputs(
-            decision,
-            work="approval",
-            score=min(scores) if scores else None,
-            reports=paths,
-            comment_url=published.comment_url,
-            changed=outcome.changes.skills,
-            lift=outcome.lift,
-        ),
+    values = outputs(
+        decision,
+        work="approval",
+        score=min(scores) if scores else None,
+        reports=paths,
+        changed=outcome.changes.skills,
+        lift=outcome.lift,
     )
+    write_step_outputs(context, {name: value for name, value in values.items() if name != "comment-url"})
+    write_summary(context, body, note=summary_note(pr.number, client, args.comment), full_report=full_report)
+    published = publish_comment(context, client, pr.number, body, marker, want_comment=args.comment)
+    write_step_outputs(context, {"comment-url": published.comment_url or ""})
     say(f"gate: {decision.verdict} (approved trial of {pinned[:12]})")
+    if published.failed and decision.exit_code == EXIT_PASS:
+        say("exit 3: the gate passed, but its result could not be published on GitHub (the reports hold it)")
+        return EXIT_RUNTIME_ERROR
     return decision.exit_code

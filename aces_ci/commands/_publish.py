@@ -18,19 +18,22 @@ from ..github import (
     Annotation,
     GitHubClient,
     GitHubContext,
+    GitHubError,
     append_step_summary,
     create_check_run,
+    one_line_log,
     upsert_comment,
     write_outputs,
 )
-from ..report import SourceLinks, by_severity_then_location, skill_title
+from ..report import SourceLinks, by_severity_then_location, markdown_cell, skill_title
 from ..scan import ScanResult, Severity
 
 _LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "notice"}
 
 
 def say(message: str) -> None:
-    print(f"aces-ci: {message}", file=sys.stderr)
+    """One log line: a skill folder's newline cannot start a line of its own (a workflow command)."""
+    print(f"aces-ci: {one_line_log(message)}", file=sys.stderr)
 
 
 def finding_annotations(result: ScanResult, links: SourceLinks | None) -> list[Annotation]:
@@ -49,7 +52,33 @@ def finding_annotations(result: ScanResult, links: SourceLinks | None) -> list[A
 @dataclass(frozen=True)
 class Published:
     comment_url: str | None = None
-    summary_written: bool = False
+    failed: str = ""
+    """Why the comment or check run could not be published (a GitHub API failure, not a permission), else empty."""
+
+
+def summary_note(number: int | None, client: GitHubClient | None, want_comment: bool) -> str:
+    """What the job summary says above the result when no comment will be tried (known before any API call)."""
+    if number is None:
+        return ""
+    if not want_comment:
+        return "PR comment disabled (comment: false)."
+    if client is None:
+        note = "No GITHUB_TOKEN: the PR comment was not posted; the result is in this job summary."
+        say(note)
+        return note
+    return ""
+
+
+def write_summary(context: GitHubContext, body: str, *, note: str, full_report: str | None) -> bool:
+    """The job summary: the comment's body (after ``note``), written before any comment call so no API failure
+    can cost it."""
+    summary = f"> {note}\n\n{body}" if note else body
+    return append_step_summary(context.summary_path, summary, full_report=full_report, extra_secrets=context.secrets())
+
+
+def _summary_postscript(context: GitHubContext, note: str) -> None:
+    """A line after the summary's result; escaped, since it quotes GitHub's answer (or a proxy's page)."""
+    append_step_summary(context.summary_path, f"\n> {markdown_cell(note, 2000)}\n", extra_secrets=context.secrets())
 
 
 def publish_comment(
@@ -59,35 +88,33 @@ def publish_comment(
     body: str,
     marker: str,
     *,
-    full_report: str | None,
     want_comment: bool,
 ) -> Published:
-    """Post ``body`` as the sticky comment; otherwise (or also) put it in the job summary, saying why."""
-    hidden = context.secrets()
-    note = ""
-    url = None
-    if number is None:
-        note = ""
-    elif not want_comment:
-        note = "PR comment disabled (comment: false)."
-    elif client is None:
-        note = "No GITHUB_TOKEN: the PR comment was not posted; the result is in this job summary."
-        say(note)
-    else:
+    """Post ``body`` as the sticky comment; the summary (already written) gets a line when that fails.
+
+    Never raises for GitHub: a read-only token is a note (the fork's case, not a failure); any other
+    API failure is a note and :attr:`Published.failed`, which the caller turns into its exit code.
+    """
+    if number is None or not want_comment or client is None:
+        return Published()
+    try:
         outcome = upsert_comment(client, context.repository, number, body, marker)
-        if outcome.action == "refused":
-            note = (
-                "The PR comment could not be posted: this token may not write to the pull request "
-                "(a fork's pull request gets a read-only token). The result is in this job summary instead; "
-                "the workflow_run commenter can post it (see the README)."
-            )
-            say(f"{note} GitHub said: {outcome.reason}")
-        else:
-            url = outcome.url
-            say(f"PR comment {outcome.action}: {url or '(no URL returned)'}")
-    summary = f"> {note}\n\n{body}" if note else body
-    written = append_step_summary(context.summary_path, summary, full_report=full_report, extra_secrets=hidden)
-    return Published(url, written)
+    except GitHubError as exc:
+        note = f"The PR comment could not be posted: {exc}. The result is in this job summary and the reports."
+        say(note)
+        _summary_postscript(context, note)
+        return Published(failed=str(exc))
+    if outcome.action == "refused":
+        note = (
+            "The PR comment could not be posted: this token may not write to the pull request "
+            "(a fork's pull request gets a read-only token). The result is above, in this job summary; "
+            "the workflow_run commenter can post it (see the README)."
+        )
+        say(f"{note} GitHub said: {outcome.reason}")
+        _summary_postscript(context, note)
+        return Published()
+    say(f"PR comment {outcome.action}: {outcome.url or '(no URL returned)'}")
+    return Published(outcome.url)
 
 
 def publish_check_run(
@@ -96,25 +123,31 @@ def publish_check_run(
     decision: GateDecision,
     summary: str,
     annotations: Iterable[Annotation],
-) -> None:
+) -> str:
+    """Create the check run; returns why it failed for a GitHub API failure (empty when created or refused)."""
     if client is None:
         say("check run skipped: no GITHUB_TOKEN")
-        return
+        return ""
     conclusion = {"fail": "failure", "warn": "neutral", "pass": "success"}[decision.verdict]
-    result = create_check_run(
-        client,
-        context.repository,
-        context.head_sha,
-        name="aces-ci",
-        conclusion=conclusion,  # type: ignore[arg-type]
-        title=f"aces-ci gate: {decision.verdict}",
-        summary=summary,
-        annotations=list(annotations),
-    )
+    try:
+        result = create_check_run(
+            client,
+            context.repository,
+            context.head_sha,
+            name="aces-ci",
+            conclusion=conclusion,  # type: ignore[arg-type]
+            title=f"aces-ci gate: {decision.verdict}",
+            summary=summary,
+            annotations=list(annotations),
+        )
+    except GitHubError as exc:
+        say(f"check run could not be created: {exc}")
+        return str(exc)
     if result.created:
         say(f"check run created with {result.annotations} annotation(s): {result.url or ''}")
     else:
         say(f"check run not created (the workflow needs `checks: write`): {result.reason}")
+    return ""
 
 
 def outputs(

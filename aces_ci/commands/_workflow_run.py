@@ -15,12 +15,13 @@ import argparse
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import EXIT_PASS, InputError
+from ..errors import EXIT_PASS, EXIT_RUNTIME_ERROR, InputError
 from ..gate import decide, scan_criteria
 from ..github import (
     CommentInputs,
     GitHubClient,
     GitHubContext,
+    GitHubError,
     earlier_trials,
     marker_for,
     render_comment,
@@ -77,26 +78,32 @@ def post_prepared_comment(context: GitHubContext, args: argparse.Namespace) -> i
     prefix = args.path.as_posix().strip("/") if args.path.as_posix() not in (".", "") else ""
     links = SourceLinks(context.server_url, context.repository, run["head_sha"], prefix)
     marker = marker_for(args.comment_key)
-    with GitHubClient(context.api_url, context.token) as client:
-        number = find_pull_request(client, context.repository, run)
-        if number is None:
-            say(f"no open pull request has head {run['head_sha'][:12]}: nothing to comment on")
-            write_step_outputs(context, outputs(decision, work="comment"))
-            return EXIT_PASS
-        body = render_comment(
-            CommentInputs(
-                decision=decision,
-                registry=registry,
-                scan=result,
-                links=links,
-                reason=f"pull request #{number}: static scan (posted by the workflow_run commenter)",
-                full_report_url=run.get("html_url") if isinstance(run.get("html_url"), str) else None,
-                marker=marker,
-                commit=run["head_sha"],
-                kept=earlier_trials(client, context.repository, number, marker),
+    write_step_outputs(context, {k: v for k, v in outputs(decision, work="comment").items() if k != "comment-url"})
+    try:
+        with GitHubClient(context.api_url, context.token) as client:
+            number = find_pull_request(client, context.repository, run)
+            if number is None:
+                say(f"no open pull request has head {run['head_sha'][:12]}: nothing to comment on")
+                return EXIT_PASS
+            earlier = earlier_trials(client, context.repository, number, marker)
+            body = render_comment(
+                CommentInputs(
+                    decision=decision,
+                    registry=registry,
+                    scan=result,
+                    links=links,
+                    reason=f"pull request #{number}: static scan (posted by the workflow_run commenter)",
+                    full_report_url=run.get("html_url") if isinstance(run.get("html_url"), str) else None,
+                    marker=marker,
+                    commit=run["head_sha"],
+                    kept=earlier.kept,
+                    notes=earlier.ignored,
+                )
             )
-        )
-        outcome = upsert_comment(client, context.repository, number, body, marker)
+            outcome = upsert_comment(client, context.repository, number, body, marker)
+    except GitHubError as exc:
+        say(f"the pull request's comment could not be posted: {exc}")
+        return EXIT_RUNTIME_ERROR
     say(f"PR #{number} comment {outcome.action}: {outcome.url or outcome.reason}")
-    write_step_outputs(context, outputs(decision, work="comment", comment_url=outcome.url))
+    write_step_outputs(context, {"comment-url": outcome.url or ""})
     return EXIT_PASS

@@ -24,7 +24,9 @@
 
 Exit codes are the contract's: 0 pass (warnings included), 1 gate failed (a scan criterion, a
 lift whose interval lies at or below the fail band, a rerun's regression), 2 input or
-configuration error, 3 GitHub or model API failure.
+configuration error, 3 GitHub or model API failure. Reports, outputs and the job summary are
+written before any comment or check-run call: a GitHub failure there costs the comment only, and
+turns a passing gate's 0 into 3 (a failed gate keeps its 1).
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from typing import TYPE_CHECKING, Literal
 
 from ..atomic import write_output
 from ..config import find_project, repository_root
-from ..errors import EXIT_PASS, InputError
+from ..errors import EXIT_PASS, EXIT_RUNTIME_ERROR, InputError
 from ..gate import GateCriterion, GateDecision, LiftBands, decide, scan_criteria
 from ..github import (
     DEFAULT_RESULTS_BRANCH,
@@ -48,9 +50,10 @@ from ..github import (
     Annotation,
     ChangeSet,
     CommentInputs,
+    EarlierTrials,
     GitHubClient,
     GitHubContext,
-    KeptTrials,
+    GitHubError,
     Plan,
     annotate,
     change_set,
@@ -64,7 +67,16 @@ from ..report import SourceLinks, append_gate_suite, render_junit, skill_title, 
 from ..scan import RuleRegistry, ScanResult, Shard, default_registry
 from ..skillsv import compile_skill, compile_summary
 from ._ci_trust import guard_untrusted
-from ._publish import finding_annotations, outputs, publish_check_run, publish_comment, say, write_step_outputs
+from ._publish import (
+    finding_annotations,
+    outputs,
+    publish_check_run,
+    publish_comment,
+    say,
+    summary_note,
+    write_step_outputs,
+    write_summary,
+)
 from ._run_options import _DOLLARS, _number, add_run_options
 from ._workflow_run import post_prepared_comment
 from .scan import _jobs, _min_score, scan_for
@@ -239,7 +251,7 @@ def compile_notes(scan_root: Path, skills: Sequence[str]) -> tuple[str, ...]:
 
 
 def _write_reports(
-    args: argparse.Namespace, result: ScanResult, registry: RuleRegistry, decision: GateDecision, body: str
+    args: argparse.Namespace, result: ScanResult, registry: RuleRegistry, decision: GateDecision
 ) -> dict[str, Path | None]:
     """The scan's reports; the JUnit file carries every gate criterion (a lift's failure names its metric and
     interval)."""
@@ -247,7 +259,6 @@ def _write_reports(
         "json": _report_path(args, "json", "results.json"),
         "junit": _report_path(args, "junit", "junit.xml"),
         "sarif": _report_path(args, "sarif", "results.sarif"),
-        "markdown": _report_path(args, "markdown", "comment.md"),
     }
     if paths["json"] is not None:
         write_json(result, paths["json"])
@@ -256,9 +267,15 @@ def _write_reports(
     if paths["junit"] is not None:
         xml = append_gate_suite(render_junit(result, registry), decision.criteria, generated_at=result.generated_at)
         write_output(paths["junit"], redact_text(xml, environment_secrets()), "JUnit report")
-    if paths["markdown"] is not None:
-        write_output(paths["markdown"], redact_text(body, environment_secrets()), "Markdown report")
     return paths
+
+
+def _write_markdown(args: argparse.Namespace, body: str) -> dict[str, Path | None]:
+    """The comment's body as the Markdown report (it waits for the earlier trials a comment may keep)."""
+    path = _report_path(args, "markdown", "comment.md")
+    if path is not None:
+        write_output(path, redact_text(body, environment_secrets()), "Markdown report")
+    return {"markdown": path}
 
 
 def _client(context: GitHubContext) -> GitHubClient | None:
@@ -303,16 +320,23 @@ def _scan_named(outcome: PaidOutcome, links: SourceLinks) -> PaidOutcome:
     )
 
 
-def _earlier(client: GitHubClient | None, context: GitHubContext, plan: Plan, marker: str) -> KeptTrials | None:
+def _earlier(client: GitHubClient | None, context: GitHubContext, plan: Plan, marker: str) -> EarlierTrials:
     """The trials an earlier (labelled) run of this pull request left in our comment, to show again."""
     pr = plan.pull_request
     if client is None or pr is None:
-        return None
-    kept = earlier_trials(client, context.repository, pr.number, marker)
+        return EarlierTrials()
+    try:
+        earlier = earlier_trials(client, context.repository, pr.number, marker)
+    except GitHubError as exc:
+        say(f"the trials an earlier run kept in the comment could not be read: {exc}")
+        return EarlierTrials()
+    for note in earlier.ignored:
+        say(note)
+    kept = earlier.kept
     if kept is not None:
         stale = "" if kept.commit == context.head_sha else ", stale: the pull request changed since"
         say(f"the comment keeps the trials measured at {kept.commit[:12]}{stale}")
-    return kept
+    return earlier
 
 
 def _lift_annotations(criteria: tuple[GateCriterion, ...], links: SourceLinks, shown: PaidOutcome) -> list[Annotation]:
@@ -404,11 +428,15 @@ def run(args: argparse.Namespace) -> int:
         )
     client = _client(context)
     try:
+        # Every report, the outputs and the job summary are written before the first comment or check-run
+        # call: a GitHub API failure then costs the comment, never the results.
         pr = plan.pull_request
+        paths = _write_reports(args, result, registry, decision)
         if outcome is None or outcome.trials is None:
-            inputs = replace(inputs, kept=_earlier(client, context, plan, marker))
+            earlier = _earlier(client, context, plan, marker)
+            inputs = replace(inputs, kept=earlier.kept, notes=(*inputs.notes, *earlier.ignored))
         body = render_comment(inputs)
-        paths = _write_reports(args, result, registry, decision, body)
+        paths |= _write_markdown(args, body)
         annotations = finding_annotations(result, links)
         if outcome is not None:
             from ._ci_value import delete_annotations
@@ -421,29 +449,32 @@ def run(args: argparse.Namespace) -> int:
             paths |= {f"{name}": path for name, path in outcome.reports.items()}
         if args.annotations:
             annotate(annotations, sys.stdout.write)
-        published = publish_comment(
-            context, client, pr.number if pr else None, body, marker, full_report=full_report, want_comment=args.comment
-        )
-        if args.check_run:
-            publish_check_run(context, client, decision, body, annotations)
-    finally:
-        if client is not None:
-            client.close()
-    scores = [report.score.value for report in result.skills]
-    write_step_outputs(
-        context,
-        outputs(
+        scores = [report.score.value for report in result.skills]
+        values = outputs(
             decision,
             work="scan" if outcome is None else plan.work,
             score=min(scores) if scores else None,
             reports=paths,
-            comment_url=published.comment_url,
             changed=changes.skills,
             lift=outcome.lift if outcome is not None else None,
-        ),
-    )
+        )
+        write_step_outputs(context, {name: value for name, value in values.items() if name != "comment-url"})
+        number = pr.number if pr else None
+        note = summary_note(number, client, args.comment)
+        write_summary(context, body, note=note, full_report=full_report)
+        published = publish_comment(context, client, number, body, marker, want_comment=args.comment)
+        failed = published.failed
+        if args.check_run:
+            failed = publish_check_run(context, client, decision, body, annotations) or failed
+    finally:
+        if client is not None:
+            client.close()
+    write_step_outputs(context, {"comment-url": published.comment_url or ""})
     say(
         f"gate: {decision.verdict} ({len(decision.with_status('fail'))} failed, "
         f"{len(decision.with_status('warn'))} warnings)"
     )
+    if failed and decision.exit_code == EXIT_PASS:
+        say("exit 3: the gate passed, but its result could not be published on GitHub (the reports hold it)")
+        return EXIT_RUNTIME_ERROR
     return decision.exit_code

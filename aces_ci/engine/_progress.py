@@ -100,7 +100,8 @@ class LineProgress:
         """The count at which the next progress line is due."""
 
     def _write(self, line: str) -> None:
-        self.stream.write(line + "\n")
+        # one line whatever a case id or an error holds: a line break could start a workflow command
+        self.stream.write(line.replace("\r", " ").replace("\n", " ⏎ ") + "\n")
         self.stream.flush()
 
     def _tallies(self) -> str:

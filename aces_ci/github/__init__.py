@@ -41,15 +41,43 @@ from ._approval import (
 from ._body import COMMENT_MARKER, CommentInputs, marker_for, render_comment
 from ._changes import ChangeSet, change_set, release_change_set, skills_touched
 from ._checks import CheckRunResult, create_check_run
-from ._commands import PER_JOB_CAP, PER_STEP_CAP, Annotation, AnnotationOutcome, annotate, escape_data, escape_property
+from ._commands import (
+    PER_JOB_CAP,
+    PER_STEP_CAP,
+    Annotation,
+    AnnotationOutcome,
+    annotate,
+    escape_data,
+    escape_property,
+    one_line_log,
+)
 from ._context import GitHubContext, PullRequest, read_payload
 from ._files import STEP_SUMMARY_LIMIT, append_step_summary, fit_summary, output_block, write_outputs
-from ._kept import KEPT_DIGEST_LIMIT, KEPT_MARKDOWN_LIMIT, KeptTrials, earlier_trials, keep_trials, read_kept
+from ._kept import (
+    KEPT_DIGEST_LIMIT,
+    KEPT_MARKDOWN_LIMIT,
+    EarlierTrials,
+    KeptTrials,
+    earlier_trials,
+    keep_trials,
+    read_kept,
+)
 from ._pinned import fetch_pull_head, has_commit, pinned_tree
 from ._plan import DEFAULT_TRIAL_LABEL, MODES, PAID_WORK, Mode, Plan, Work, plan_run
-from ._rest import GitHubClient, GitHubError, RetryPolicy, next_link
+from ._rest import GitHubClient, GitHubError, GitHubRateLimited, RetryPolicy, next_link
 from ._results_branch import DEFAULT_RESULTS_BRANCH, Reader, ResultsBranch, ResultsBranchError, Stored
-from ._sticky import COMMENT_LIMIT, DEFAULT_BOT_LOGIN, CommentResult, find_comment, upsert_comment
+from ._sticky import (
+    COMMENT_LIMIT,
+    DEFAULT_BOT_LOGIN,
+    SIGNING_KEY_ENV,
+    CommentResult,
+    CommentSearch,
+    find_comment,
+    seal,
+    search_comments,
+    signing_key,
+    upsert_comment,
+)
 from ._trust import CodeTrust, actions_trust, checked_out_commit, code_trust
 
 if TYPE_CHECKING:
@@ -128,6 +156,7 @@ __all__ = [
     "PER_STEP_CAP",
     "REPLY_MARKER",
     "RERUNS_DIR",
+    "SIGNING_KEY_ENV",
     "STEP_SUMMARY_LIMIT",
     "TREND_RERUNS",
     "TRIAL_VERB",
@@ -142,9 +171,12 @@ __all__ = [
     "CodeTrust",
     "CommentInputs",
     "CommentResult",
+    "CommentSearch",
+    "EarlierTrials",
     "GitHubClient",
     "GitHubContext",
     "GitHubError",
+    "GitHubRateLimited",
     "KeptTrials",
     "Mode",
     "Plan",
@@ -184,6 +216,7 @@ __all__ = [
     "latest_reruns",
     "marker_for",
     "next_link",
+    "one_line_log",
     "output_block",
     "parse_baselines",
     "parse_rerun",
@@ -198,6 +231,9 @@ __all__ = [
     "reply",
     "rerun_path",
     "rerun_to_dict",
+    "seal",
+    "search_comments",
+    "signing_key",
     "skills_touched",
     "trend_section",
     "upsert_comment",

@@ -32,6 +32,8 @@ from ..report import (
     lift_table,
     low_value_units,
     markdown_cell,
+    markdown_code,
+    markdown_link_url,
     metric_lifts,
     pruning_chart,
     scan_table,
@@ -46,8 +48,9 @@ if TYPE_CHECKING:  # the history loads the statistics (numpy): only a rerun's co
     from ._history import SkillChange
 
 COMMENT_MARKER = "<!-- aces-ci:ci -->"
-_RESERVE = 600
-"""Characters kept for the omission note and the footer."""
+_RESERVE = 900
+"""Characters kept for the omission note, the footer, and the binding and signature lines the comment gets when
+posted (:func:`~aces_ci.github.upsert_comment`)."""
 _LISTED_CRITERIA = 20
 
 
@@ -115,7 +118,7 @@ def _criterion_line(criterion: GateCriterion, links: SourceLinks | None, titles:
     subject = markdown_cell(titles.get(criterion.subject, criterion.subject), 120)
     if links is not None and criterion.file:
         subject = f"[{subject}]({links.url(criterion.file, criterion.line)})"
-    return f"- {icon} `{markdown_cell(criterion.name, 60)}` {subject}: {markdown_cell(criterion.message, 600)}\n"
+    return f"- {icon} {markdown_code(criterion.name, 60)} {subject}: {markdown_cell(criterion.message, 600)}\n"
 
 
 def _criteria(decision: GateDecision, links: SourceLinks | None, titles: Mapping[str, str]) -> str:
@@ -219,7 +222,8 @@ def _value_sections(inputs: CommentInputs) -> list[str]:
 
 def _footer(inputs: CommentInputs) -> str:
     commit = f" at {inputs.commit[:12]}" if inputs.commit else ""
-    report = f" · [full report]({inputs.full_report_url})" if inputs.full_report_url else ""
+    url = markdown_link_url(inputs.full_report_url)
+    report = f" · [full report]({url})" if url else ""
     return f"<sub>aces-ci {__version__}{commit}{report}</sub>\n"
 
 
@@ -270,9 +274,8 @@ def render_comment(inputs: CommentInputs, *, limit: int = COMMENT_LIMIT) -> str:
         elif estimand:
             left_out += 1
     if left_out or findings_left:
-        where = (
-            f" [the full report]({inputs.full_report_url})" if inputs.full_report_url else " the JSON and SARIF reports"
-        )
+        url = markdown_link_url(inputs.full_report_url)
+        where = f" [the full report]({url})" if url else " the JSON and SARIF reports"
         parts = ([f"{left_out} section(s)"] if left_out else []) + (
             [f"{findings_left} finding(s)"] if findings_left else []
         )

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ._commands import Annotation
-from ._rest import GitHubClient
+from ._rest import GitHubClient, GitHubError
 
 ANNOTATIONS_PER_REQUEST = 50
 SUMMARY_LIMIT = 65535
@@ -70,6 +70,8 @@ def create_check_run(
     if response.status_code != 201:
         raise client.error("POST", url, response)
     created = response.json()
+    if not isinstance(created, dict) or not isinstance(created.get("id"), int):
+        raise GitHubError(f"GitHub API POST {url} returned HTTP 201 without a check run id", status=201)
     run_url = f"/repos/{repository}/check-runs/{created['id']}"
     for batch in batches[1:]:
         client.json("PATCH", run_url, json={"output": {**output, "annotations": batch}}, expect=(200,))

@@ -34,6 +34,12 @@ def escape_data(text: str) -> str:
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
+def one_line_log(text: str) -> str:
+    """``text`` for a plain log line: its line breaks shown as ``⏎``, so nothing in it can start a line (the
+    runner reads a line starting with ``::`` as a command, e.g. ``::stop-commands::`` from a folder name)."""
+    return text.replace("\r\n", "\n").replace("\r", " ⏎ ").replace("\n", " ⏎ ")
+
+
 def escape_property(text: str) -> str:
     """A workflow command's property value (``file=``, ``title=``), escaped as the runner expects."""
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
@@ -69,7 +75,7 @@ class Annotation:
             where += f":{self.line}"
         title = f" [{self.title}]" if self.title else ""
         text = f"{self.level}: {where}{title} {self.message}" if where else f"{self.level}:{title} {self.message}"
-        return redact_text(text).replace("\r", " ").replace("\n", " ⏎ ")
+        return one_line_log(redact_text(text))
 
 
 @dataclass(frozen=True)
@@ -118,5 +124,5 @@ def group(title: str, lines: Sequence[str], write: Callable[[str], object]) -> N
     """A collapsible group of log lines (``::group::`` … ``::endgroup::``)."""
     write(f"::group::{escape_data(redact_text(title))}\n")
     for line in lines:
-        write(redact_text(line).rstrip("\n") + "\n")
+        write(one_line_log(redact_text(line).rstrip("\n")) + "\n")
     write("::endgroup::\n")

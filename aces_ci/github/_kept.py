@@ -34,9 +34,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..redact import environment_secrets, redact_text
+from ..report import markdown_link_url
 from ..schemas import validator
 from ._rest import GitHubClient, GitHubError
-from ._sticky import author_login, find_comment
+from ._sticky import author_login, search_comments, signing_key
 
 KEPT_SCHEMA_VERSION = 1
 KEPT_MARKDOWN_LIMIT = 30_000
@@ -46,7 +47,6 @@ KEPT_DIGEST_LIMIT = 12_000
 _OPEN = "<!-- aces-ci:kept-trials v1 "
 _CLOSE = " -->"
 _DIGEST = re.compile(r"<!-- aces-ci:kept-trials v1 ([A-Za-z0-9+/=]{1,20000}) -->")
-_PERMISSION_STATUSES = (401, 403, 404)
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,8 @@ class KeptTrials:
     def section(self, head: str | None) -> str:
         """The kept sections under a heading that says which commit they measured, and whether it is still the head."""
         at = f"`{self.commit[:12]}`"
-        run = f" ([that run]({self.run_url}))" if self.run_url else ""
+        url = markdown_link_url(self.run_url)
+        run = f" ([that run]({url}))" if url else ""
         if head is not None and head != self.commit:
             title = f"#### Paired trials measured at {at} — stale: the pull request changed since\n\n"
             what = f"the earlier commit {at}{run}, not of this head (`{head[:12]}`)"
@@ -133,17 +134,26 @@ def read_kept(body: str) -> KeptTrials | None:
     return KeptTrials(data["commit"], data["verdict"], data["markdown"], data["run_url"])
 
 
-def earlier_trials(client: GitHubClient, repository: str, number: int, marker: str) -> KeptTrials | None:
-    """The kept trials of our comment on pull request ``number``; None when there is no such comment or digest.
+@dataclass(frozen=True)
+class EarlierTrials:
+    """What our earlier comment on the pull request kept, and the look-alike comments that were not read."""
 
-    A token that may not read the comments (GitHub's 401/403/404) gives None: the comment then
+    kept: KeptTrials | None = None
+    ignored: tuple[str, ...] = ()
+    """A note per comment that carries our marker by our author but is not ours (see :mod:`._sticky`)."""
+
+
+def earlier_trials(client: GitHubClient, repository: str, number: int, marker: str) -> EarlierTrials:
+    """The kept trials of our comment on pull request ``number`` (none when there is no such comment or digest).
+
+    A token that may not read the comments (GitHub's 401/403/404) gives none: the comment then
     shows this run's results alone, as it would have without this module.
     """
     try:
-        ours = find_comment(client, repository, number, marker, author_login(client))
+        found = search_comments(client, repository, number, marker, author_login(client), key=signing_key())
     except GitHubError as exc:
-        if exc.status in _PERMISSION_STATUSES:
-            return None
+        if exc.denied:
+            return EarlierTrials()
         raise
-    body = ours.get("body") if ours is not None else None
-    return read_kept(body) if isinstance(body, str) else None
+    body = found.ours.get("body") if found.ours is not None else None
+    return EarlierTrials(read_kept(body) if isinstance(body, str) else None, found.ignored)

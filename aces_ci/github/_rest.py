@@ -12,17 +12,28 @@ A wait longer than ``max_wait_s`` is not waited for: the request fails with the 
 CI job sleeping for an hour is worse than a clear error. Everything else (a 403 for a read-only
 token, a 404, a 422) is returned to the caller, who knows what it means in context.
 
-Lists follow ``Link: <…>; rel="next"`` up to ``max_pages``. The token is sent as a bearer
-header only and masked in every message this module builds.
+Lists follow ``Link: <…>; rel="next"`` up to ``max_pages``; a link that comes back to a page
+already read is a loop and fails at once. The token is sent as a bearer header only and masked in
+every message this module builds.
+
+The token never leaves ``GITHUB_API_URL``'s origin (scheme, host, port): a pagination link, a
+redirect's ``Location`` or any absolute URL naming another origin is refused before a request is
+made, with a :class:`GitHubError` that names the foreign host. Same-origin redirects are followed
+by hand (at most :data:`MAX_REDIRECTS`), because httpx would send our headers along. A 2xx answer
+whose body is not JSON (a proxy's or a captive portal's HTML page) is an error naming what came
+back, never a traceback. A rate limit that outlasts the bound is a :class:`GitHubRateLimited` — a
+403 the caller must not read as "this token may not write".
 """
 
 from __future__ import annotations
 
+import json as jsonlib
 import re
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urljoin, urlsplit
 
 import httpx
 
@@ -33,6 +44,10 @@ from ..redact import redact_obj, redact_text
 API_VERSION = "2022-11-28"
 _NEXT_LINK = re.compile(r'<([^>]+)>\s*;\s*rel="?next"?')
 _RETRIED_STATUS = frozenset({500, 502, 503, 504})
+_REDIRECT_STATUS = frozenset({301, 302, 303, 307, 308})
+MAX_REDIRECTS = 5
+"""Same-origin redirects followed per request (GitHub redirects renamed repositories once)."""
+_DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 class GitHubError(InfraError):
@@ -41,6 +56,26 @@ class GitHubError(InfraError):
     def __init__(self, message: str, *, status: int | None = None) -> None:
         self.status = status
         super().__init__(message)
+
+    @property
+    def denied(self) -> bool:
+        """GitHub refused this token (401/403/404): a permission to report, not an outage. A rate limit is not."""
+        return self.status in (401, 403, 404) and not isinstance(self, GitHubRateLimited)
+
+
+class GitHubRateLimited(GitHubError):
+    """GitHub's rate limit outlasted what this run waits: not a permission problem, whatever the status."""
+
+
+def origin(url: str) -> tuple[str, str, int]:
+    """``(scheme, host, port)`` of ``url``, the port spelled out: what "the same server" means for the token."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    return scheme, (parts.hostname or "").lower(), port or _DEFAULT_PORTS.get(scheme, 0)
 
 
 @dataclass(frozen=True)
@@ -114,7 +149,9 @@ class GitHubClient:
         }
         if token:
             headers["Authorization"] = f"Bearer {token}"
-        self._http = httpx.Client(base_url=api_url.rstrip("/"), headers=headers, timeout=timeout_s)
+        self.api_url = api_url.rstrip("/")
+        self._origin = origin(self.api_url)
+        self._http = httpx.Client(base_url=self.api_url, headers=headers, timeout=timeout_s, follow_redirects=False)
         self._secrets = (token,) if token else ()
         self.policy = policy or RetryPolicy()
         self._sleep = sleep
@@ -144,8 +181,59 @@ class GitHubClient:
         posted to GitHub is as public as a log.
         """
         json = None if json is None else redact_obj(json, extra_secrets=self._secrets)
+        self._check_origin(method, url, "URL")
+        for _ in range(MAX_REDIRECTS + 1):
+            response = self._send(method, url, json, params)
+            location = response.headers.get("location")
+            if response.status_code not in _REDIRECT_STATUS or not location:
+                self._check_json(method, url, response)
+                return response
+            target = urljoin(self._absolute(url), location)
+            self._check_origin(method, target, f"redirect (HTTP {response.status_code}) from {url}")
+            url, params = target, None
+            if response.status_code == 303:
+                method, json = "GET", None
+        raise GitHubError(self._mask(f"GitHub API {method} {url}: more than {MAX_REDIRECTS} redirects; not followed"))
+
+    def _absolute(self, url: str) -> str:
+        return url if urlsplit(url).scheme else f"{self.api_url}/{url.lstrip('/')}"
+
+    def _check_origin(self, method: str, url: str, what: str) -> None:
+        """Refuse, before any byte is sent, a URL whose origin is not ``GITHUB_API_URL``'s: it would get the token."""
+        target = origin(self._absolute(url))
+        if target != self._origin:
+            scheme, host, port = target
+            raise GitHubError(
+                self._mask(
+                    f"GitHub API {method}: refused to follow a {what} to {scheme}://{host}:{port}, which is not "
+                    f"GITHUB_API_URL's server ({self._origin[0]}://{self._origin[1]}:{self._origin[2]}); "
+                    "the token is only ever sent there"
+                )
+            )
+
+    def _check_json(self, method: str, url: str, response: httpx.Response) -> None:
+        """A successful answer must be JSON (or empty): anything else is a proxy's page, reported as such."""
+        if not 200 <= response.status_code < 300 or not response.content:
+            return
+        try:
+            jsonlib.loads(response.content)
+        except ValueError:
+            kind = response.headers.get("content-type", "no content type").split(";")[0]
+            start = " ".join(response.text[:80].split())
+            raise GitHubError(
+                self._mask(
+                    f"GitHub API {method} {url} returned HTTP {response.status_code} with {kind}, not JSON "
+                    f"(starts {start!r}); is GITHUB_API_URL the API, or is a proxy answering?"
+                ),
+                status=response.status_code,
+            ) from None
+
+    def _send(self, method: str, url: str, json: Any, params: Mapping[str, str | int] | None) -> httpx.Response:
+        """One request with the retry policy (5xx, connection errors, rate limits)."""
         waited = 0.0
         failure = ""
+        status: int | None = None
+        limited = False
         for attempt in range(1, self.policy.attempts + 1):
             try:
                 response = self._http.request(method, url, json=json, params=params)
@@ -153,18 +241,22 @@ class GitHubClient:
                 failure = f"{type(exc).__name__}: {exc}"
                 wait = self.policy.backoff_s * 2 ** (attempt - 1)
             else:
+                status = response.status_code
+                limited = False
                 if response.status_code in _RETRIED_STATUS:
                     failure = f"HTTP {response.status_code}"
                     wait = self.policy.backoff_s * 2 ** (attempt - 1)
                 elif _is_rate_limited(response):
+                    limited = True
                     asked = _rate_limit_wait(response, self._clock())
                     wait = self.policy.backoff_s * 2 ** (attempt - 1) if asked is None else asked
                     failure = f"HTTP {response.status_code} rate limited"
-                    if wait > self.policy.max_wait_s:
-                        raise GitHubError(
+                    if wait > self.policy.max_wait_s or waited + wait > self.policy.total_wait_s:
+                        raise GitHubRateLimited(
                             self._mask(
-                                f"GitHub API {method} {url}: rate limited for {wait:.0f} s, longer than the "
-                                f"{self.policy.max_wait_s:.0f} s this run waits; retry the job later"
+                                f"GitHub API {method} {url}: rate limited (HTTP {response.status_code}) for "
+                                f"{wait:.0f} s more, longer than this run waits ({self.policy.max_wait_s:.0f} s at "
+                                f"once, {self.policy.total_wait_s:.0f} s in all); retry the job later"
                             ),
                             status=response.status_code,
                         )
@@ -178,10 +270,8 @@ class GitHubClient:
             waited += wait
             self.waits.append(wait)
             self._sleep(wait)
-        raise GitHubError(
-            self._mask(f"GitHub API {method} {url} failed after {attempt} attempt(s): {failure}"),
-            status=None,
-        )
+        kind = GitHubRateLimited if limited else GitHubError
+        raise kind(self._mask(f"GitHub API {method} {url} failed after {attempt} attempt(s): {failure}"), status=status)
 
     def json(self, method: str, url: str, *, json: Any = None, expect: tuple[int, ...] = (200, 201)) -> Any:
         """Send a request and return its JSON body; a status outside ``expect`` raises :class:`GitHubError`."""
@@ -191,13 +281,19 @@ class GitHubClient:
         return response.json() if response.content else None
 
     def paginate(self, url: str, params: Mapping[str, str | int] | None = None) -> Iterator[Any]:
-        """Every item of a list endpoint, following ``Link: rel="next"`` up to ``max_pages`` pages."""
+        """Every item of a list endpoint, following ``Link: rel="next"`` up to ``max_pages`` pages.
+
+        A next link to another origin is refused (:meth:`request`); one to a page already read is a
+        loop and fails at once rather than after ``max_pages`` requests.
+        """
         current: str | None = url
         query: Mapping[str, str | int] | None = {"per_page": 100, **(params or {})}
+        seen: set[str] = set()
         for _ in range(self.max_pages):
             if current is None:
                 return
             response = self.request("GET", current, params=query)
+            seen.add(str(response.url))
             if response.status_code != 200:
                 raise self.error("GET", current, response)
             page = response.json()
@@ -205,6 +301,10 @@ class GitHubClient:
                 raise GitHubError(self._mask(f"GitHub API GET {current}: expected a list, got {type(page).__name__}"))
             yield from page
             current, query = next_link(response.headers.get("link")), None
+            if current is not None and self._absolute(current) in seen:
+                raise GitHubError(
+                    self._mask(f"GitHub API GET {url}: the pagination links loop back to {current}; not followed")
+                )
         if current is not None:
             raise GitHubError(self._mask(f"GitHub API GET {url}: more than {self.max_pages} pages; not followed"))
 
@@ -216,7 +316,8 @@ class GitHubClient:
             if isinstance(body, dict) and isinstance(body.get("message"), str):
                 detail = f": {body['message'][:300]}"
         except ValueError:
-            detail = f": {response.text[:200]}" if response.text else ""
+            text = " ".join(response.text[:200].split())
+            detail = f": {text}" if text else ""
         return GitHubError(
             self._mask(f"GitHub API {method} {url} returned HTTP {response.status_code}{detail}"),
             status=response.status_code,

@@ -5,7 +5,8 @@ messages); these are the last gates every byte passes on its way out, so a write
 cannot leak: :func:`redacted_json` for every JSON document we store (rollout cache entries,
 journal lines, scan reports, the scan cache, trajectory files), :func:`redacted_stdio` around the
 whole command line (reports, progress lines, log records, error messages, argparse's own
-complaints). Both also mask the values of our environment's secrets (:func:`environment_secrets`).
+complaints), which on standard error also keeps any line from reading as a GitHub workflow command.
+Both also mask the values of our environment's secrets (:func:`environment_secrets`).
 Redacting already-redacted text changes nothing: a ``[REDACTED:<kind>]`` marker matches no detector.
 """
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import re
 import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -27,6 +29,11 @@ __all__ = ["RedactingStream", "redacted_json", "redacted_stdio"]
 
 _MAX_PENDING = 64 * 1024
 """Text without a line break is passed on once it grows past this (a progress bar, a huge line)."""
+_WORKFLOW_COMMAND = re.compile(r"^([ \t\f\v]*)(::|##\[)", re.MULTILINE)
+"""A line the Actions runner would read as a command (it trims leading white space first): ``::stop-commands::``,
+``::warning::``, the legacy ``##[…]``."""
+WORKFLOW_COMMAND_GUARD = "» "
+"""What a guarded line starts with instead: visible, and no longer a command."""
 
 
 def redacted_json(data: Any, extra_secrets: Iterable[str] | None = None, **dumps: Any) -> str:
@@ -47,11 +54,18 @@ class RedactingStream(io.TextIOBase):
     of its line, for :meth:`flush`, or until it passes :data:`_MAX_PENDING` characters.
     """
 
-    def __init__(self, target: TextIO, extra_secrets: Iterable[str] = ()) -> None:
+    def __init__(self, target: TextIO, extra_secrets: Iterable[str] = (), *, workflow_commands: bool = True) -> None:
         super().__init__()
         self._target = target
         self._literals = literal_set(extra_secrets)
         self._pending = ""
+        self._guard = not workflow_commands
+
+    def _out(self, text: str) -> None:
+        text = redact_with(text, self._literals)
+        if self._guard:
+            text = _WORKFLOW_COMMAND.sub(lambda m: f"{m.group(1)}{WORKFLOW_COMMAND_GUARD}{m.group(2)}", text)
+        self._target.write(text)
 
     @property
     def target(self) -> TextIO:
@@ -67,13 +81,13 @@ class RedactingStream(io.TextIOBase):
             cut = len(self._pending)
         if cut:
             ready, self._pending = self._pending[:cut], self._pending[cut:]
-            self._target.write(redact_with(ready, self._literals))
+            self._out(ready)
         return len(text)
 
     def flush(self) -> None:
         if self._pending:
             ready, self._pending = self._pending, ""
-            self._target.write(redact_with(ready, self._literals))
+            self._out(ready)
         self._target.flush()
 
     def isatty(self) -> bool:
@@ -93,10 +107,16 @@ class RedactingStream(io.TextIOBase):
 
 @contextmanager
 def redacted_stdio() -> Iterator[None]:
-    """Route ``sys.stdout`` and ``sys.stderr`` through :class:`RedactingStream` while the block runs."""
+    """Route ``sys.stdout`` and ``sys.stderr`` through :class:`RedactingStream` while the block runs.
+
+    Standard error carries no workflow command of ours (annotations go to standard output, each
+    escaped as the runner expects), so there every line that would read as one — a skill folder
+    named ``x\n::stop-commands::t`` in a log line, an error message, a traceback — is guarded.
+    """
     secrets = environment_secrets()
     saved = sys.stdout, sys.stderr
-    out, err = RedactingStream(saved[0], secrets), RedactingStream(saved[1], secrets)
+    out = RedactingStream(saved[0], secrets)
+    err = RedactingStream(saved[1], secrets, workflow_commands=False)
     sys.stdout, sys.stderr = out, err
     try:
         yield

@@ -42,7 +42,10 @@ from ._live_model import (
 )
 from ._load import read_json_file, read_scan_result, scan_result_from_dict
 from ._markdown import MARKER, render_markdown
-from ._markdown import _cell as markdown_cell
+from ._md_escape import cell as markdown_cell
+from ._md_escape import code_span as markdown_code
+from ._md_escape import html_text as markdown_html_text
+from ._md_escape import link_url as markdown_link_url
 from ._sarif import render_sarif, write_sarif
 from ._text import render_text
 from ._write import json_bytes
@@ -134,6 +137,9 @@ __all__ = [
     "lift_table",
     "low_value_units",
     "markdown_cell",
+    "markdown_code",
+    "markdown_html_text",
+    "markdown_link_url",
     "metric_lifts",
     "plan_to_dict",
     "pruning_chart",

@@ -8,13 +8,12 @@
 * :func:`score_vs_lift` — per skill, structural score beside measured lift, with their Spearman
   rank correlation (ACES found ρ ≈ 0: a tidy document is not necessarily a useful one).
 
-Cells quoting skill text are escaped (:func:`aces_ci.report._markdown._cell`), so a ``|`` in a
-message cannot break a table and no HTML or mention gets through.
+Text quoting a skill is escaped for where it lands (:mod:`aces_ci.report._md_escape`: table cell,
+``<summary>``), so a ``|`` in a message cannot break a table and no HTML or mention gets through.
 """
 
 from __future__ import annotations
 
-import html
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -24,7 +23,9 @@ from ..scan import Finding, RuleRegistry, ScanResult, Severity, SkillReport
 from ._common import by_severity_then_location, find_rule, fix_hint, plural, severity_counts, skill_title
 from ._links import SourceLinks
 from ._live_model import TRIAL_METRICS, ArmCost, MetricLift, SkillTrial, SkillValue, UnitValue
-from ._markdown import _cell, _judge_cell
+from ._markdown import _judge_cell
+from ._md_escape import cell as _cell
+from ._md_escape import html_text
 
 MIN_SKILLS_FOR_CORRELATION = 3
 """Below this a rank correlation is not defined in any useful sense."""
@@ -95,7 +96,7 @@ def findings_table(
     Returns the Markdown and how many findings did not fit.
     """
     findings = by_severity_then_location(report.active_findings)
-    title = html.escape(skill_title(report.skill, report.name))
+    title = html_text(skill_title(report.skill, report.name), 120)
     reasons = "".join(f"- {_cell(reason, 500)}\n" for reason in report.reasons)
     head = f"<details>\n<summary><b>{title}</b>: {_verdict(report.verdict)}, {plural(len(findings), 'finding')}"
     head += f"</summary>\n\n{reasons}\n" if reasons else "</summary>\n\n"

@@ -2,32 +2,31 @@
 
 It opens with a hidden marker (the key by which the sticky comment is found and updated), a
 verdict headline and a table of every skill; each failing skill then gets a collapsible block
-listing its findings, worst first. Everything quoted from a skill is escaped so it renders as the
-text it is: no table is broken by a ``|``, no HTML or link sneaks in, no one is @-mentioned.
+listing its findings, worst first. Everything quoted from a skill is escaped for where it lands
+(:mod:`aces_ci.report._md_escape`) so it renders as the text it is: no table is broken by a ``|``,
+no HTML or link sneaks in, no one is @-mentioned.
 GitHub refuses comments over 65,536 characters, so the document is assembled piece by piece
 under ``max_chars`` and says how much it left out; it is never cut inside a tag or a row.
 """
 
 from __future__ import annotations
 
-import html
-
 from ..scan import Finding, JudgeResult, RuleRegistry, ScanResult, Severity, SkillReport
 from ._common import (
     all_findings,
     by_severity_then_location,
-    clip,
     describe_counts,
     find_rule,
     fix_hint,
     plural,
-    printable,
     score_text,
     severity_counts,
     skill_title,
     stale_baseline_note,
     suppressed_count,
 )
+from ._md_escape import cell as _cell
+from ._md_escape import html_text
 
 MARKER = "<!-- aces-ci:scan -->"
 MIN_CHARS = 1000
@@ -38,29 +37,6 @@ _OMISSION_RESERVE = 300
 
 _CELL_LIMITS = {"location": 200, "message": 500, "fix": 300, "skill": 120}
 """Cells are cut (before escaping, so never inside an escape) to keep one row from eating the budget."""
-
-_MARKDOWN_SPECIALS = str.maketrans(
-    {
-        "\\": "\\\\",
-        "`": "\\`",
-        "*": "\\*",
-        "_": "\\_",
-        "[": "\\[",
-        "]": "\\]",
-        "~": "\\~",
-        "|": "\\|",
-        "&": "&amp;",
-        "<": "&lt;",
-        ">": "&gt;",
-        "@": "@\u200b",  # a zero-width space after @ keeps quoted text from notifying people
-    }
-)
-
-
-def _cell(text: str, limit: int) -> str:
-    """``text`` made safe for one GitHub table cell: escaped, one line (``<br>`` breaks), at most ``limit`` long."""
-    escaped = printable(clip(text, limit)).translate(_MARKDOWN_SPECIALS)
-    return escaped.replace("\n", "<br>").replace("\t", " ")
 
 
 def _judge_cell(judge: JudgeResult | None) -> str:
@@ -128,7 +104,7 @@ def _finding_row(finding: Finding, registry: RuleRegistry) -> str:
 
 
 def _details_open(report: SkillReport, shown: int) -> str:
-    title = html.escape(printable(clip(skill_title(report.skill, report.name), _CELL_LIMITS["skill"])))
+    title = html_text(skill_title(report.skill, report.name), _CELL_LIMITS["skill"])
     summary = f"<summary><b>{title}</b>: {_verdict_cell(report.verdict)}, {plural(shown, 'finding')}</summary>"
     reasons = "".join(f"- {_cell(reason, _CELL_LIMITS['message'])}\n" for reason in report.reasons)
     hidden = suppressed_count(report.findings)

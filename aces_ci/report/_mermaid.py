@@ -16,12 +16,12 @@ quote or a bracket must not break the chart).
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 
 import numpy as np
 
 from ._live_model import MetricLift, PruningCurve
+from ._md_escape import mermaid_label as label
 
 BACKGROUND = "#ffffff"
 INTERVAL = "#4c78a8"
@@ -40,16 +40,8 @@ _COLOUR_NAMES = {
     FAIL_BAND: "red",
     ZERO: "grey",
 }
-_UNSAFE = re.compile(r'["\[\]{}`\\<>;#%\n\r\t]')
 _TICK_FRACTION = 0.012
 """Half-height of the estimate's tick, as a share of the y range."""
-
-
-def label(text: str, limit: int = 40) -> str:
-    """``text`` safe inside a quoted Mermaid label."""
-    cleaned = _UNSAFE.sub(" ", text).strip()
-    cleaned = " ".join(cleaned.split())
-    return (cleaned[: limit - 1] + "…") if len(cleaned) > limit else (cleaned or "-")
 
 
 def _number(value: float) -> str:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from ._ci_sections import cost_table, estimand_section, lift_table, metric_lifts
 from ._common import plural, skill_title
-from ._markdown import _cell
+from ._md_escape import cell as _cell
 from ._mermaid import lift_chart
 from ._trial_lines import (
     VERDICT_WORDS,

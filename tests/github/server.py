@@ -30,7 +30,11 @@ PAT_TOKEN = "ghp_testPersonalToken0123456789abcdefABCD"
 class Fault:
     status: int
     headers: dict[str, str] = field(default_factory=dict)
-    body: dict[str, Any] = field(default_factory=dict)
+    body: Any = field(default_factory=dict)
+    raw: bytes | None = None
+    """Sent as is instead of ``body`` as JSON (an HTML page from a proxy)."""
+    only: str | None = None
+    """A regular expression on ``"METHOD /path"``: the fault waits for a request it matches (``POST .*``)."""
 
 
 def server_error(status: int = 502) -> Fault:
@@ -46,6 +50,12 @@ def secondary_rate_limit(retry_after: str = "1") -> Fault:
             "documentation_url": "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api",
         },
     )
+
+
+def html_page(status: int = 200) -> Fault:
+    """What a captive portal or a misconfigured proxy answers: a 200 with an HTML page."""
+    page = b"<!DOCTYPE html>\n<html><head><title>Sign in</title></head><body>Please sign in</body></html>\n"
+    return Fault(status, {"Content-Type": "text/html; charset=utf-8"}, raw=page)
 
 
 def too_many_requests(retry_after: str = "1") -> Fault:
@@ -110,12 +120,13 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         pass
 
-    def _send(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
-        payload = json.dumps(body).encode()
+    def _send(self, status: int, body: Any, headers: dict[str, str] | None = None, raw: bytes | None = None) -> None:
+        payload = json.dumps(body).encode() if raw is None else raw
+        headers = dict(headers or {})
         self.send_response(status)
-        self.send_header("Content-Type", "application/json; charset=utf-8")
+        self.send_header("Content-Type", headers.pop("Content-Type", "application/json; charset=utf-8"))
         self.send_header("Content-Length", str(len(payload)))
-        for name, value in (headers or {}).items():
+        for name, value in headers.items():
             self.send_header(name, value)
         self.end_headers()
         self.wfile.write(payload)
@@ -130,9 +141,14 @@ class _Handler(BaseHTTPRequestHandler):
         auth = self.headers.get("Authorization")
         with state.lock:
             state.requests.append(Recorded(self.command, parts.path, query, auth, body))
-            fault = state.faults.pop(0) if state.faults else None
+            fault = next(
+                (f for f in state.faults if f.only is None or re.fullmatch(f.only, f"{self.command} {parts.path}")),
+                None,
+            )
+            if fault is not None:
+                state.faults.remove(fault)
         if fault is not None:
-            self._send(fault.status, fault.body, fault.headers)
+            self._send(fault.status, fault.body, fault.headers, fault.raw)
             return
         token = auth.removeprefix("Bearer ") if auth else None
         if token not in (WRITE_TOKEN, FORK_TOKEN, PAT_TOKEN):

@@ -2,18 +2,30 @@
 
 from __future__ import annotations
 
+import functools
 import json
+import time
 from pathlib import Path
 
 import pytest
 import xmlschema
 
 from aces_ci.cli import main
-from aces_ci.github import COMMENT_MARKER
+from aces_ci.github import COMMENT_MARKER, seal
 from aces_ci.schemas import validator
 
 from .helpers import REPOSITORY, actions_env, event, make_repo, read_outputs
-from .server import BOT, FORK_TOKEN, WRITE_TOKEN, GitHubServer, secondary_rate_limit, server_error
+from .server import (
+    BOT,
+    FORK_TOKEN,
+    WRITE_TOKEN,
+    Fault,
+    GitHubServer,
+    html_page,
+    primary_rate_limit,
+    secondary_rate_limit,
+    server_error,
+)
 
 JUNIT_XSD = xmlschema.XMLSchema(Path(__file__).parents[1] / "report" / "junit.xsd")
 
@@ -85,7 +97,7 @@ def test_comment_is_found_across_more_than_100_comments(
     repo = make_repo(tmp_path, broken=False)
     for index in range(130):
         github.state.add_comment(7, f"review comment {index}")
-    github.state.add_comment(7, f"{COMMENT_MARKER}\nold result", dict(BOT))
+    github.state.add_comment(7, seal(f"{COMMENT_MARKER}\nold result", COMMENT_MARKER, REPOSITORY, 7, None), dict(BOT))
     for index in range(120):
         github.state.add_comment(7, f"later comment {index}")
     actions_env(
@@ -123,8 +135,8 @@ def test_fork_pr_without_write_permission_falls_back_to_the_step_summary(
 
     assert github.state.comments.get(8, []) == []
     text = summary.read_text()
-    assert text.startswith("> The PR comment could not be posted")
-    assert COMMENT_MARKER in text
+    assert text.startswith(COMMENT_MARKER)  # written before the comment was tried, then the line saying why
+    assert "\n> The PR comment could not be posted: this token may not write" in text
     err = capsys.readouterr().err
     assert "Resource not accessible by integration" in err
     assert FORK_TOKEN not in err and FORK_TOKEN not in text
@@ -252,3 +264,104 @@ def test_ci_sarif_validates_against_the_full_sarif_2_1_0_schema(
     sarif = json.loads((tmp_path / "reports" / "results.sarif").read_text())
     assert list(jsonschema.Draft4Validator(schema).iter_errors(sarif)) == []
     assert sarif["runs"][0]["results"]
+
+
+def _github_failures(name: str, url: str) -> list[Fault]:
+    """What GitHub (or a proxy in front of it) answers in each failure mode, for every matching request."""
+    comments = f"/repos/{REPOSITORY}/issues/7/comments"
+    loop = f'<{url}{comments}?per_page=100&page=2>; rel="next"'
+    modes = {
+        "rate limit (403, resets in an hour)": [primary_rate_limit(int(time.time()) + 3600)],
+        "502 on every request": [server_error(502)],
+        "HTML page answering 200": [html_page()],
+        "Link loop": [Fault(200, {"Link": loop}, [], only=f"GET {comments}")],
+        "422 on POST (body too long)": [Fault(422, {}, {"message": "Validation Failed"}, only="POST .*")],
+        "500 on POST": [Fault(500, {}, {"message": "Server Error"}, only="POST .*")],
+    }
+    return modes[name] * 30
+
+
+@pytest.mark.parametrize(
+    "mode",
+    [
+        "rate limit (403, resets in an hour)",
+        "502 on every request",
+        "HTML page answering 200",
+        "Link loop",
+        "422 on POST (body too long)",
+        "500 on POST",
+    ],
+)
+@pytest.mark.parametrize("broken", [False, True], ids=["gate passes", "gate fails"])
+def test_a_github_failure_costs_the_comment_never_the_reports_outputs_or_summary(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    github: GitHubServer,
+    capsys: pytest.CaptureFixture[str],
+    *,
+    mode: str,
+    broken: bool,
+) -> None:
+    from aces_ci.github import RetryPolicy, _rest
+
+    monkeypatch.setattr(_rest, "RetryPolicy", functools.partial(RetryPolicy, attempts=2, backoff_s=0.01))
+    repo = make_repo(tmp_path, broken=broken)
+    output, summary = actions_env(
+        monkeypatch,
+        tmp_path,
+        "pull_request",
+        event(tmp_path, "pull_request.json", repo),
+        api_url=github.url,
+        token=WRITE_TOKEN,
+    )
+    github.state.faults = _github_failures(mode, github.url)
+
+    code = _ci(repo.root, "--check-run")
+
+    # The gate's failure keeps its 1; a gate that passed but could not post its comment is 3, not 0.
+    assert code == (1 if broken else 3)
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and WRITE_TOKEN not in err
+    assert "The PR comment could not be posted" in err
+    assert "read-only" not in err  # a rate limit or an outage is never reported as a fork's token
+    if mode.startswith("rate limit"):
+        assert "rate limited (HTTP 403)" in err and "retry the job later" in err
+    reports = tmp_path / "reports"
+    for name in ("results.json", "junit.xml", "results.sarif", "comment.md"):
+        assert (reports / name).stat().st_size > 0, name
+    values = read_outputs(output)
+    assert values["verdict"] == ("fail" if broken else "pass")
+    assert values["score"].isdigit() and values["comment-url"] == ""
+    text = summary.read_text()
+    assert text.startswith(COMMENT_MARKER) and "could not be posted" in text
+    assert github.state.comments.get(7, []) == []
+
+
+def test_the_workflow_run_commenter_writes_its_outputs_before_a_github_failure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, github: GitHubServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from aces_ci.github import RetryPolicy, _rest
+
+    monkeypatch.setattr(_rest, "RetryPolicy", functools.partial(RetryPolicy, attempts=2, backoff_s=0.01))
+    repo = make_repo(tmp_path, broken=True)
+    actions_env(
+        monkeypatch, tmp_path, "pull_request", event(tmp_path, "pull_request_fork.json", repo), token=FORK_TOKEN
+    )
+    assert _ci(repo.root) == 1
+    output, _ = actions_env(
+        monkeypatch,
+        tmp_path,
+        "workflow_run",
+        event(tmp_path, "workflow_run.json", repo),
+        api_url=github.url,
+        token=WRITE_TOKEN,
+    )
+    output.write_text("")
+    github.state.faults = [server_error(502)] * 30
+
+    assert main(["ci", ".", "--results", str(tmp_path / "reports")]) == 3
+
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "failed after 2 attempt(s): HTTP 502" in err
+    values = read_outputs(output)
+    assert values["verdict"] == "fail" and values["work"] == "comment" and "comment-url" not in values

@@ -5,9 +5,11 @@ from __future__ import annotations
 import base64
 import json
 import random
+import re
 import string
 import zlib
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -23,6 +25,7 @@ from aces_ci.github import (
     keep_trials,
     read_kept,
     render_comment,
+    seal,
 )
 
 from ..report.builders import PDF, build_registry, finding, pdf_report, sample_result
@@ -118,8 +121,79 @@ def test_only_our_own_comment_is_read_for_kept_trials(github: GitHubServer) -> N
     planted = KeptTrials(MEASURED, "pass", "planted by someone else\n").digest()
     github.state.add_comment(7, f"{COMMENT_MARKER}\nquoted\n{planted}")  # octocat's, quoting our marker
     with GitHubClient(github.url, WRITE_TOKEN) as client:
-        assert earlier_trials(client, "acme/skills", 7, COMMENT_MARKER) is None
+        assert earlier_trials(client, "acme/skills", 7, COMMENT_MARKER).kept is None
         ours = KeptTrials(MEASURED, "fail", "ours\n").digest()
-        github.state.add_comment(7, f"{COMMENT_MARKER}\nours\n{ours}", dict(BOT))
-        kept = earlier_trials(client, "acme/skills", 7, COMMENT_MARKER)
+        github.state.add_comment(
+            7, seal(f"{COMMENT_MARKER}\nours\n{ours}", COMMENT_MARKER, "acme/skills", 7, None), dict(BOT)
+        )
+        kept = earlier_trials(client, "acme/skills", 7, COMMENT_MARKER).kept
     assert kept is not None and kept.markdown == "ours\n" and kept.verdict == "fail"
+
+
+FORGED = KeptTrials(MEASURED, "pass", "#### Paired trials: forged\n\ntrials of skills/csv-summary pass, +0.900\n")
+
+
+def _scan_pr(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, github: GitHubServer) -> int:
+    from aces_ci.cli import main
+
+    from .helpers import actions_env, event, make_repo
+
+    repo = make_repo(tmp_path, broken=False)
+    path = event(tmp_path, "pull_request.json", repo)
+    actions_env(monkeypatch, tmp_path, "pull_request", path, api_url=github.url, token=WRITE_TOKEN, sha=repo.head)
+    return main(["ci", str(repo.root), "--reports", str(tmp_path / "reports"), "--no-cache", "--jobs", "1"])
+
+
+@pytest.mark.parametrize(
+    ("key", "forged"),
+    [
+        # another workflow's bot echoing a pull request's text that opens with our marker
+        (None, f"{COMMENT_MARKER}\nThanks for the PR!\n{FORGED.digest()}"),
+        # a copy of a comment from another pull request: bound to #6, not #7
+        (None, seal(f"{COMMENT_MARKER}\nx\n{FORGED.digest()}", COMMENT_MARKER, "acme/skills", 6, None)),
+        # a perfect imitation, bound to #7, when the workflow signs its comments: no valid signature
+        (
+            "k3y-only-our-workflow-has",
+            seal(f"{COMMENT_MARKER}\nx\n{FORGED.digest()}", COMMENT_MARKER, "acme/skills", 7, None),
+        ),
+        (
+            "k3y-only-our-workflow-has",
+            seal(f"{COMMENT_MARKER}\nx\n{FORGED.digest()}", COMMENT_MARKER, "acme/skills", 7, b"guess"),
+        ),
+    ],
+    ids=["echoed marker", "other pull request", "unsigned", "wrong key"],
+)
+def test_a_look_alike_comment_by_the_bot_is_never_edited_and_its_digest_never_shown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, github: GitHubServer, key: str | None, forged: str
+) -> None:
+    if key is None:
+        monkeypatch.delenv("ACES_CI_SIGNING_KEY", raising=False)
+    else:
+        monkeypatch.setenv("ACES_CI_SIGNING_KEY", key)
+    github.state.add_comment(7, forged, dict(BOT))
+
+    assert _scan_pr(tmp_path, monkeypatch, github) == 0
+
+    look_alike, ours = github.state.comments[7]
+    assert look_alike["body"] == forged, "never edited"
+    assert "+0.900" not in ours["body"] and "Paired trials" not in ours["body"], "its digest is not shown"
+    note = f"Comment {look_alike['id']} by github-actions\\[bot\\] carries aces-ci's marker but is not taken"
+    assert note in ours["body"]
+    assert ours["body"].startswith(f"{COMMENT_MARKER}\n<!-- aces-ci:for acme/skills#7 -->\n")
+
+
+def test_a_signed_comment_of_ours_is_updated_and_its_trials_carried(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, github: GitHubServer
+) -> None:
+    monkeypatch.setenv("ACES_CI_SIGNING_KEY", "k3y-only-our-workflow-has")
+    real = KeptTrials(MEASURED, "pass", "#### Paired trials: m on h\n\nmeasured, +0.120\n")
+    earlier = seal(
+        f"{COMMENT_MARKER}\nx\n{real.digest()}", COMMENT_MARKER, "acme/skills", 7, b"k3y-only-our-workflow-has"
+    )
+    github.state.add_comment(7, earlier, dict(BOT))
+
+    assert _scan_pr(tmp_path, monkeypatch, github) == 0
+
+    (ours,) = github.state.comments[7]
+    assert "measured, +0.120" in ours["body"] and "not taken" not in ours["body"]
+    assert re.search(r"\n<!-- aces-ci:sig v1 [0-9a-f]{64} -->\n$", ours["body"])

@@ -6,13 +6,23 @@ import time
 
 import pytest
 
-from aces_ci.github import DEFAULT_BOT_LOGIN, GitHubClient, GitHubError, RetryPolicy, next_link, upsert_comment
+from aces_ci.github import (
+    DEFAULT_BOT_LOGIN,
+    GitHubClient,
+    GitHubError,
+    GitHubRateLimited,
+    RetryPolicy,
+    next_link,
+    upsert_comment,
+)
 
 from .server import (
     BOT,
     PAT_TOKEN,
     WRITE_TOKEN,
+    Fault,
     GitHubServer,
+    html_page,
     primary_rate_limit,
     secondary_rate_limit,
     server_error,
@@ -93,7 +103,7 @@ def test_a_rate_limit_longer_than_the_bound_fails_at_once(github: GitHubServer) 
     github.state.faults = [primary_rate_limit(int(time.time()) + 3600)]
     client, slept = _client(github)
 
-    with pytest.raises(GitHubError, match="rate limited for"):
+    with pytest.raises(GitHubRateLimited, match=r"rate limited \(HTTP 403\) for"):
         client.request("GET", "/repos/acme/skills/issues/1/comments")
     assert slept == []
 
@@ -126,7 +136,7 @@ def test_upsert_creates_then_updates_then_leaves_an_unchanged_body(github: GitHu
     third = upsert_comment(client, "acme/skills", 5, f"{MARKER}\ntwo", MARKER)
 
     assert (first.action, second.action, third.action) == ("created", "updated", "unchanged")
-    assert [c["body"] for c in github.state.comments[5]] == [f"{MARKER}\ntwo"]
+    assert [c["body"] for c in github.state.comments[5]] == [f"{MARKER}\n<!-- aces-ci:for acme/skills#5 -->\ntwo"]
     assert github.state.comments[5][0]["user"]["login"] == DEFAULT_BOT_LOGIN
 
 
@@ -183,3 +193,80 @@ def test_check_run_without_checks_write_is_reported_not_raised(github: GitHubSer
         client, "acme/skills", "a" * 40, name="aces-ci", conclusion="success", title="t", summary="s", annotations=[]
     )
     assert not result.created and "Resource not accessible by integration" in result.reason
+
+
+def test_a_pagination_link_to_another_host_is_refused_and_that_host_gets_no_token(github: GitHubServer) -> None:
+    github.state.add_comment(3, "first page")
+    with GitHubServer("acme/skills") as foreign:
+        foreign.state.add_comment(3, "the attacker's page")
+        link = f'<{foreign.url}/repos/acme/skills/issues/3/comments?page=2>; rel="next"'
+        github.state.faults = [Fault(200, {"Link": link}, [{"id": 1, "body": "first page"}])]
+        client, _ = _client(github)
+
+        with pytest.raises(GitHubError, match=r"refused to follow a URL to http://127\.0\.0\.1:") as caught:
+            list(client.paginate("/repos/acme/skills/issues/3/comments"))
+
+        assert foreign.state.requests == []  # not one request, so not one token
+    assert "GITHUB_API_URL" in str(caught.value) and WRITE_TOKEN not in str(caught.value)
+
+
+def test_a_link_to_the_same_host_on_another_port_or_scheme_is_foreign_too(github: GitHubServer) -> None:
+    client, _ = _client(github)
+    port = int(github.url.rsplit(":", 1)[1])
+    for url in (f"http://127.0.0.1:{port + 1}/x", f"https://127.0.0.1:{port}/x", "http://localhost/x"):
+        with pytest.raises(GitHubError, match="refused"):
+            client.request("GET", url)
+    assert github.state.requests == []
+
+
+def test_a_redirect_elsewhere_is_refused_and_a_same_origin_one_is_followed(github: GitHubServer) -> None:
+    with GitHubServer("acme/skills") as foreign:
+        github.state.faults = [Fault(307, {"Location": f"{foreign.url}/repos/acme/skills/issues/1/comments"})]
+        client, _ = _client(github)
+        with pytest.raises(GitHubError, match=r"redirect \(HTTP 307\)"):
+            client.request("GET", "/repos/acme/skills/issues/1/comments")
+        assert foreign.state.requests == []
+
+    github.state.faults = [Fault(301, {"Location": f"{github.url}/repos/acme/skills/issues/1/comments"})]
+    assert client.request("GET", "/repos/old/name/issues/1/comments").status_code == 200
+    assert [r.path for r in github.state.requests][-2:] == [
+        "/repos/old/name/issues/1/comments",
+        "/repos/acme/skills/issues/1/comments",
+    ]
+
+
+def test_a_pagination_loop_stops_at_the_first_page_seen_again(github: GitHubServer) -> None:
+    page_2 = f'<{github.url}/repos/acme/skills/issues/3/comments?per_page=100&page=2>; rel="next"'
+    github.state.faults = [Fault(200, {"Link": page_2}, [{"id": 1}]), Fault(200, {"Link": page_2}, [{"id": 2}])]
+    client, _ = _client(github)
+
+    with pytest.raises(GitHubError, match="loop back"):
+        list(client.paginate("/repos/acme/skills/issues/3/comments"))
+    assert len(github.state.requests) == 2
+
+
+def test_an_html_page_answering_200_is_a_clear_error(github: GitHubServer) -> None:
+    github.state.faults = [html_page()]
+    client, _ = _client(github)
+
+    with pytest.raises(GitHubError, match=r"returned HTTP 200 with text/html, not JSON \(starts '<!DOCTYPE html>"):
+        client.request("GET", "/repos/acme/skills/issues/1/comments")
+
+
+def test_a_rate_limited_write_is_a_rate_limit_not_a_read_only_token(github: GitHubServer) -> None:
+    github.state.faults = [primary_rate_limit(int(time.time()) + 3600)]
+    client, _ = _client(github)
+
+    with pytest.raises(GitHubRateLimited, match="retry the job later") as caught:
+        upsert_comment(client, "acme/skills", 5, f"{MARKER}\nbody", MARKER)
+    assert not caught.value.denied and caught.value.status == 403
+
+
+@pytest.mark.parametrize("status", [422, 500])
+def test_a_failed_write_names_its_status(github: GitHubServer, status: int) -> None:
+    github.state.faults = [Fault(status, {}, {"message": "Validation Failed: body is too long"})] * 6
+    client, _ = _client(github, policy=RetryPolicy(attempts=2, backoff_s=0.01))
+
+    with pytest.raises(GitHubError, match=f"HTTP {status}") as caught:
+        upsert_comment(client, "acme/skills", 5, f"{MARKER}\nbody", MARKER)
+    assert caught.value.status == status
