@@ -289,7 +289,11 @@ def _process_skill(job: _ScanJob, skill_dir: Path, memo: ScanMemo) -> _SkillScan
         entry = stored.for_key(fingerprint.digest)
         replayed = None if entry is None else _replayed(job, skill_dir, rel_dir, fingerprint, entry)
         if replayed is not None:
-            return replayed  # touched (a checkout, ``touch``) but not changed: only the touched files were read
+            # Touched (a checkout, ``touch``) but not changed: only the touched files were read. Their
+            # new stats go into the entry, as git refreshes its index, so the next scan reads none.
+            if entry is not None and job.cache is not None and fingerprint.stats != stored.known.files:
+                job.cache.store(rel_dir, fingerprint.digest, entry, fingerprint.stats)
+            return replayed
         # The new findings are stored under a key from the bytes alone, never from a stat index that
         # may be damaged: the skill is being read in full anyway.
         fingerprint = _fingerprint(job, skill_dir, rel_dir)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import shutil
 import time
 from pathlib import Path
 
@@ -153,3 +154,22 @@ def test_an_unchanged_repository_starts_no_worker_process(tmp_path: Path, monkey
     warm, cache = scan(tmp_path, jobs=2)
     assert cache.stats.hits == 40
     assert warm == cold
+
+
+def test_a_checkout_that_moves_every_stat_is_replayed_and_the_index_refreshed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New inodes and times (a fresh clone, a branch switch and back): files are hashed once, then stat suffices."""
+    three_skills(tmp_path / "first")
+    cold, _ = scan(tmp_path / "first")
+    (tmp_path / "first").rename(tmp_path / "moved")
+    shutil.copytree(tmp_path / "moved", tmp_path / "first")  # every file a new inode with a new change time
+    spy = Spy(monkeypatch)
+    after_checkout, cache = scan(tmp_path / "first")
+    assert (cache.stats.hits, spy.scanned) == (3, [])
+    assert spy.reads, "new stats: the files are hashed"
+    assert after_checkout == cold
+    spy.reset()
+    again, cache = scan(tmp_path / "first")
+    assert (cache.stats.hits, spy.reads) == (3, []), "the refreshed index spares the reads"
+    assert again == cold
