@@ -261,9 +261,7 @@ def _fingerprint(
     check that nothing changed while it ran passes no ``known``: it reads every file)."""
     if job.cache is None or job.scan_key is None:
         return None
-    return skill_fingerprint(
-        skill_dir, rel_dir, job.scan_key, job.cache.directory, known, read_changed=read_changed
-    )
+    return skill_fingerprint(skill_dir, rel_dir, job.scan_key, job.cache.directory, known, read_changed=read_changed)
 
 
 def _replayed(
