@@ -205,6 +205,24 @@ class ResultCache:
             return False
         return True
 
+    def refresh_stats(self, stored: StoredEntry, stats: StatIndex) -> bool:
+        """Rewrite a replayed entry with its files' new stats (a checkout touched them, the bytes are the same).
+
+        Only the numbers change, so the entry as read (redacted when it was stored) is written back
+        with a plain encoder: redacting it again would cost more than the scan saves. A path the
+        stored index does not hold (its name was masked when stored) is left out, so nothing that
+        was not redacted reaches the disk; that file is hashed again on the next scan.
+        """
+        previous = stored.data.get("stats")
+        kept = previous if isinstance(previous, dict) else {}
+        document = dict(stored.data, stats={rel: record.to_row() for rel, record in stats.items() if rel in kept})
+        payload = json.dumps(document, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+        try:
+            write_atomic(Path(self._entry_path(stored.rel_dir)), payload)
+        except OSError:
+            return False
+        return True
+
     def _prepare_directory(self) -> None:
         """Create the directory with its .gitignore and CACHEDIR.TAG, once per process."""
         if self._prepared:

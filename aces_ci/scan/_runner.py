@@ -289,8 +289,8 @@ def _process_skill(job: _ScanJob, skill_dir: Path, memo: ScanMemo) -> _SkillScan
         if replayed is not None:
             # Touched (a checkout, ``touch``) but not changed: only the touched files were read. Their
             # new stats go into the entry, as git refreshes its index, so the next scan reads none.
-            if entry is not None and job.cache is not None and fingerprint.stats != stored.known.files:
-                job.cache.store(rel_dir, fingerprint.digest, entry, fingerprint.stats)
+            if job.cache is not None and fingerprint.stats != stored.known.files:
+                job.cache.refresh_stats(stored, fingerprint.stats)
             return replayed
         # The new findings are stored under a key from the bytes alone, never from a stat index that
         # may be damaged: the skill is being read in full anyway.

@@ -173,3 +173,15 @@ def test_a_checkout_that_moves_every_stat_is_replayed_and_the_index_refreshed(
     again, cache = scan(tmp_path / "first")
     assert (cache.stats.hits, spy.reads) == (3, []), "the refreshed index spares the reads"
     assert again == cold
+
+
+def test_a_refreshed_index_writes_no_secret_the_stored_entry_had_masked(tmp_path: Path) -> None:
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    write_skill(tmp_path / "first", "alpha", {f"notes-{token}.md": "Notes.\n"})
+    scan(tmp_path / "first")
+    (tmp_path / "first").rename(tmp_path / "moved")
+    shutil.copytree(tmp_path / "moved", tmp_path / "first")
+    _, cache = scan(tmp_path / "first")
+    assert cache.stats.hits == 1
+    for entry_path in (tmp_path / "first" / DEFAULT_CACHE_DIR).glob("*.json"):
+        assert token not in entry_path.read_text()
