@@ -24,7 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -44,6 +44,8 @@ def user_cache_dir() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "aces-ci" / "scan"
 
 
+_FIX = 8
+"""Index of the fix in a :data:`~aces_ci.scan._finding.FindingRow`."""
 MAX_ENTRY_BYTES = 16 * 1024 * 1024
 """An entry larger than this is not one we wrote: ignored."""
 
@@ -103,7 +105,24 @@ def _raw(finding: Finding | None) -> bool:
     return finding is not None and (finding.suppressed is None or finding.suppressed.kind == "policy")
 
 
-def _entry_from_json(data: object, rel_dir: str, key: str) -> CachedSkill | None:
+RuleFixes = Mapping[str, str | None]
+"""Each rule's fix by rule id: every finding a rule returns carries its rule's fix, so entries leave it
+out (it was a fifth of an entry, and parsing the entries is most of a warm scan) and loading puts it back."""
+
+
+def _stored_row(finding: Finding) -> list[object]:
+    row: list[object] = list(finding_to_row(finding))
+    row[_FIX] = None
+    return row
+
+
+def _with_fix(row: list[object], fixes: RuleFixes) -> list[object]:
+    if len(row) > _FIX and row[_FIX] is None and isinstance(row[0], str):
+        row[_FIX] = fixes.get(row[0])
+    return row
+
+
+def _entry_from_json(data: object, rel_dir: str, key: str, fixes: RuleFixes) -> CachedSkill | None:
     """The entry if ``data`` is exactly what :meth:`ResultCache.store` writes for this skill and key."""
     if not isinstance(data, dict) or data.get("format") != CACHE_FORMAT:
         return None
@@ -112,7 +131,7 @@ def _entry_from_json(data: object, rel_dir: str, key: str) -> CachedSkill | None
     name, skill_md, rows = data.get("name"), data.get("skill_md"), data.get("findings")
     if not (isinstance(name, str) and isinstance(skill_md, str) and isinstance(rows, list)):
         return None
-    findings = [finding_from_row(row, rel_dir) if isinstance(row, list) else None for row in rows]
+    findings = [finding_from_row(_with_fix(row, fixes), rel_dir) if isinstance(row, list) else None for row in rows]
     if not all(_raw(finding) for finding in findings):
         return None  # damaged, or not written by store(): the cache holds raw findings, before suppressions
     return CachedSkill(name, skill_md, tuple(f for f in findings if f is not None))
@@ -127,9 +146,9 @@ class StoredEntry:
     known: KnownStats
     """Its stat index, trusted only for files last changed before the entry was written."""
 
-    def for_key(self, key: str) -> CachedSkill | None:
+    def for_key(self, key: str, fixes: RuleFixes) -> CachedSkill | None:
         """The findings, if the entry was stored under ``key`` (and is one :meth:`ResultCache.store` wrote)."""
-        return _entry_from_json(self.data, self.rel_dir, key)
+        return _entry_from_json(self.data, self.rel_dir, key, fixes)
 
 
 def _known_stats(data: dict[str, object], written_ns: int) -> KnownStats:
@@ -180,10 +199,10 @@ class ResultCache:
             return None
         return StoredEntry(rel_dir, data, _known_stats(data, written_ns))
 
-    def load(self, rel_dir: str, key: str) -> CachedSkill | None:
+    def load(self, rel_dir: str, key: str, fixes: RuleFixes | None = None) -> CachedSkill | None:
         """The findings stored for ``rel_dir`` under ``key``, or None (a miss) for anything else."""
         stored = self.read(rel_dir)
-        return None if stored is None else stored.for_key(key)
+        return None if stored is None else stored.for_key(key, fixes or {})
 
     def store(self, rel_dir: str, key: str, entry: CachedSkill, stats: StatIndex | None = None) -> bool:
         """Write the entry and the skill's stat index atomically; False (nothing raised) when the disk refuses."""
@@ -193,7 +212,7 @@ class ResultCache:
             "rel_dir": rel_dir,
             "name": entry.name,
             "skill_md": entry.skill_md,
-            "findings": [finding_to_row(finding) for finding in entry.findings],
+            "findings": [_stored_row(finding) for finding in entry.findings],
             "stats": {rel: record.to_row() for rel, record in (stats or {}).items()},
         }
         # ensure_ascii: file names that are not UTF-8 reach us as lone surrogates; \\udcXX escapes keep them.

@@ -25,9 +25,10 @@ Order is deterministic: skills by directory, findings by file, line, column, rul
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import difflib
 import os
-from collections.abc import Generator, Iterable, Sequence
+from collections.abc import Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -129,6 +130,8 @@ class _ScanJob:
     """The scan-wide part of every cache key; None when the cache is off for this scan."""
     within: Path | None = None
     """Only skills under this directory of ``root`` are scanned (paths stay relative to ``root``)."""
+    fixes: Mapping[str, str | None] = dataclasses.field(default_factory=dict)
+    """Each rule's fix by id: cache entries leave it out (:data:`~aces_ci.scan._result_cache.RuleFixes`)."""
 
 
 @dataclass(frozen=True)
@@ -284,7 +287,7 @@ def _process_skill(job: _ScanJob, skill_dir: Path, memo: ScanMemo) -> _SkillScan
     stored = job.cache.read(rel_dir) if job.cache is not None else None
     fingerprint = _fingerprint(job, skill_dir, rel_dir, None if stored is None else stored.known)
     if fingerprint is not None and stored is not None:
-        entry = stored.for_key(fingerprint.digest)
+        entry = stored.for_key(fingerprint.digest, job.fixes)
         replayed = None if entry is None else _replayed(job, skill_dir, rel_dir, fingerprint, entry)
         if replayed is not None:
             # Touched (a checkout, ``touch``) but not changed: only the touched files were read. Their
@@ -311,7 +314,7 @@ def _unchanged(job: _ScanJob, skill_dir: Path) -> _SkillScan | None:
     if stored is None or not stored.known.files:
         return None
     fingerprint = _fingerprint(job, skill_dir, rel_dir, stored.known, read_changed=False)
-    entry = None if fingerprint is None else stored.for_key(fingerprint.digest)
+    entry = None if fingerprint is None else stored.for_key(fingerprint.digest, job.fixes)
     if fingerprint is None or entry is None:
         return None
     return _replayed(job, skill_dir, rel_dir, fingerprint, entry)
@@ -438,7 +441,8 @@ def scan_repo(
     baseline = load_baseline(scan_config.baseline) if scan_config.baseline is not None else None
     enabled = _enabled_rules(registry, _severity_overrides(scan_config))
     scan_key = scan_digest(enabled, scan_config) if cache is not None else None
-    job = _ScanJob(root, registry, enabled, scan_config, cache, scan_key, within)
+    fixes = {rule.id: rule.fix for rule in registry}
+    job = _ScanJob(root, registry, enabled, scan_config, cache, scan_key, within, fixes)
     scans: list[_SkillScan] = []
     findings_by_skill: dict[str, list[Finding]] = {}
     reports: dict[str, SkillReport] = {}
