@@ -344,13 +344,13 @@ class _TreeWalk:
         record = FileStat(
             info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_mode, digest, directives
         )
-        if after is not None and record.matches(after, clean_before_ns=sys.maxsize):
+        if record.matches(after, clean_before_ns=sys.maxsize):
             self.stats[rel] = record  # only a stat taken around the read it describes is kept
         return record
 
-    def _read(self, path: str, size: int, markdown: bool) -> tuple[str, bool, os.stat_result | None]:
+    def _read(self, path: str, size: int, markdown: bool) -> tuple[str, bool, os.stat_result]:
         """SHA-256 of the file's bytes (``size`` is what its stat said), whether Markdown holds a directive
-        marker, and the file's stat once read (None if it could not be taken)."""
+        marker, and the file's stat once read."""
         hasher = hashlib.sha256()
         tail = b""
         directives = False
@@ -370,7 +370,7 @@ class _TreeWalk:
                 if len(chunk) < wanted:
                     break
                 wanted = _CHUNK
-            after: os.stat_result | None = os.fstat(descriptor)
+            after = os.fstat(descriptor)
         except OSError as exc:
             raise _NotCacheable(f"cannot read {path}") from exc
         finally:
