@@ -38,6 +38,16 @@ Audit of inputs outside the skill directory, and how each is handled:
 The cache's own directory (wherever ``--cache-dir`` puts it) and any ``.aces-cache`` folder are left
 out of the walk: they change on every scan, the skill loader never lists them as files of a skill,
 and no rule reads them.
+
+**The stat index** (as git's index does it): a file's SHA-256 is only worth computing when the file
+may have changed. Each cache entry keeps, per file, what ``lstat`` said when its bytes were hashed
+(size, ``mtime_ns``, ``ctime_ns``, inode, mode) with the hash (:class:`FileStat`). The next walk
+reuses the stored hash of a file whose ``lstat`` is identical, and reads and hashes only the others.
+A file modified in the same clock tick as the entry was written could keep every stat field, so
+git's *racily clean* rule applies: a stored stat whose ``mtime_ns`` or ``ctime_ns`` is not older
+than the entry file's own modification time is never trusted, and that file is hashed again. The
+digest is the one a full read computes, so a replayed finding is exactly as fresh as before; only
+the reads are saved.
 """
 
 from __future__ import annotations
@@ -60,7 +70,7 @@ from ._config import ScanConfig
 from ._finding import Severity
 from ._registry import Rule
 
-CACHE_FORMAT = 2
+CACHE_FORMAT = 3
 """Bumped whenever the layout of a key or of a cache entry changes."""
 
 CACHE_FOLDER_NAME = ".aces-cache"
@@ -92,16 +102,77 @@ _MARKDOWN_SUFFIX = b".md"
 
 
 @dataclass(frozen=True)
+class FileStat:
+    """One file of a skill as the stat index remembers it: what ``lstat`` said, and the hash of the bytes then."""
+
+    size: int
+    mtime_ns: int
+    ctime_ns: int
+    inode: int
+    mode: int
+    sha256: str
+    directives: bool
+    """The file is Markdown and mentions ``aces-ci``."""
+
+    def matches(self, info: os.stat_result, clean_before_ns: int) -> bool:
+        """Whether ``info`` is this record's stat and the record is not racily clean (see the module's docstring)."""
+        return (
+            info.st_size == self.size
+            and info.st_mtime_ns == self.mtime_ns
+            and info.st_ctime_ns == self.ctime_ns
+            and info.st_ino == self.inode
+            and info.st_mode == self.mode
+            and self.mtime_ns < clean_before_ns
+            and self.ctime_ns < clean_before_ns
+        )
+
+    def to_row(self) -> list[object]:
+        return [self.size, self.mtime_ns, self.ctime_ns, self.inode, self.mode, self.sha256, self.directives]
+
+
+def file_stat_from_row(row: object) -> FileStat | None:
+    """The record :meth:`FileStat.to_row` wrote, or None for anything else (a damaged index is a miss)."""
+    if not isinstance(row, list) or len(row) != 7:
+        return None
+    *numbers, sha256, directives = row
+    if not all(type(number) is int for number in numbers) or not isinstance(sha256, str):
+        return None
+    if len(sha256) != 64 or not isinstance(directives, bool):
+        return None
+    size, mtime_ns, ctime_ns, inode, mode = numbers
+    return FileStat(size, mtime_ns, ctime_ns, inode, mode, sha256, directives)
+
+
+StatIndex = dict[str, FileStat]
+"""Per file of one skill (path relative to the skill, ``os.fsdecode``d): its stat and hash."""
+
+
+@dataclass(frozen=True)
+class KnownStats:
+    """The stat index of a skill's previous scan, and the moment from which its records are not trusted."""
+
+    files: StatIndex
+    clean_before_ns: int
+    """The cache entry's modification time: a file changed at or after it may not show in its stat."""
+
+
+@dataclass(frozen=True)
 class SkillFingerprint:
     """The cache key of one skill, and whether reading its inline suppressions is needed on a hit."""
 
     digest: str
     has_directives: bool
     """Some Markdown file of the skill mentions ``aces-ci``: directives must be read even on a cache hit."""
+    stats: StatIndex = dataclasses.field(default_factory=dict, compare=False)
+    """The stat index of this walk, stored with the entry so the next scan can skip reading unchanged files."""
 
 
 class _NotCacheable(Exception):
     """The skill's findings may depend on more than the key can capture."""
+
+
+class _NeedsRead(Exception):
+    """A stat-only walk met a file whose stored stat no longer holds."""
 
 
 def _file_digest(path: str | Path) -> str:
@@ -211,13 +282,21 @@ def scan_digest(enabled: Sequence[tuple[Rule, Severity | None]], config: ScanCon
 
 
 class _TreeWalk:
-    """One pass over a skill directory: a line per entry for the digest, and whether directives may exist."""
+    """One pass over a skill directory: a line per entry for the digest, and whether directives may exist.
 
-    def __init__(self, excluded: str | None) -> None:
+    With ``known`` stats, a file whose ``lstat`` matches its record is not read: the stored hash
+    stands in. With ``read_changed`` False, a file that would need reading stops the walk
+    (:class:`_NeedsRead`): the cheap look the scanning process takes before handing work out.
+    """
+
+    def __init__(self, excluded: str | None, known: KnownStats | None = None, read_changed: bool = True) -> None:
         self.excluded = excluded
+        self.known = known
+        self.read_changed = read_changed
         self.budget = MAX_FINGERPRINT_ENTRIES
         self.lines: list[bytes] = []
         self.has_directives = False
+        self.stats: StatIndex = {}
 
     def walk(self, directory: str, rel: bytes) -> None:
         """Record every entry under ``directory``, sorted, recursively; raise :class:`_NotCacheable`."""
@@ -243,16 +322,38 @@ class _TreeWalk:
                 self.lines.append(b"%s\0%o\0dir\n" % (child, info.st_mode))
                 self.walk(entry.path, child + b"/")
             elif stat.S_ISREG(info.st_mode):
-                markdown = child.lower().endswith(_MARKDOWN_SUFFIX)
-                digest = self._read(entry.path, info.st_size, markdown)
+                record = self._file(entry.path, child, info)
+                self.has_directives = self.has_directives or record.directives
+                digest = record.sha256.encode()
                 self.lines.append(b"%s\0%o\0%d\0%s\n" % (child, info.st_mode, info.st_size, digest))
             else:  # symlinks, FIFOs, sockets, devices
                 raise _NotCacheable(f"{entry.path} is not a regular file or directory")
 
-    def _read(self, path: str, size: int, markdown: bool) -> bytes:
-        """SHA-256 of the file's bytes (``size`` is what its stat said); notes a directive marker in Markdown."""
+    def _file(self, path: str, child: bytes, info: os.stat_result) -> FileStat:
+        """The file's record: the stored one when its stat still holds, else one from reading the file."""
+        rel = os.fsdecode(child)
+        if self.known is not None:
+            record = self.known.files.get(rel)
+            if record is not None and record.matches(info, self.known.clean_before_ns):
+                self.stats[rel] = record
+                return record
+        if not self.read_changed:
+            raise _NeedsRead(path)
+        markdown = child.lower().endswith(_MARKDOWN_SUFFIX)
+        digest, directives, after = self._read(path, info.st_size, markdown)
+        record = FileStat(
+            info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_mode, digest, directives
+        )
+        if record.matches(after, clean_before_ns=sys.maxsize):
+            self.stats[rel] = record  # only a stat taken around the read it describes is kept
+        return record
+
+    def _read(self, path: str, size: int, markdown: bool) -> tuple[str, bool, os.stat_result]:
+        """SHA-256 of the file's bytes (``size`` is what its stat said), whether Markdown holds a directive
+        marker, and the file's stat once read."""
         hasher = hashlib.sha256()
         tail = b""
+        directives = False
         try:
             # O_NONBLOCK: a FIFO swapped in after the stat reads as empty instead of blocking the scan
             # (the digest then differs from the file's, and the scan's second look sees the change).
@@ -263,33 +364,43 @@ class _TreeWalk:
             wanted = min(size + 1, _CHUNK)  # one read for a file that did not grow since its stat
             while chunk := os.read(descriptor, wanted):
                 hasher.update(chunk)
-                if markdown and not self.has_directives:
-                    self.has_directives = DIRECTIVE_MARKER in tail + chunk
+                if markdown and not directives:
+                    directives = DIRECTIVE_MARKER in tail + chunk
                     tail = chunk[-len(DIRECTIVE_MARKER) :]
                 if len(chunk) < wanted:
                     break
                 wanted = _CHUNK
+            after = os.fstat(descriptor)
         except OSError as exc:
             raise _NotCacheable(f"cannot read {path}") from exc
         finally:
             os.close(descriptor)
-        return hasher.hexdigest().encode()
+        return hasher.hexdigest(), directives, after
 
 
 def skill_fingerprint(
-    skill_dir: Path, rel_dir: str, scan_key: str, cache_dir: Path | None = None
+    skill_dir: Path,
+    rel_dir: str,
+    scan_key: str,
+    cache_dir: Path | None = None,
+    known: KnownStats | None = None,
+    *,
+    read_changed: bool = True,
 ) -> SkillFingerprint | None:
     """The key of one skill's cached findings, or None when the skill must be scanned every time.
 
     ``cache_dir`` (the cache's own directory) is left out of the walk when it lies inside the skill.
+    ``known`` (the stat index of the skill's cache entry) spares reading files whose stat still
+    holds. With ``read_changed`` False the walk reads nothing and returns None as soon as a file
+    would need reading: the key of an unchanged skill at the cost of its ``lstat`` calls.
     """
-    tree = _TreeWalk(os.fspath(cache_dir) if cache_dir is not None else None)
+    tree = _TreeWalk(os.fspath(cache_dir) if cache_dir is not None else None, known, read_changed)
     try:
         tree.walk(os.fspath(skill_dir), b"")
-    except _NotCacheable:
+    except (_NotCacheable, _NeedsRead):
         return None
     hasher = hashlib.sha256()
     hasher.update(f"{scan_key}\0{rel_dir}\0{skill_dir.name}\n".encode("utf-8", "surrogatepass"))
     for line in tree.lines:
         hasher.update(line)
-    return SkillFingerprint(hasher.hexdigest(), tree.has_directives)
+    return SkillFingerprint(hasher.hexdigest(), tree.has_directives, tree.stats)

@@ -6,7 +6,9 @@ baseline, which are applied afresh on every scan) under the key :mod:`aces_ci.sc
 computes. A skill whose key matches is not parsed or checked again.
 
 Layout: one JSON file per skill directory, ``<cache dir>/<sha256 of rel_dir>.json``, holding the key
-it was computed under. A skill edited since is a key mismatch, and its entry is overwritten by the
+it was computed under and the skill's stat index (per file: its ``lstat`` and hash when the key was
+computed; see :mod:`aces_ci.scan._fingerprint`), so an unchanged skill's key costs ``lstat`` calls,
+not reads. A skill edited since is a key mismatch, and its entry is overwritten by the
 new scan, so the cache holds one entry per skill path it has seen and deleting the directory is
 always safe. The directory holds a ``.gitignore`` (``*``) so it is never committed, and a
 ``CACHEDIR.TAG`` so backup tools skip it.
@@ -22,7 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -30,7 +32,7 @@ from typing import Literal
 from ..atomic import write_atomic
 from ..redact import redacted_json
 from ._finding import Finding, finding_from_row, finding_to_row
-from ._fingerprint import CACHE_FOLDER_NAME, CACHE_FORMAT
+from ._fingerprint import CACHE_FOLDER_NAME, CACHE_FORMAT, KnownStats, StatIndex, file_stat_from_row
 
 DEFAULT_CACHE_DIR = Path(CACHE_FOLDER_NAME) / "scan"
 """Relative to the scanned directory; ``.aces-cache`` is never listed as a file of a skill."""
@@ -42,6 +44,8 @@ def user_cache_dir() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "aces-ci" / "scan"
 
 
+_FIX = 8
+"""Index of the fix in a :data:`~aces_ci.scan._finding.FindingRow`."""
 MAX_ENTRY_BYTES = 16 * 1024 * 1024
 """An entry larger than this is not one we wrote: ignored."""
 
@@ -101,7 +105,24 @@ def _raw(finding: Finding | None) -> bool:
     return finding is not None and (finding.suppressed is None or finding.suppressed.kind == "policy")
 
 
-def _entry_from_json(data: object, rel_dir: str, key: str) -> CachedSkill | None:
+RuleFixes = Mapping[str, str | None]
+"""Each rule's fix by rule id: every finding a rule returns carries its rule's fix, so entries leave it
+out (it was a fifth of an entry, and parsing the entries is most of a warm scan) and loading puts it back."""
+
+
+def _stored_row(finding: Finding) -> list[object]:
+    row: list[object] = list(finding_to_row(finding))
+    row[_FIX] = None
+    return row
+
+
+def _with_fix(row: list[object], fixes: RuleFixes) -> list[object]:
+    if len(row) > _FIX and row[_FIX] is None and isinstance(row[0], str):
+        row[_FIX] = fixes.get(row[0])
+    return row
+
+
+def _entry_from_json(data: object, rel_dir: str, key: str, fixes: RuleFixes) -> CachedSkill | None:
     """The entry if ``data`` is exactly what :meth:`ResultCache.store` writes for this skill and key."""
     if not isinstance(data, dict) or data.get("format") != CACHE_FORMAT:
         return None
@@ -110,10 +131,35 @@ def _entry_from_json(data: object, rel_dir: str, key: str) -> CachedSkill | None
     name, skill_md, rows = data.get("name"), data.get("skill_md"), data.get("findings")
     if not (isinstance(name, str) and isinstance(skill_md, str) and isinstance(rows, list)):
         return None
-    findings = [finding_from_row(row, rel_dir) if isinstance(row, list) else None for row in rows]
+    findings = [finding_from_row(_with_fix(row, fixes), rel_dir) if isinstance(row, list) else None for row in rows]
     if not all(_raw(finding) for finding in findings):
         return None  # damaged, or not written by store(): the cache holds raw findings, before suppressions
     return CachedSkill(name, skill_md, tuple(f for f in findings if f is not None))
+
+
+@dataclass(frozen=True)
+class StoredEntry:
+    """A skill's entry as read from disk, before its key is compared: what the next walk may reuse."""
+
+    rel_dir: str
+    data: dict[str, object]
+    known: KnownStats
+    """Its stat index, trusted only for files last changed before the entry was written."""
+
+    def for_key(self, key: str, fixes: RuleFixes) -> CachedSkill | None:
+        """The findings, if the entry was stored under ``key`` (and is one :meth:`ResultCache.store` wrote)."""
+        return _entry_from_json(self.data, self.rel_dir, key, fixes)
+
+
+def _known_stats(data: dict[str, object], written_ns: int) -> KnownStats:
+    rows = data.get("stats")
+    files: StatIndex = {}
+    if isinstance(rows, dict):
+        for rel, row in rows.items():
+            record = file_stat_from_row(row)
+            if record is not None:
+                files[rel] = record
+    return KnownStats(files, written_ns)
 
 
 class ResultCache:
@@ -129,14 +175,15 @@ class ResultCache:
         digest = hashlib.sha256(rel_dir.encode("utf-8", "surrogatepass")).hexdigest()
         return os.path.join(self.directory, f"{digest[:40]}.json")
 
-    def load(self, rel_dir: str, key: str) -> CachedSkill | None:
-        """The findings stored for ``rel_dir`` under ``key``, or None (a miss) for anything else."""
+    def read(self, rel_dir: str) -> StoredEntry | None:
+        """The entry stored for ``rel_dir`` whatever its key, or None (absent, unreadable, not JSON)."""
         try:
             # O_NONBLOCK: a FIFO planted in place of an entry must not block the scan.
             descriptor = os.open(self._entry_path(rel_dir), os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
         except OSError:
             return None
         try:
+            written_ns = os.fstat(descriptor).st_mtime_ns
             raw = os.read(descriptor, MAX_ENTRY_BYTES + 1)
         except OSError:
             return None
@@ -148,23 +195,49 @@ class ResultCache:
             data = json.loads(raw)
         except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
             return None
-        return _entry_from_json(data, rel_dir, key)
+        if not isinstance(data, dict):
+            return None
+        return StoredEntry(rel_dir, data, _known_stats(data, written_ns))
 
-    def store(self, rel_dir: str, key: str, entry: CachedSkill) -> bool:
-        """Write the entry atomically; False (and nothing raised) when the disk refuses."""
+    def load(self, rel_dir: str, key: str, fixes: RuleFixes | None = None) -> CachedSkill | None:
+        """The findings stored for ``rel_dir`` under ``key``, or None (a miss) for anything else."""
+        stored = self.read(rel_dir)
+        return None if stored is None else stored.for_key(key, fixes or {})
+
+    def store(self, rel_dir: str, key: str, entry: CachedSkill, stats: StatIndex | None = None) -> bool:
+        """Write the entry and the skill's stat index atomically; False (nothing raised) when the disk refuses."""
         document = {
             "format": CACHE_FORMAT,
             "key": key,
             "rel_dir": rel_dir,
             "name": entry.name,
             "skill_md": entry.skill_md,
-            "findings": [finding_to_row(finding) for finding in entry.findings],
+            "findings": [_stored_row(finding) for finding in entry.findings],
+            "stats": {rel: record.to_row() for rel, record in (stats or {}).items()},
         }
         # ensure_ascii: file names that are not UTF-8 reach us as lone surrogates; \\udcXX escapes keep them.
         payload = redacted_json(document, ensure_ascii=True, separators=(",", ":")).encode("ascii")
         try:
             self._prepare_directory()
             write_atomic(Path(self._entry_path(rel_dir)), payload)
+        except OSError:
+            return False
+        return True
+
+    def refresh_stats(self, stored: StoredEntry, stats: StatIndex) -> bool:
+        """Rewrite a replayed entry with its files' new stats (a checkout touched them, the bytes are the same).
+
+        Only the numbers change, so the entry as read (redacted when it was stored) is written back
+        with a plain encoder: redacting it again would cost more than the scan saves. A path the
+        stored index does not hold (its name was masked when stored) is left out, so nothing that
+        was not redacted reaches the disk; that file is hashed again on the next scan.
+        """
+        previous = stored.data.get("stats")
+        kept = previous if isinstance(previous, dict) else {}
+        document = dict(stored.data, stats={rel: record.to_row() for rel, record in stats.items() if rel in kept})
+        payload = json.dumps(document, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+        try:
+            write_atomic(Path(self._entry_path(stored.rel_dir)), payload)
         except OSError:
             return False
         return True

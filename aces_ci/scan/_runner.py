@@ -2,10 +2,15 @@
 
 Per skill, in discovery order: if a result cache is given and the skill's key (its files, the
 rules, the settings: :mod:`aces_ci.scan._fingerprint`) matches a stored entry, the stored rule
-findings are replayed; otherwise the skill is loaded and every enabled rule runs on it, sharing one
-:class:`~aces_ci.scan._inputs.SkillInputs`, and the findings are stored for next time when they
-can be replayed faithfully. Inline suppressions are then applied to either. That per-skill work
-runs in this process or in worker processes (:mod:`aces_ci.scan._pool`); the results are the same.
+findings are replayed. This process first looks at every skill with ``lstat`` alone (the entry's
+stat index: an unchanged skill costs its ``lstat`` calls and one read of its entry, and is replayed
+here); only the skills that changed go to the workers, so a push that touches one skill starts no
+worker. A skill that is not replayed is fingerprinted (reading only the files whose stat moved),
+and if its key still matches it is replayed; otherwise the skill is loaded and every enabled
+rule runs on it, sharing one :class:`~aces_ci.scan._inputs.SkillInputs`, and the findings are
+stored for next time when they can be replayed faithfully. Inline suppressions are then applied
+to either. That per-skill work runs in this process or in worker processes
+(:mod:`aces_ci.scan._pool`); the results are the same.
 Last, in this process: aces.yml ignores, the baseline, the structural score and the gate.
 
 A scan never crashes on what it reads. A rule (or the parser) that raises becomes an ``ACES001``
@@ -20,9 +25,10 @@ Order is deterministic: skills by directory, findings by file, line, column, rul
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import difflib
 import os
-from collections.abc import Generator, Iterable, Sequence
+from collections.abc import Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -36,7 +42,7 @@ from ._baseline import apply_baseline, count_stale, load_baseline
 from ._config import ScanConfig
 from ._context import ScanContext
 from ._finding import Finding, FindingRow, Hit, Location, Severity, Suppression, finding_from_row, finding_to_row
-from ._fingerprint import SkillFingerprint, scan_digest, skill_fingerprint
+from ._fingerprint import KnownStats, SkillFingerprint, scan_digest, skill_fingerprint
 from ._inputs import ScanMemo, SkillInputs
 from ._internal_rules import (
     INTERNAL_ERROR,
@@ -48,7 +54,7 @@ from ._internal_rules import (
 from ._pool import plan_workers, run_in_workers
 from ._registry import Rule, RuleRegistry
 from ._result import JudgeResult, ScanResult, SkillReport
-from ._result_cache import CachedSkill, CacheUse, ResultCache
+from ._result_cache import CachedSkill, CacheUse, ResultCache, StoredEntry
 from ._score import structural_score
 from ._shard import Shard, entries_in_shard
 from ._suppress import DirectiveProblem, apply_directives, apply_ignore_list, read_directives
@@ -124,6 +130,8 @@ class _ScanJob:
     """The scan-wide part of every cache key; None when the cache is off for this scan."""
     within: Path | None = None
     """Only skills under this directory of ``root`` are scanned (paths stay relative to ``root``)."""
+    fixes: Mapping[str, str | None] = dataclasses.field(default_factory=dict)
+    """Each rule's fix by id: cache entries leave it out (:data:`~aces_ci.scan._result_cache.RuleFixes`)."""
 
 
 @dataclass(frozen=True)
@@ -239,7 +247,8 @@ def _scan_skill(
             cache_use = "not-cacheable"
         else:
             entry = CachedSkill(_reported_name(skill), skill.skill_md.rel, tuple(raw))
-            cache_use = "stored" if job.cache.store(skill.rel_dir, fingerprint.digest, entry) else "not-stored"
+            stored = job.cache.store(skill.rel_dir, fingerprint.digest, entry, fingerprint.stats)
+            cache_use = "stored" if stored else "not-stored"
     return _SkillScan(skill.rel_dir, _reported_name(skill), skill.skill_md.rel, findings, cache_use)
 
 
@@ -248,10 +257,14 @@ def _reported_name(skill: Skill) -> str:
     return redact_text(skill.name)
 
 
-def _fingerprint(job: _ScanJob, skill_dir: Path, rel_dir: str) -> SkillFingerprint | None:
+def _fingerprint(
+    job: _ScanJob, skill_dir: Path, rel_dir: str, known: KnownStats | None = None, *, read_changed: bool = True
+) -> SkillFingerprint | None:
+    """The skill's cache key; with ``known``, files whose stat still holds are not read (the scan's own
+    check that nothing changed while it ran passes no ``known``: it reads every file)."""
     if job.cache is None or job.scan_key is None:
         return None
-    return skill_fingerprint(skill_dir, rel_dir, job.scan_key, job.cache.directory)
+    return skill_fingerprint(skill_dir, rel_dir, job.scan_key, job.cache.directory, known, read_changed=read_changed)
 
 
 def _replayed(
@@ -271,13 +284,40 @@ def _replayed(
 def _process_skill(job: _ScanJob, skill_dir: Path, memo: ScanMemo) -> _SkillScan:
     """One skill, start to end: reuse its cached findings if its key matches, else scan it."""
     rel_dir = _rel_dir(skill_dir, job.root)
-    fingerprint = _fingerprint(job, skill_dir, rel_dir)
-    if fingerprint is not None and job.cache is not None:
-        entry = job.cache.load(rel_dir, fingerprint.digest)
+    stored = job.cache.read(rel_dir) if job.cache is not None else None
+    fingerprint = _fingerprint(job, skill_dir, rel_dir, None if stored is None else stored.known)
+    if fingerprint is not None and stored is not None:
+        entry = stored.for_key(fingerprint.digest, job.fixes)
         replayed = None if entry is None else _replayed(job, skill_dir, rel_dir, fingerprint, entry)
         if replayed is not None:
+            # Touched (a checkout, ``touch``) but not changed: only the touched files were read. Their
+            # new stats go into the entry, as git refreshes its index, so the next scan reads none.
+            if job.cache is not None and fingerprint.stats != stored.known.files:
+                job.cache.refresh_stats(stored, fingerprint.stats)
             return replayed
+        # The new findings are stored under a key from the bytes alone, never from a stat index that
+        # may be damaged: the skill is being read in full anyway.
+        fingerprint = _fingerprint(job, skill_dir, rel_dir)
     return _scan_skill(job, skill_dir, rel_dir, memo, fingerprint)
+
+
+def _unchanged(job: _ScanJob, skill_dir: Path) -> _SkillScan | None:
+    """The skill's stored findings if ``lstat`` alone shows it unchanged since they were stored, else None.
+
+    Reads the skill's cache entry and ``lstat``s its files; reads no file of the skill unless its
+    Markdown carries inline suppressions, which are applied afresh.
+    """
+    if job.cache is None or job.scan_key is None:
+        return None
+    rel_dir = _rel_dir(skill_dir, job.root)
+    stored: StoredEntry | None = job.cache.read(rel_dir)
+    if stored is None or not stored.known.files:
+        return None
+    fingerprint = _fingerprint(job, skill_dir, rel_dir, stored.known, read_changed=False)
+    entry = None if fingerprint is None else stored.for_key(fingerprint.digest, job.fixes)
+    if fingerprint is None or entry is None:
+        return None
+    return _replayed(job, skill_dir, rel_dir, fingerprint, entry)
 
 
 _worker_job: list[tuple[_ScanJob, ScanMemo]] = []
@@ -294,13 +334,28 @@ def _worker_batch(skill_dirs: list[Path]) -> list[_SkillScan]:
 
 
 def _process_all(job: _ScanJob, jobs: int, chosen: Iterable[Path] | None = None) -> Generator[_SkillScan, None, None]:
-    """Every skill under the root (or the ``chosen`` ones), in discovery order, here or in up to ``jobs`` workers."""
+    """Every skill under the root (or the ``chosen`` ones), in discovery order, here or in up to ``jobs`` workers.
+
+    With a cache, the skills ``lstat`` shows unchanged are replayed here first and only the others
+    are worked on, so the workers are planned (and started) for the work there really is.
+    """
     found = iter_skill_dirs(job.root, job.config.exclude, within=job.within) if chosen is None else chosen
-    workers, skill_dirs = plan_workers(found, jobs)
+    if job.cache is None or job.scan_key is None:
+        yield from _scan_found(job, found, jobs)
+        return
+    looked = [(skill_dir, _unchanged(job, skill_dir)) for skill_dir in found]
+    changed = _scan_found(job, (skill_dir for skill_dir, replayed in looked if replayed is None), jobs)
+    with contextlib.closing(changed):
+        for _, replayed in looked:
+            yield next(changed) if replayed is None else replayed
+
+
+def _scan_found(job: _ScanJob, skill_dirs: Iterable[Path], jobs: int) -> Generator[_SkillScan, None, None]:
+    workers, pending = plan_workers(skill_dirs, jobs)
     if workers == 1:
         memo = ScanMemo()
-        return (_process_skill(job, skill_dir, memo) for skill_dir in skill_dirs)
-    return run_in_workers(_worker_batch, skill_dirs, workers, _start_worker, (job,))
+        return (_process_skill(job, skill_dir, memo) for skill_dir in pending)
+    return run_in_workers(_worker_batch, pending, workers, _start_worker, (job,))
 
 
 def _no_skills(job: _ScanJob) -> InputError:
@@ -386,7 +441,8 @@ def scan_repo(
     baseline = load_baseline(scan_config.baseline) if scan_config.baseline is not None else None
     enabled = _enabled_rules(registry, _severity_overrides(scan_config))
     scan_key = scan_digest(enabled, scan_config) if cache is not None else None
-    job = _ScanJob(root, registry, enabled, scan_config, cache, scan_key, within)
+    fixes = {rule.id: rule.fix for rule in registry}
+    job = _ScanJob(root, registry, enabled, scan_config, cache, scan_key, within, fixes)
     scans: list[_SkillScan] = []
     findings_by_skill: dict[str, list[Finding]] = {}
     reports: dict[str, SkillReport] = {}

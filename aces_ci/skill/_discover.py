@@ -92,7 +92,7 @@ def iter_skill_dirs(root: Path, exclude: Iterable[str] = (), *, within: Path | N
         kept = []
         for name in sorted(subdirectories):
             rel_child = name if rel_here == "." else f"{rel_here}/{name}"
-            if is_skipped_dir(name, Path(directory, name)):
+            if is_skipped_dir(name, os.path.join(directory, name)):
                 continue
             if name.startswith(".") and not _is_hidden_but_conventional(rel_child):
                 continue

@@ -46,9 +46,13 @@ EVALS_DIR = "evals"
 """The skill's evaluation data: checked by the scan, never shown to the agent it evaluates."""
 
 
-def is_skipped_dir(name: str, path: Path) -> bool:
-    """Whether the folder ``name`` at ``path`` is a tool's, not the skill's (see :data:`SKIPPED_DIRS`)."""
-    return name in SKIPPED_DIRS or (path / "pyvenv.cfg").is_file()
+def is_skipped_dir(name: str, path: str | Path) -> bool:
+    """Whether the folder ``name`` at ``path`` is a tool's, not the skill's (see :data:`SKIPPED_DIRS`).
+
+    ``path`` may be a plain string: discovery calls this for every folder of a repository, and a
+    ``Path`` per folder was a tenth of a warm scan's discovery walk.
+    """
+    return name in SKIPPED_DIRS or os.path.isfile(os.path.join(path, "pyvenv.cfg"))
 
 
 @dataclass(frozen=True)

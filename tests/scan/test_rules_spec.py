@@ -366,8 +366,8 @@ def test_metadata_values_point_at_their_own_lines(tmp_path):
         (
             7,
             Severity.WARNING,
-            "metadata 'version' is a number (1.0), not a string: skills-ref converts it with str(), "
-            "strict harnesses reject it",
+            "metadata 'version' is a number (1.0), not a string: quote it (version: \"1.0\"); "
+            "skills-ref converts it with str(), strict harnesses reject it",
         ),
         (8, None, "metadata 'tags' is a list; values must be strings (nested values break strict harnesses)"),
         (9, None, "metadata 'owner' is a mapping; values must be strings (nested values break strict harnesses)"),
@@ -398,23 +398,40 @@ def test_well_formed_tool_list_passes(tmp_path):
     assert hits(tmp_path, "SPEC013", *valid_fields(), f"allowed-tools: {value}", config=STRICT) == []
 
 
-def test_comma_separated_tools_warn_with_the_fixed_string(tmp_path):
-    found = hits(tmp_path, "SPEC013", *valid_fields(), "allowed-tools: Read, Grep, Bash(git add, commit)")
-    assert len(found) == 1
-    assert "separates tools with commas" in found[0].message
-    assert found[0].evidence == "allowed-tools: Read Grep Bash(git add, commit)"
-    assert found[0].severity is None
-    assert lines_of(found) == [4]
+def test_comma_separated_tools_are_a_note_naming_claude_code_in_lenient_and_an_error_in_strict(tmp_path):
+    fields = [*valid_fields(), "allowed-tools: Read, Grep, Bash(git add, commit)"]
+    lenient = hits(tmp_path, "SPEC013", *fields)
+    assert [h.message for h in lenient] == [
+        "allowed-tools separates tools with commas: Claude Code reads it, the spec and other hosts want one "
+        "space-separated string (write 'allowed-tools: Read Grep Bash(git add, commit)')"
+    ]
+    assert lenient[0].evidence == "allowed-tools: Read Grep Bash(git add, commit)"
+    assert lenient[0].severity is Severity.NOTE
+    assert lenient[0].clause and "Claude Code" in lenient[0].clause
+    assert lines_of(lenient) == [4]
+    strict = hits(tmp_path, "SPEC013", *fields, config=STRICT)
+    assert [h.message for h in strict] == [
+        "allowed-tools separates tools with commas; the spec wants one space-separated string "
+        "(write 'allowed-tools: Read Grep Bash(git add, commit)')"
+    ]
+    assert strict[0].severity is Severity.ERROR
 
 
-def test_yaml_list_of_tools_warns_with_the_fixed_string(tmp_path):
-    found = hits(tmp_path, "SPEC013", *valid_fields(), "allowed-tools:", "  - Read", "  - Bash(git:*)")
-    assert [h.message for h in found] == [
+def test_a_yaml_list_of_tools_is_a_note_in_lenient_and_an_error_in_strict(tmp_path):
+    fields = [*valid_fields(), "allowed-tools:", "  - Read", "  - Bash(git:*)"]
+    lenient = hits(tmp_path, "SPEC013", *fields)
+    assert [h.message for h in lenient] == [
+        "allowed-tools is a YAML list: Claude Code reads it, the spec and other hosts want one space-separated "
+        "string (write 'allowed-tools: Read Bash(git:*)')"
+    ]
+    assert lenient[0].severity is Severity.NOTE
+    assert lines_of(lenient) == [4]
+    strict = hits(tmp_path, "SPEC013", *fields, config=STRICT)
+    assert [h.message for h in strict] == [
         "allowed-tools is a YAML list; the spec wants one space-separated string "
         "(write 'allowed-tools: Read Bash(git:*)')"
     ]
-    assert found[0].severity is None
-    assert lines_of(found) == [4]
+    assert strict[0].severity is Severity.ERROR
 
 
 def test_tool_list_with_a_non_string_item_is_an_error(tmp_path):

@@ -25,6 +25,8 @@ from typing import Any
 from .._context import ScanContext
 from .._finding import Hit, Severity
 from .._registry import Rule, define
+from .codex_metadata import PATH as CODEX_METADATA_PATH
+from .codex_metadata import codex_metadata_problems
 
 RULES: list[Rule] = []
 
@@ -32,23 +34,32 @@ SPEC_KEYS = ("name", "description", "license", "compatibility", "metadata", "all
 """The only top-level keys of the specification, in its order."""
 
 HARNESS_EXTENSION_KEYS: dict[str, str] = {
+    "when_to_use": "Claude Code",
     "argument-hint": "Claude Code",
+    "arguments": "Claude Code",
     "disable-model-invocation": "Claude Code",
     "user-invocable": "Claude Code",
+    "disallowed-tools": "Claude Code",
     "model": "Claude Code",
     "effort": "Claude Code",
     "context": "Claude Code",
     "agent": "Claude Code",
+    "background": "Claude Code",
     "hooks": "Claude Code",
     "paths": "Claude Code",
     "shell": "Claude Code",
 }
 """Documented harness keys outside the spec, and the harness that reads each.
 
-Source: the frontmatter reference of code.claude.com/docs/en/skills (as summarised in
-anthropics/skills PR #1434 and shanraisshan/claude-code-best-practice). Codex keeps its extras in
-``agents/openai.yaml`` and OpenCode ignores unknown keys, so neither adds frontmatter keys.
+Source: the frontmatter reference of code.claude.com/docs/en/skills (2026: ``when_to_use``,
+``arguments``, ``disallowed-tools`` and ``background`` joined the earlier keys; ``allowed-tools``
+is a spec key that Claude Code also reads as a comma-separated string or a YAML list). Codex keeps
+its extras in ``agents/openai.yaml`` (SPEC015) and OpenCode ignores unknown keys, so neither adds
+frontmatter keys.
 """
+
+ALLOWED_TOOLS_LENIENT_HOSTS = "Claude Code"
+"""Hosts documented to accept ``allowed-tools`` as a comma-separated string or a YAML list."""
 
 NAME_MAX_CHARS = 64
 DESCRIPTION_MAX_CHARS = 1024
@@ -68,6 +79,9 @@ _CLAUSE_KEYS = f"{_SPEC}: frontmatter fields ({', '.join(SPEC_KEYS)})"
 _CLAUSE_COMPATIBILITY = f"{_SPEC}: compatibility (1-500 characters)"
 _CLAUSE_METADATA = f"{_SPEC}: metadata (a map from string keys to string values)"
 _CLAUSE_ALLOWED_TOOLS = f"{_SPEC}: allowed-tools (a space-separated string, experimental)"
+_CLAUSE_ALLOWED_TOOLS_LENIENT = (
+    f"{_CLAUSE_ALLOWED_TOOLS}; Claude Code skills reference: allowed-tools (space- or comma-separated, or a YAML list)"
+)
 _CLAUSE_LICENSE = f"{_SPEC}: license (a license name or a bundled file)"
 _CLAUSE_RESERVED = "Anthropic skill upload rules: name must not contain 'anthropic' or 'claude'"
 _CLAUSE_ANGLE = "anthropics/skills skill-creator quick_validate.py: description must not contain '<' or '>'"
@@ -207,10 +221,17 @@ def name_missing(ctx: ScanContext) -> Iterator[Hit]:
 def name_format(ctx: ScanContext) -> Iterator[Hit]:
     """The name must match ``^[a-z0-9]+(-[a-z0-9]+)*$`` and be at most 64 characters.
 
-    Validators disagree on non-ASCII letters: the spec text says ``a-z``, skill-creator and OpenCode
-    use an ASCII regex, while ``skills-ref`` accepts any Unicode lowercase letter. A name that only
-    fails by its non-ASCII letters (``café``) is therefore an error under ``strict`` and a warning
-    under ``lenient``. A non-string value (``name: 2024``, ``name: [a, b]``) is always an error.
+    Digits are allowed anywhere (``name: 3d-print``, ``name: ec2``). Validators disagree on
+    non-ASCII letters: the spec text says ``a-z``, skill-creator and OpenCode use an ASCII regex,
+    while ``skills-ref`` accepts any Unicode lowercase letter. The name is judged after NFKC
+    normalisation, as ``skills-ref`` does, so a decomposed ``café`` (``e`` + combining accent, as
+    macOS file names write it) is the composed one. A name that only fails by its non-ASCII letters
+    (``café``) is an error under ``strict`` and a warning under ``lenient``; so is one that only
+    normalisation makes valid (fullwidth ``ｐｄｆ``). A non-string value (``name: 2024``,
+    ``name: [a, b]``) is always an error.
+
+    Sources: agentskills.io specification (``name``); ``skills-ref`` 0.1.1
+    ``validator._validate_name`` (NFKC, then lowercase, hyphen and ``isalnum`` checks).
 
     PASS::
 
@@ -228,15 +249,27 @@ def name_format(ctx: ScanContext) -> Iterator[Hit]:
     if not isinstance(name, str):
         yield Hit(f"'name' must be a string, found {yaml_kind(name)}", where, clause=_CLAUSE_NAME)
         return
-    if len(name) > NAME_MAX_CHARS:
+    # Judged as skills-ref judges it: NFKC-normalised, so a decomposed 'café' (e + U+0301) is the
+    # composed one and a fullwidth 'ｐｄｆ' is 'pdf'.
+    normalized = unicodedata.normalize("NFKC", name)
+    if len(normalized) > NAME_MAX_CHARS:
         yield Hit(
-            f"name '{_excerpt(name)}' is {len(name)} characters; the limit is {NAME_MAX_CHARS}",
+            f"name '{_excerpt(name)}' is {len(normalized)} characters; the limit is {NAME_MAX_CHARS}",
             where,
             clause=_CLAUSE_NAME,
         )
     if _ASCII_NAME.fullmatch(name):
         return
-    defects, unicode_only = _name_defects(name)
+    if _ASCII_NAME.fullmatch(normalized):
+        yield Hit(
+            f"name '{_excerpt(name)}' is written with compatibility characters: Unicode normalisation (NFKC) "
+            f"makes it '{normalized}', as skills-ref reads it; write it that way",
+            where,
+            clause=_CLAUSE_NAME,
+            severity=None if _is_strict(ctx) else Severity.WARNING,
+        )
+        return
+    defects, unicode_only = _name_defects(normalized)
     message = f"name '{_excerpt(name)}' may use only a-z, 0-9 and single hyphens; it has {'; '.join(defects)}"
     if unicode_only and not _is_strict(ctx):
         yield Hit(
@@ -519,6 +552,11 @@ def harness_extension_key(ctx: ScanContext) -> Iterator[Hit]:
     skill-creator's ``quick_validate.py``) reject the skill. Under ``lenient`` each is a note naming
     the harness; under ``strict`` (the spec text) each is an error.
 
+    Known Claude Code keys: ``when_to_use``, ``argument-hint``, ``arguments``,
+    ``disable-model-invocation``, ``user-invocable``, ``disallowed-tools``, ``model``, ``effort``,
+    ``context``, ``agent``, ``background``, ``hooks``, ``paths``, ``shell``. Source: the frontmatter
+    reference of code.claude.com/docs/en/skills.
+
     PASS (lenient, with a note)::
 
         disable-model-invocation: true
@@ -588,11 +626,34 @@ def compatibility_invalid(ctx: ScanContext) -> Iterator[Hit]:
         )
 
 
+def _written_value(ctx: ScanContext, line: int, key: str) -> str | None:
+    """The value of ``key: value`` on ``line`` of SKILL.md as written (comment dropped), or None."""
+    lines = (ctx.skill.skill_md.text or "").split("\n")
+    if not 0 < line <= len(lines):
+        return None
+    written_key, colon, rest = lines[line - 1].strip().partition(":")
+    if not colon or written_key.strip().strip("'\"") != key:
+        return None
+    written = rest.split(" #", 1)[0].strip()
+    return written or None
+
+
+def _quote_hint(ctx: ScanContext, line: int, key: str, value: object) -> str:
+    """``quote it (version: "1.10"; YAML reads 1.10 as 1.1)``: the fix, and what unquoted YAML made of the value."""
+    written = _written_value(ctx, line, key)
+    shown = written if written is not None and '"' not in written else str(value)
+    hint = f'quote it ({_excerpt(key)}: "{_excerpt(shown)}")'
+    if written is not None and written != str(value):
+        hint += f"; YAML reads {_excerpt(written)} as {_excerpt(str(value))}"
+    return hint
+
+
 def _metadata_entry_hits(ctx: ScanContext, metadata: dict[Any, Any]) -> Iterator[Hit]:
     strict = _is_strict(ctx)
     coercible = None if strict else Severity.WARNING
     for key, value in metadata.items():
-        where = ctx.at(_nested_key_line(ctx, "metadata", key))
+        line = _nested_key_line(ctx, "metadata", key)
+        where = ctx.at(line)
         label = _excerpt(str(key))
         if not isinstance(key, str):
             yield Hit(
@@ -620,7 +681,8 @@ def _metadata_entry_hits(ctx: ScanContext, metadata: dict[Any, Any]) -> Iterator
         else:
             yield Hit(
                 f"metadata '{label}' is {yaml_kind(value)} ({_excerpt(str(value))}), not a string: "
-                "skills-ref converts it with str(), strict harnesses reject it",
+                f"{_quote_hint(ctx, line, str(key), value)}; skills-ref converts it with str(), strict harnesses "
+                "reject it",
                 where,
                 clause=_CLAUSE_METADATA,
                 severity=coercible,
@@ -633,15 +695,18 @@ def _metadata_entry_hits(ctx: ScanContext, metadata: dict[Any, Any]) -> Iterator
     name="metadata-invalid",
     severity=Severity.ERROR,
     summary="The 'metadata' field is not a mapping of string keys to string values.",
-    fix='Make metadata a mapping of quoted strings, e.g. `version: "1.0"`; join lists into one string.',
+    fix='Quote every metadata value so it stays a string, e.g. `version: "1.0"`; join lists into one string.',
 )
 def metadata_invalid(ctx: ScanContext) -> Iterator[Hit]:
     """The spec defines ``metadata`` as a map from string to string.
 
     Lists and nested mappings break strict harnesses (see aws/agent-toolkit-for-aws issue #44), so
     they are always errors. Scalars that YAML reads as numbers, booleans, dates or null
-    (``version: 1.0``) are converted by ``skills-ref`` but rejected by stricter loaders: an error
-    under ``strict``, a warning under ``lenient``.
+    (``version: 1.0`` is a float; ``version: 1.10`` even becomes 1.1) are converted by ``skills-ref``
+    but rejected by stricter loaders, as the 2026 specification's "string to string" says: an
+    error under ``strict``, a warning under ``lenient``; the message gives the quoted line.
+
+    Source: agentskills.io specification, ``metadata`` (a map from string keys to string values).
 
     PASS::
 
@@ -709,6 +774,31 @@ def split_tool_list(text: str) -> tuple[list[str], bool, str | None]:
     return tokens, used_commas, imbalance
 
 
+def _host_format_hit(ctx: ScanContext, what: str, fixed: str, line: int) -> Hit:
+    """Commas or a YAML list in ``allowed-tools``: against the spec (``strict``), a host's format (``lenient``)."""
+    suggestion = f"(write 'allowed-tools: {_excerpt(fixed)}')"
+    if _is_strict(ctx):
+        message = f"allowed-tools {what}; the spec wants one space-separated string {suggestion}"
+        return Hit(
+            message,
+            ctx.at(line),
+            evidence=f"allowed-tools: {fixed}",
+            clause=_CLAUSE_ALLOWED_TOOLS,
+            severity=Severity.ERROR,
+        )
+    message = (
+        f"allowed-tools {what}: {ALLOWED_TOOLS_LENIENT_HOSTS} reads it, the spec and other hosts want one "
+        f"space-separated string {suggestion}"
+    )
+    return Hit(
+        message,
+        ctx.at(line),
+        evidence=f"allowed-tools: {fixed}",
+        clause=_CLAUSE_ALLOWED_TOOLS_LENIENT,
+        severity=Severity.NOTE,
+    )
+
+
 def _tool_string_hits(ctx: ScanContext, text: str, where_line: int) -> Iterator[Hit]:
     where = ctx.at(where_line)
     tokens, used_commas, imbalance = split_tool_list(text)
@@ -721,14 +811,7 @@ def _tool_string_hits(ctx: ScanContext, text: str, where_line: int) -> Iterator[
         )
         return
     if used_commas:
-        fixed = " ".join(tokens)
-        yield Hit(
-            "allowed-tools separates tools with commas; the spec separates them with spaces "
-            f"(write 'allowed-tools: {_excerpt(fixed)}')",
-            where,
-            evidence=f"allowed-tools: {fixed}",
-            clause=_CLAUSE_ALLOWED_TOOLS,
-        )
+        yield _host_format_hit(ctx, "separates tools with commas", " ".join(tokens), where_line)
     for token in tokens:
         if not _TOOL_TOKEN.fullmatch(token):
             yield Hit(
@@ -751,9 +834,15 @@ def allowed_tools_invalid(ctx: ScanContext) -> Iterator[Hit]:
     """``allowed-tools`` (experimental in the spec) pre-approves tools as one space-separated string.
 
     Tokens look like ``Read``, ``Bash(git:*)``, ``Bash(git diff *)`` or ``mcp__server__tool``.
-    Unbalanced parentheses swallow the following tools (error). A YAML list or comma separators
-    are accepted by Claude Code but not by the spec or other harnesses (warning, with the fixed
-    string in the message). A value of another type is an error; an empty value is a note.
+    Unbalanced parentheses swallow the following tools (error). The 2026 specification says it
+    plainly: a space-separated string. Claude Code's skills reference also accepts commas and a
+    YAML list, which 14% of the skills using the field write; other hosts split on spaces. So a
+    list or commas are an error under ``strict`` and a note naming Claude Code under ``lenient``,
+    with the fixed string in the message. A value of another type is an error; an empty value is
+    a note.
+
+    Sources: agentskills.io specification, ``allowed-tools``; code.claude.com/docs/en/skills,
+    frontmatter reference (``allowed-tools``: space- or comma-separated string, or a YAML list).
 
     PASS::
 
@@ -789,13 +878,7 @@ def allowed_tools_invalid(ctx: ScanContext) -> Iterator[Hit]:
             )
             return
         joined = " ".join(value)
-        yield Hit(
-            "allowed-tools is a YAML list; the spec wants one space-separated string "
-            f"(write 'allowed-tools: {_excerpt(joined)}')",
-            where,
-            evidence=f"allowed-tools: {joined}",
-            clause=_CLAUSE_ALLOWED_TOOLS,
-        )
+        yield _host_format_hit(ctx, "is a YAML list", joined, line)
         yield from _tool_string_hits(ctx, joined, line)
     else:
         yield Hit(
@@ -842,4 +925,74 @@ def license_invalid(ctx: ScanContext) -> Iterator[Hit]:
             where,
             clause=_CLAUSE_LICENSE,
             severity=Severity.ERROR if _is_strict(ctx) else None,
+        )
+
+
+_CLAUSE_CODEX = (
+    "Codex skills: agents/openai.yaml (openai/codex skills loader; "
+    "openai/skills skill-creator references/openai_yaml.md)"
+)
+
+
+@define(
+    RULES,
+    id="SPEC015",
+    name="codex-metadata-invalid",
+    severity=Severity.WARNING,
+    summary="The skill's agents/openai.yaml (Codex's interface, dependencies and policy) has a field Codex ignores.",
+    fix='Fix the field as the message says, e.g. `brand_color: "#3B82F6"`, icons under `assets/`, strings quoted.',
+)
+def codex_metadata_invalid(ctx: ScanContext) -> Iterator[Hit]:
+    """Codex reads ``agents/openai.yaml`` beside SKILL.md when it is there: how the skill looks in its UI
+    (``interface``: display name, short description, icons, brand colour, default prompt), the tools it
+    needs (``dependencies.tools``: ``type`` and ``value``, with transport, command or URL) and
+    ``policy.allow_implicit_invocation``.
+
+    Codex never refuses the skill over this file; it drops what it cannot use, silently. A value of
+    the wrong type drops the **whole file** (its reader is typed); an empty or over-long string, a
+    colour that is not ``#RRGGBB``, an icon that is not a file under ``assets/`` or a dependency
+    without ``type`` and ``value`` drops that field. Each is a warning in both profiles: the spec
+    leaves host files alone, the skill loads, and what the author meant to show does not. A key
+    Codex does not read is a note (often a typo). Other files under ``agents/`` are other hosts'.
+
+    Sources: developers.openai.com/codex/skills; openai/codex ``codex-rs/core/src/skills/loader.rs``
+    (the typed reader, its limits of 64 and 1,024 characters, ``#RRGGBB``, icons under ``assets/``);
+    openai/skills ``skill-creator/references/openai_yaml.md`` (the fields).
+
+    PASS::
+
+        interface:
+          display_name: "PDF Forms"
+          brand_color: "#3B82F6"
+          icon_small: "./assets/icon.png"
+        policy:
+          allow_implicit_invocation: false
+
+    FAIL::
+
+        interface:
+          brand_color: blue
+        policy:
+          allow_implicit_invocation: "no"
+    """
+    resource = ctx.skill.resource(CODEX_METADATA_PATH)
+    if resource is None:
+        return
+    text_file = ctx.inputs.read(resource)
+    if text_file is None:
+        return  # a link out of the repository: REF004 reports it, nothing is read
+    if text_file.text is None:
+        yield Hit(
+            f"{CODEX_METADATA_PATH} is not readable text: Codex ignores it",
+            ctx.in_skill(CODEX_METADATA_PATH),
+            clause=_CLAUSE_CODEX,
+        )
+        return
+    files = {other.rel for other in ctx.skill.resources}
+    for problem in codex_metadata_problems(text_file.text, files.__contains__):
+        yield Hit(
+            problem.message,
+            ctx.in_skill(CODEX_METADATA_PATH, problem.line),
+            clause=_CLAUSE_CODEX,
+            severity=Severity.NOTE if problem.effect == "unknown-key" else None,
         )

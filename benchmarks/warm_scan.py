@@ -1,0 +1,131 @@
+"""The warm path a push pays: a rescan of an unchanged corpus against ``skills-ref``'s cold pass over it.
+
+CI scans on every push and most skills did not change. With the result cache, an unchanged skill
+costs an ``lstat`` of each of its files and one read of its cache entry (the stat index,
+:mod:`aces_ci.scan._fingerprint`). This measures, in one process and alternating so both meet
+the same load:
+
+* ``skills-ref`` (``skills_ref.validator.validate``) over every skill directory, handed the list
+  for free: the reference, best of ``--repeat``;
+* ``aces-ci``'s warm scan (``scan_repo`` with the cache a cold scan filled, ``--jobs``): discovery,
+  the stat look at every skill, replaying findings, suppressions, scoring and the gate; best of
+  ``--repeat``; its report must equal the cold scan's (and a scan without any cache);
+* one SKILL.md edited: exactly that skill must be checked again;
+* a fresh checkout (the tree copied again, so every inode and modification time is new, as in a
+  CI job that clones and restores the cache): every file is hashed, nothing is rescanned.
+
+The corpus is a tree of real skills, copied to a temporary folder first (nothing is written to
+it); nothing of it is committed. ``--profile`` prints where one warm scan spends its time.
+
+Usage::
+
+    .venv/bin/python benchmarks/warm_scan.py --corpus DIR [--repeat 5] [--jobs N] [--profile]
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import dataclasses
+import pstats
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from skills_ref.validator import validate
+
+from aces_ci.commands.scan import available_cpus
+from aces_ci.scan import ResultCache, ScanConfig, ScanResult, scan_repo
+from aces_ci.scan.rules import default_registry
+from aces_ci.skill import iter_skill_dirs
+
+TARGET = 10.0
+
+
+def _timed(work: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    work()
+    return time.perf_counter() - start
+
+
+def _comparable(result: ScanResult) -> ScanResult:
+    return dataclasses.replace(result, generated_at="")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--corpus", type=Path, required=True, help="a tree of skills (copied, never written)")
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--jobs", type=int, default=available_cpus())
+    parser.add_argument("--profile", action="store_true", help="print where one warm scan spends its time")
+    args = parser.parse_args(argv)
+    registry = default_registry()
+    config = ScanConfig()
+    with tempfile.TemporaryDirectory(prefix="aces-warm-") as work:
+        root = Path(work) / "repo"
+        shutil.copytree(args.corpus, root, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+        cache_dir = Path(work) / "cache"
+        skill_dirs = list(iter_skill_dirs(root))
+
+        def scan(cached: bool = True) -> ScanResult:
+            cache = ResultCache(cache_dir) if cached else None
+            return scan_repo(root, config, registry, jobs=args.jobs, cache=cache)
+
+        def reference() -> None:
+            for skill_dir in skill_dirs:
+                validate(skill_dir)
+
+        cold_seconds = _timed(scan)
+        cold = _comparable(scan())  # replayed: the cache is full now
+        assert cold == _comparable(scan(cached=False)), "a warm scan must report what a scan without cache reports"
+        references, warms = [], []
+        for _ in range(args.repeat):
+            references.append(_timed(reference))
+            warms.append(_timed(scan))
+        assert _comparable(scan()) == cold
+        reference_best, warm_best = min(references), min(warms)
+
+        edited = skill_dirs[len(skill_dirs) // 2] / "SKILL.md"
+        edited.write_text(edited.read_text(encoding="utf-8", errors="surrogateescape") + "\nOne more line.\n")
+        cache = ResultCache(cache_dir)
+        edit_seconds = _timed(lambda: scan_repo(root, config, registry, jobs=args.jobs, cache=cache))
+        rechecked = cache.stats.stored + cache.stats.not_stored + cache.stats.not_cacheable
+        fresh = Path(work) / "fresh"
+        shutil.copytree(root, fresh, symlinks=True)  # new inodes and times: what a CI checkout looks like
+        shutil.rmtree(root)
+        fresh.rename(root)
+        checkout = ResultCache(cache_dir)
+        checkout_seconds = _timed(lambda: scan_repo(root, config, registry, jobs=args.jobs, cache=checkout))
+
+        skills = len(skill_dirs)
+        print(f"{skills} skills under {args.corpus}, --jobs {args.jobs}, best of {args.repeat} alternating runs\n")
+        print("| run | seconds | ms per skill | skills-ref cold / this |")
+        print("|---|---:|---:|---:|")
+        rows = [
+            ("`skills-ref` validate, cold (reference)", reference_best),
+            ("aces-ci cold, empty cache", cold_seconds),
+            ("**aces-ci warm, nothing changed**", warm_best),
+            (f"aces-ci warm, one SKILL.md edited ({rechecked} skill re-checked)", edit_seconds),
+            (f"aces-ci after a fresh checkout ({checkout.stats.hits} replayed, every file hashed)", checkout_seconds),
+        ]
+        for label, seconds in rows:
+            print(f"| {label} | {seconds:.3f} | {seconds / skills * 1000:.3f} | {reference_best / seconds:.2f}× |")
+        ratio = reference_best / warm_best
+        verdict = "met" if ratio >= TARGET else "NOT met"
+        print(f"\nwarm / skills-ref cold: {ratio:.1f}× (target ≥ {TARGET:.0f}×: {verdict})")
+        print(f"all runs of skills-ref: {', '.join(f'{s:.3f}' for s in references)}")
+        print(f"all warm runs: {', '.join(f'{s:.3f}' for s in warms)}")
+        if rechecked != 1:
+            print(f"UNEXPECTED: one edit re-checked {rechecked} skills")
+            return 1
+        if args.profile:
+            profiler = cProfile.Profile()
+            profiler.runcall(scan)
+            pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
