@@ -26,7 +26,15 @@ from .models import ModelSettings, Price
 from .redact import find_secrets
 from .scan import IgnoreEntry, ScanConfig, Severity
 from .schemas import is_valid_fast, validator
-from .skill import MAX_EXPANDED_NODES, MAX_NESTING_DEPTH, compose_yaml, iter_yaml_nodes, load_yaml_mapping, read_text
+from .skill import (
+    MAX_EXPANDED_NODES,
+    MAX_NESTING_DEPTH,
+    compose_yaml,
+    is_within,
+    iter_yaml_nodes,
+    load_yaml_mapping,
+    read_text,
+)
 
 if TYPE_CHECKING:
     import jsonschema
@@ -185,6 +193,9 @@ def find_project(path: Path, config_file: Path | None = None) -> Project:
             found = find_config(candidate)
             if found is not None or candidate == repo or repo is None:
                 break
+        if found is not None and not is_within(found, repo or found.parent):
+            # A committed aces.yml is the pull request's: as a link it could read any file of the runner.
+            raise ConfigError("config file is a link leading outside the repository: not read", path=str(found))
         config = load_config(found, start) if found is not None else AcesConfig()
     config_dir = config.path.resolve().parent if config.path is not None else None
     return Project(root=repo or config_dir or start, config=config, config_dir=config_dir)
