@@ -16,7 +16,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -442,10 +442,18 @@ def _run_settings(raw: dict[str, Any], base: Path) -> RunSettings:
 def _eval_settings(raw: dict[str, Any], path: Path) -> EvalSettings:
     """``evals:`` of aces.yml; its commands run beside aces.yml, so a relative program is the repository's."""
     base = path.parent.resolve()
+    tasks = task_command_from(raw.get("tasks"), str(path), cwd=base)
+    grader = grader_from(raw.get("grader"), base, str(path))
+    # Only aces.yml may name variables a command gets: a dataset's own command (a skill's evals.json) cannot.
     return EvalSettings(
-        tasks=task_command_from(raw.get("tasks"), str(path), cwd=base),
-        grader=grader_from(raw.get("grader"), base, str(path)),
+        tasks=replace(tasks, pass_env=_env_names(raw["tasks"])) if tasks is not None else None,
+        grader=replace(grader, pass_env=_env_names(raw["grader"])) if grader is not None else None,
     )
+
+
+def _env_names(command: dict[str, Any]) -> tuple[str, ...]:
+    """``env:`` of a command in aces.yml (the schema checked each name): variables passed on though secret."""
+    return tuple(dict.fromkeys(command.get("env", ())))
 
 
 def _trial_settings(raw: dict[str, Any], base: Path) -> TrialSettings:
