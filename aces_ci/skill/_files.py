@@ -2,7 +2,7 @@
 
 A skill repo may hold a 10 MB SKILL.md, a PNG named ``notes.md``, Latin-1 text, a FIFO, a
 committed link to ``/dev/zero`` or a symlink loop. Every file aces-ci reads from a repository goes
-through :func:`_read_head` here: regular files only (checked on the opened descriptor, so a file
+through :func:`read_head` here: regular files only (checked on the opened descriptor, so a file
 swapped after a ``stat`` is still caught), and never more than the cap plus one byte, whatever
 ``st_size`` claims (``/dev/zero`` and ``/proc`` files report 0). :func:`read_text` returns a
 :class:`TextFile` recording what went wrong; :func:`read_bounded` is the strict form for
@@ -30,8 +30,8 @@ def looks_binary(head: bytes) -> bool:
     return b"\x00" in head[:_BINARY_SNIFF]
 
 
-class _Refused(Exception):
-    """A file :func:`_read_head` would not read: ``code`` for a :class:`ParseProblem`, ``reason`` for people."""
+class Refused(Exception):
+    """A file :func:`read_head` would not read: ``code`` for a :class:`ParseProblem`, ``reason`` for people."""
 
     def __init__(self, code: str, reason: str, size: int = 0, *, missing: bool = False, kind: str = "") -> None:
         super().__init__(reason)
@@ -56,7 +56,7 @@ def _kind(mode: int) -> str:
     return next((name for test, name in _KINDS if test(mode)), "some other kind of file")
 
 
-def _read_head(path: Path, max_bytes: int) -> tuple[bytes, os.stat_result]:
+def read_head(path: Path, max_bytes: int) -> tuple[bytes, os.stat_result]:
     """At most ``max_bytes + 1`` bytes of the regular file ``path`` (one more tells the caller it is larger).
 
     The kind is checked twice: ``stat`` first, so a device is never even opened, then ``fstat`` on
@@ -66,18 +66,18 @@ def _read_head(path: Path, max_bytes: int) -> tuple[bytes, os.stat_result]:
     try:
         before = path.stat()
     except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop on older Pythons
-        raise _Refused("unreadable", f"cannot stat: {exc}", missing=isinstance(exc, FileNotFoundError)) from None
+        raise Refused("unreadable", f"cannot stat: {exc}", missing=isinstance(exc, FileNotFoundError)) from None
     if not stat.S_ISREG(before.st_mode):
-        raise _Refused("not-a-file", "not a regular file", kind=_kind(before.st_mode))
+        raise Refused("not-a-file", "not a regular file", kind=_kind(before.st_mode))
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
         with os.fdopen(fd, "rb") as handle:
             st = os.fstat(handle.fileno())
             if not stat.S_ISREG(st.st_mode):
-                raise _Refused("not-a-file", "not a regular file", kind=_kind(st.st_mode))
+                raise Refused("not-a-file", "not a regular file", kind=_kind(st.st_mode))
             return handle.read(max_bytes + 1), st
     except OSError as exc:
-        raise _Refused("unreadable", str(exc), before.st_size) from None
+        raise Refused("unreadable", str(exc), before.st_size) from None
 
 
 def _describe_limit(max_bytes: int) -> str:
@@ -101,8 +101,8 @@ def read_bounded(path: Path, *, what: str, max_bytes: int, inside: Path | None =
     if inside is not None and not is_within(path, inside):
         raise InputError(f"{what} leads outside the repository {inside} (links followed): not read", path=str(path))
     try:
-        data, _ = _read_head(path, max_bytes)
-    except _Refused as refused:
+        data, _ = read_head(path, max_bytes)
+    except Refused as refused:
         if refused.missing:
             raise InputError(f"{what} not found", path=str(path)) from None
         reason = f"{refused.reason} ({refused.kind})" if refused.kind else refused.reason
@@ -125,8 +125,8 @@ def read_text(path: Path, rel: str, max_bytes: int = MAX_TEXT_BYTES) -> TextFile
     """
     problems: list[ParseProblem] = []
     try:
-        data, st = _read_head(path, max_bytes)
-    except _Refused as refused:
+        data, st = read_head(path, max_bytes)
+    except Refused as refused:
         return TextFile(path, rel, refused.size, None, problems=(ParseProblem(refused.code, refused.reason),))
     truncated = len(data) > max_bytes
     if truncated:
