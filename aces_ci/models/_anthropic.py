@@ -7,7 +7,7 @@ inside an HTTP 200 stream, which we then classify as retryable like a 529.
 Sampling settings are not sent: the Messages API of the anthropic SDK we build on (2.x) has no
 ``temperature`` (nor ``seed``) parameter, so ``ModelRequest.temperature``/``seed`` do not apply here.
 
-A reply is read to :data:`~aces_ci.models._reply.MAX_REPLY_BODY_BYTES` at most (the capped transport);
+A reply is read to :data:`~aces_ci.models._reply.MAX_REPLY_BODY_BYTES` at most (the capped HTTP client);
 one cut there comes back as ``reply_too_large`` with the text streamed so far. Its completion tokens
 are counted as ``max_tokens``, the least a provider bills for a reply that long, since the usage the
 end of the stream would have reported was never read.
@@ -28,7 +28,7 @@ from ._base import Message, ModelAPIError, ModelClient, ModelRequest, ModelRespo
 from ._errors import api_error, transport_error
 from ._reply import REPLY_TOO_LARGE, ReplyTooLarge, reply_too_large_in
 from ._tool_args import tool_arguments
-from ._transport import CappedTransport
+from ._transport import capped_http_client
 from ._types import Usage
 
 STOP_REASONS: dict[str, StopReason] = {
@@ -59,7 +59,7 @@ class AnthropicClient(ModelClient):
             base_url=base_url,
             max_retries=0,
             timeout=timeout_s,
-            http_client=anthropic.DefaultAsyncHttpxClient(transport=CappedTransport()),
+            http_client=capped_http_client(anthropic.DefaultAsyncHttpxClient),
         )
 
     async def generate(self, request: ModelRequest) -> ModelResponse:

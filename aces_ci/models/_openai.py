@@ -6,7 +6,7 @@ Compatible servers differ from the official API in two ways handled here: the of
 only read ``max_tokens``; and some servers answer an overload with an ``error`` object inside a 200
 body, which is classified like the status it stands for instead of being read as an empty answer.
 
-A reply is read to :data:`~aces_ci.models._reply.MAX_REPLY_BODY_BYTES` at most (the capped transport);
+A reply is read to :data:`~aces_ci.models._reply.MAX_REPLY_BODY_BYTES` at most (the capped HTTP client);
 one cut there comes back as ``reply_too_large`` with its ``content`` as far as it was read, and
 ``max_tokens`` completion tokens (the usage at the end of the body was never read).
 """
@@ -23,7 +23,7 @@ from ._base import Message, ModelAPIError, ModelClient, ModelRequest, ModelRespo
 from ._errors import api_error, transport_error
 from ._reply import REPLY_TOO_LARGE, ReplyTooLarge, partial_json_string, reply_too_large_in
 from ._tool_args import arguments_text, tool_arguments
-from ._transport import CappedTransport
+from ._transport import capped_http_client
 from ._types import Usage
 
 STOP_REASONS: dict[str, StopReason] = {
@@ -55,7 +55,7 @@ class OpenAIChatClient(ModelClient):
             base_url=base_url,
             max_retries=0,
             timeout=timeout_s,
-            http_client=openai.DefaultAsyncHttpxClient(transport=CappedTransport()),
+            http_client=capped_http_client(openai.DefaultAsyncHttpxClient),
         )
 
     async def generate(self, request: ModelRequest) -> ModelResponse:

@@ -5,7 +5,7 @@ repeating itself, or on purpose. Stored whole, one such reply lands in the rollo
 journal and the trajectory of every rollout that met it, and is scored whole. So a reply is
 capped twice:
 
-* at the transport (:mod:`aces_ci.models._transport`): the HTTP body is read to
+* under the SDKs (:mod:`aces_ci.models._transport`): the HTTP body is read to
   :data:`MAX_REPLY_BODY_BYTES` and no further, so memory stays bounded whatever the server sends;
 * by :func:`cap_reply` in :class:`~aces_ci.models.ManagedClient`, for every provider: the text
   and tool arguments together may hold at most ``max_tokens`` × :data:`MAX_BYTES_PER_TOKEN`

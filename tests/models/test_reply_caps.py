@@ -8,7 +8,10 @@ kept part.
 
 from __future__ import annotations
 
+import gzip
+import http.server
 import json
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -107,3 +110,37 @@ async def test_the_transport_stops_reading_at_its_cap(scripted_server: Server, p
     assert len(reply.text) < MAX_REPLY_BODY_BYTES
     if provider == "openai":  # a cut JSON body still yields the answer as far as it was read
         assert reply.text.startswith("hi yyy") and len(reply.text) > MAX_REPLY_BODY_BYTES // 2
+
+
+class _GzipBomb(http.server.BaseHTTPRequestHandler):
+    """Answers every POST with 256 MB of spaces gzipped to about 250 KB, unasked (the client wants identity)."""
+
+    body = gzip.compress(b" " * (256 * 1024 * 1024), compresslevel=9)
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(self.body)))
+        self.end_headers()
+        self.wfile.write(self.body)
+
+    def log_message(self, format: str, *args: object) -> None:
+        """Quiet: the test asserts on the client's answer."""
+
+
+async def test_a_compressed_reply_is_capped_on_the_wire_before_it_can_expand() -> None:
+    from aces_ci.models import OpenAIChatClient
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _GzipBomb)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    client = OpenAIChatClient("m", api_key="k", base_url=f"http://127.0.0.1:{server.server_address[1]}/v1")
+    try:
+        reply = await client.generate(ModelRequest(system="s", messages=(ModelMessage("user", "go"),)))
+    finally:
+        await client.aclose()
+        server.shutdown()
+        server.server_close()
+    assert (reply.stop_reason, reply.text) == ("reply_too_large", "")
