@@ -16,7 +16,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,7 +26,15 @@ from .models import ModelSettings, Price
 from .redact import find_secrets
 from .scan import IgnoreEntry, ScanConfig, Severity
 from .schemas import is_valid_fast, validator
-from .skill import MAX_EXPANDED_NODES, MAX_NESTING_DEPTH, compose_yaml, iter_yaml_nodes, load_yaml_mapping, read_text
+from .skill import (
+    MAX_EXPANDED_NODES,
+    MAX_NESTING_DEPTH,
+    compose_yaml,
+    is_within,
+    iter_yaml_nodes,
+    load_yaml_mapping,
+    read_text,
+)
 
 if TYPE_CHECKING:
     import jsonschema
@@ -185,6 +193,9 @@ def find_project(path: Path, config_file: Path | None = None) -> Project:
             found = find_config(candidate)
             if found is not None or candidate == repo or repo is None:
                 break
+        if found is not None and not is_within(found, repo or found.parent):
+            # A committed aces.yml is the pull request's: as a link it could read any file of the runner.
+            raise ConfigError("config file is a link leading outside the repository: not read", path=str(found))
         config = load_config(found, start) if found is not None else AcesConfig()
     config_dir = config.path.resolve().parent if config.path is not None else None
     return Project(root=repo or config_dir or start, config=config, config_dir=config_dir)
@@ -431,10 +442,18 @@ def _run_settings(raw: dict[str, Any], base: Path) -> RunSettings:
 def _eval_settings(raw: dict[str, Any], path: Path) -> EvalSettings:
     """``evals:`` of aces.yml; its commands run beside aces.yml, so a relative program is the repository's."""
     base = path.parent.resolve()
+    tasks = task_command_from(raw.get("tasks"), str(path), cwd=base)
+    grader = grader_from(raw.get("grader"), base, str(path))
+    # Only aces.yml may name variables a command gets: a dataset's own command (a skill's evals.json) cannot.
     return EvalSettings(
-        tasks=task_command_from(raw.get("tasks"), str(path), cwd=base),
-        grader=grader_from(raw.get("grader"), base, str(path)),
+        tasks=replace(tasks, pass_env=_env_names(raw["tasks"])) if tasks is not None else None,
+        grader=replace(grader, pass_env=_env_names(raw["grader"])) if grader is not None else None,
     )
+
+
+def _env_names(command: dict[str, Any]) -> tuple[str, ...]:
+    """``env:`` of a command in aces.yml (the schema checked each name): variables passed on though secret."""
+    return tuple(dict.fromkeys(command.get("env", ())))
 
 
 def _trial_settings(raw: dict[str, Any], base: Path) -> TrialSettings:

@@ -70,7 +70,7 @@ def post_prepared_comment(context: GitHubContext, args: argparse.Namespace) -> i
             "workflow_run needs --results DIR: the downloaded reports of the pull request's run", field="--results"
         )
     run = _run_payload(context)
-    result = read_scan_result(args.results / RESULT_FILE)
+    result = read_scan_result(args.results / RESULT_FILE, inside=args.results)
     if context.token is None:
         raise InputError("workflow_run commenter needs GITHUB_TOKEN (pull-requests: write)", field="GITHUB_TOKEN")
     registry = default_registry()

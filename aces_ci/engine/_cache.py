@@ -26,7 +26,9 @@ from pathlib import Path
 
 from ..agents import RolloutResult
 from ..atomic import write_atomic
+from ..errors import InputError
 from ..redact import get_logger, redacted_json
+from ..skill import read_bounded
 from ._serialize import result_from_dict, result_to_dict
 
 _log = get_logger(__name__)
@@ -34,6 +36,8 @@ _log = get_logger(__name__)
 CACHE_FORMAT = "aces-ci-rollout"
 CACHE_VERSION = 2
 """Version 2 entries are ungraded results with their workspace artifacts, keyed by the v2 rollout key."""
+MAX_ENTRY_BYTES = 64 * 1024 * 1024
+"""Far above any entry aces-ci writes (replies, trajectory and artifacts are each capped); a larger file is a miss."""
 _KEY = re.compile(r"^[0-9a-f]{64}$")
 
 
@@ -53,12 +57,13 @@ class RolloutCache:
     def get(self, key: str) -> RolloutResult | None:
         """The cached rollout for ``key``, or None when absent or unreadable."""
         path = self.path_for(key)
-        try:
-            raw = path.read_bytes()
-        except FileNotFoundError:
+        if not path.exists():
             return None
-        except OSError as exc:
-            _log.warning("rollout cache: cannot read %s (%s); running the rollout again", path, exc)
+        try:
+            # A cache restored in CI may hold anything at a key's path: read it as untrusted, within a cap.
+            raw = read_bounded(path, what="rollout cache entry", max_bytes=MAX_ENTRY_BYTES, inside=self.directory)
+        except InputError as exc:
+            _log.warning("rollout cache: %s; running the rollout again", exc)
             return None
         try:
             document = json.loads(raw)

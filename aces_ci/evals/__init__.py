@@ -18,7 +18,14 @@ from ._numbers import numbers_in
 from ._owned import GraderSpec, TaskCommand, grader_from, parse_python_target, task_command_from
 from ._scaffold import scaffold_dataset
 from ._schema import SCHEMA_VIOLATION, schema_problems
-from ._subprocess import MAX_OUTPUT_BYTES, CommandNotRunnable, CommandOutput, run_argv, tail_for_log
+from ._subprocess import (
+    MAX_OUTPUT_BYTES,
+    CommandNotRunnable,
+    CommandOutput,
+    command_environment,
+    run_argv,
+    tail_for_log,
+)
 from ._yaml_source import parse_yaml
 
 __all__ = [
@@ -50,6 +57,7 @@ __all__ = [
     "TaskCommand",
     "Tolerance",
     "canonicalise",
+    "command_environment",
     "contains_phrase",
     "find_datasets",
     "format_path",

@@ -6,9 +6,11 @@ both are run without a shell, in the skill directory, with a timeout:
 ``"tasks": {"command": ["python3", "tools/export_cases.py"], "timeout_s": 60}``
     **Bring your own tasks.** The command prints cases on stdout, one JSON object per line, in any
     case dialect of ``schemas/evals.schema.json`` (``{"id": "refund-1", "prompt": "…",
-    "expected_output": "45"}``). It must exit 0. Its environment is the caller's plus
+    "expected_output": "45"}``). It must exit 0. Its environment is the caller's, secrets removed, plus
     ``ACES_SKILL_DIR`` and ``ACES_SKILL_NAME``, so one command can serve every skill of a
-    repository. Its stderr is shown (redacted, last lines) only when it fails. Each line is checked
+    repository. Model keys, GitHub tokens and other secrets are not in it: aces.yml's ``env`` names
+    the variables a command of aces.yml needs (a dataset's own command cannot ask). Its stderr is
+    shown (redacted, last lines) only when it fails. Each line is checked
     like a line of ``evals.jsonl``: an error names the output line and its JSON pointer
     (``/3/prompt``, the fourth case).
 
@@ -43,6 +45,8 @@ class TaskCommand:
     """Where it was declared (``skills/x/evals/evals.json``, ``aces.yml``), for error messages."""
     cwd: Path | None = None
     """Where it runs; None: the skill directory (a command of evals.json). aces.yml's run beside aces.yml."""
+    pass_env: tuple[str, ...] = ()
+    """Variables passed on from our environment though secret-looking (aces.yml's ``env``); see ``run_argv``."""
 
     @property
     def label(self) -> str:
@@ -62,6 +66,8 @@ class GraderSpec:
     cwd: Path = Path()
     """Where the command runs and where a Python grader's module is looked up first: the skill directory."""
     declared_in: str = ""
+    pass_env: tuple[str, ...] = ()
+    """Variables passed on to the command though secret-looking (aces.yml's ``env``); see ``run_argv``."""
 
     @property
     def label(self) -> str:

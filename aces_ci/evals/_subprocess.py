@@ -4,6 +4,10 @@ The words of the command go to the operating system as they are (``shell=False``
 a prompt or an answer holds is ever spliced into a command line, so no text in a dataset can run
 code. Data travels on stdin and stdout only.
 
+The command runs with :func:`command_environment`: ours without model keys, GitHub tokens or
+anything else secret (a pull request may change the command, and a command that needs no key must
+not be handed one); what aces.yml names under the command's ``env`` is passed on as it is.
+
 The command runs in its own session, so a timeout ends it *and* every process it started. Output
 beyond :data:`MAX_OUTPUT_BYTES` per stream is read and thrown away (the pipe must keep draining, or
 the child blocks), and the result says it was cut. What the command prints may hold secrets (a
@@ -23,13 +27,29 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from ..redact import environment_secrets, redact_text
+from ..redact import environment_secrets, redact_text, safe_environment
 
 MAX_OUTPUT_BYTES = 16 * 1024 * 1024
 """Per stream; 5,000 cases of a few kilobytes each fit, a runaway loop printing forever does not."""
 TAIL_LINES = 12
 TAIL_CHARS = 2000
 _KILL_WAIT_S = 5.0
+_GITHUB_CREDENTIAL_PREFIXES = ("ACTIONS_ID_TOKEN_REQUEST_", "ACTIONS_RUNTIME_", "ACTIONS_CACHE_", "ACTIONS_RESULTS_")
+"""The Actions runtime: with these a step mints OIDC tokens and writes caches and artifacts as the workflow."""
+
+
+def command_environment(pass_env: Sequence[str] = (), environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment of a product's command: ours without secrets, plus the variables it names.
+
+    Dropped: every variable whose name marks a secret (``*_API_KEY``, ``*_TOKEN``, ``*_SECRET``,
+    ``GITHUB_TOKEN`` … as :func:`~aces_ci.redact.safe_environment` decides), every value the
+    detectors recognise as a key, and the Actions runtime's credentials. ``pass_env`` (aces.yml's
+    ``env: [HOUSE_DB_URL]``) is kept whatever it holds: naming a variable is handing it over.
+    """
+    named = frozenset(pass_env)
+    env = safe_environment(environ, keep=named)
+    runtime = _GITHUB_CREDENTIAL_PREFIXES
+    return {name: value for name, value in env.items() if name in named or not name.startswith(runtime)}
 
 
 @dataclass(frozen=True)
@@ -72,13 +92,14 @@ def run_argv(
     stdin: bytes = b"",
     timeout_s: float,
     extra_env: Mapping[str, str] | None = None,
+    pass_env: Sequence[str] = (),
 ) -> CommandOutput:
     """Run ``argv`` in ``cwd`` with ``stdin``; raises :class:`CommandNotRunnable` if it cannot start.
 
     A relative program path (``./tools/cases.sh``) is relative to ``cwd``; a bare name is looked up
-    on ``PATH``. The environment is the caller's plus ``extra_env``.
+    on ``PATH``. The environment is :func:`command_environment` (``pass_env`` kept) plus ``extra_env``.
     """
-    env = {**os.environ, **(extra_env or {})}
+    env = {**command_environment(pass_env), **(extra_env or {})}
     try:
         process = subprocess.Popen(
             list(argv),

@@ -73,6 +73,7 @@ def run_task_command(command: TaskCommand, skill_dir: Path, skill_name: str) -> 
             cwd=command.cwd or skill_dir,
             timeout_s=command.timeout_s,
             extra_env={"ACES_SKILL_DIR": str(skill_dir), "ACES_SKILL_NAME": skill_name},
+            pass_env=command.pass_env,
         )
     except CommandNotRunnable as exc:
         raise _error(command, f"cannot run: {exc}") from None

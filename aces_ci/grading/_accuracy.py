@@ -9,7 +9,9 @@ else the dataset's top-level ``match``, else ``contains``.
 ``exact``     the normalised answer equals the normalised reference
 ``numeric``   every number in the reference appears among the answer's numbers, within the
               case's ``tolerance`` (``12.0`` matches ``12``; ``1,234`` matches ``1234``)
-``regex``     the reference is a Python regular expression, searched in the raw answer
+``regex``     the reference is a Python regular expression, searched in the raw answer within a
+              time limit (:mod:`aces_ci.grading._regex`); a search that runs out of time is
+              ``could_not_grade``
 ``judge``     a judge model compares meaning: ``correct`` 1.0, ``partially_correct`` 0.5,
               ``incorrect`` 0.0
 ============  ===========================================================================
@@ -25,12 +27,11 @@ the judge's number win and collapses integers to 0 or 1).
 
 from __future__ import annotations
 
-import re
-
 from ..evals import contains_phrase, normalise, numbers_in
 from ._evidence import answer_section, tagged
 from ._judge import Judge
 from ._outcome import MAX_TEXT_CHARS
+from ._regex import search as regex_search
 from ._types import Check, MetricResult, RolloutFacts, graded, ungraded
 from ._verdict import VerdictScale, grade_by_verdict
 
@@ -61,11 +62,18 @@ def _deterministic(mode: str, expected: str, answer: str, grading: RolloutFacts)
         if missing:
             return False, f"{', '.join(f'{n:g}' for n in missing)} not found in the answer"
         return True, f"every expected number ({', '.join(f'{n:g}' for n in wanted)}) is in the answer"
-    try:
-        matched = re.search(expected, answer) is not None
-    except re.error as exc:
-        return None, f"the reference is not a valid regular expression ({exc})"
-    return matched, "the answer matches the pattern" if matched else "the answer does not match the pattern"
+    raise ValueError(f"match mode {mode!r} is not decided here")  # regex: _regex; judge: the judge
+
+
+async def _regex(expected: str, answer: str) -> tuple[bool | None, str]:
+    """``match: regex`` within a time limit (:mod:`aces_ci.grading._regex`): the pattern is the dataset's."""
+    searched = await regex_search(expected, answer)
+    if searched.found is None:
+        return None, searched.why
+    return (
+        searched.found,
+        "the answer matches the pattern" if searched.found else "the answer does not match the pattern",
+    )
 
 
 def judge_prompt(grading: RolloutFacts, expected: str) -> str:
@@ -93,7 +101,11 @@ async def grade_accuracy(grading: RolloutFacts, judge: Judge | None = None) -> M
                 METRIC, "could_not_grade", "the case asks for a judge (match: judge) and none is configured"
             )
         return await grade_by_verdict(METRIC, judge, SYSTEM, judge_prompt(grading, expected), SCALE)
-    passed, detail = _deterministic(case.match, expected, grading.final_answer[:MAX_TEXT_CHARS], grading)
+    answer = grading.final_answer[:MAX_TEXT_CHARS]
+    if case.match == "regex":
+        passed, detail = await _regex(expected, answer)
+    else:
+        passed, detail = _deterministic(case.match, expected, answer, grading)
     check = Check(f"match: {case.match}", passed, detail)
     if passed is None:
         return ungraded(METRIC, "could_not_grade", detail, (check,))

@@ -105,7 +105,13 @@ class _GraderFailed(Exception):
 
 def _run_command(spec: GraderSpec, document: dict[str, Any]) -> Any:
     try:
-        output = run_argv(spec.argv, cwd=spec.cwd, stdin=json.dumps(document).encode("utf-8"), timeout_s=spec.timeout_s)
+        output = run_argv(
+            spec.argv,
+            cwd=spec.cwd,
+            stdin=json.dumps(document).encode("utf-8"),
+            timeout_s=spec.timeout_s,
+            pass_env=spec.pass_env,
+        )
     except CommandNotRunnable as exc:
         raise _GraderFailed(str(exc)) from None
     stderr = tail_for_log(output.stderr)

@@ -6,7 +6,7 @@ Two ways to decide, chosen by the case, never mixed within one grade:
    :mod:`aces_ci.grading._assertions`: ``file PATH exists``, ``file PATH contains "…"``, ``json PATH
    field F equals V``, ``answer contains "…"``…): the share of them that hold, over the files the
    agent left in its workspace and its final answer. An assertion that cannot be decided (a regex
-   that does not compile) makes the grade ``could_not_grade``.
+   that does not compile, or one that runs out of time) makes the grade ``could_not_grade``.
 2. **By a judge**, when the case has no outcome assertion but has an ``expected_output``: the judge
    sees the task, the expected outcome, the final answer and the files written, and says whether
    the goal was ``achieved`` (1.0), ``partly`` (0.5) or ``not`` (0.0). Without a judge this is
@@ -59,7 +59,7 @@ async def grade_goal_accuracy(grading: RolloutFacts, judge: Judge | None = None)
     """The goal-accuracy grade of one rollout (module docstring)."""
     assertions = outcome_assertions(grading)
     if assertions:
-        checks = tuple(check_outcome(a, grading) for a in assertions)
+        checks = tuple([await check_outcome(a, grading) for a in assertions])
         undecided = [c for c in checks if c.passed is None]
         if undecided:
             return ungraded(

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from ..atomic import write_atomic
-from ..errors import InfraError
+from ..errors import InfraError, InputError
 from ..models import (
     ConcurrencyLimiter,
     Message,
@@ -46,6 +46,7 @@ from ..models import (
     create_client,
 )
 from ..redact import redact_text
+from ..skill import read_bounded
 from ._types import Cost
 
 _log = logging.getLogger(__name__)
@@ -55,6 +56,8 @@ JUDGE_PROTOCOL = "1"
 JUDGE_CACHE_DIR = "judge"
 CACHE_FORMAT = "aces-ci-judge"
 CACHE_VERSION = 1
+MAX_JUDGE_ENTRY_BYTES = 4 * 1024 * 1024
+"""A judge reply is at most a few thousand tokens; a cache file larger than this is foreign and a miss."""
 JUDGE_MAX_TOKENS = 1024
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n(.*?)```", re.DOTALL)
 _RETRY_NOTE = (
@@ -115,11 +118,11 @@ class JudgeCache:
 
     def get(self, key: str) -> str | None:
         path = self._path(key)
-        try:
-            document = json.loads(path.read_bytes())
-        except FileNotFoundError:
+        if not path.exists():
             return None
-        except (OSError, ValueError) as exc:
+        try:
+            document = json.loads(read_bounded(path, what="judge cache entry", max_bytes=MAX_JUDGE_ENTRY_BYTES))
+        except (InputError, ValueError) as exc:
             _log.warning("judge cache: ignoring unreadable entry %s (%s)", path, exc)
             return None
         ok = (

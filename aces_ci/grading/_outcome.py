@@ -11,11 +11,11 @@ not compile) is ``passed=None``, never a failure: the metric then says it could 
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from ..evals import contains_phrase
 from ._assertions import AnswerAssertion, FileAssertion, OutcomeAssertion
+from ._regex import search as regex_search
 from ._types import Artifacts, Check, RolloutFacts
 
 MAX_TEXT_CHARS = 2_000_000
@@ -31,13 +31,6 @@ def _files(artifacts: Artifacts, path: str) -> list[str]:
 
 def _text(data: bytes) -> str:
     return data[: MAX_TEXT_CHARS * 4].decode("utf-8", errors="replace")[:MAX_TEXT_CHARS]
-
-
-def _search(pattern: str, text: str) -> bool | None:
-    try:
-        return re.search(pattern, text) is not None
-    except re.error:
-        return None
 
 
 def _field(document: Any, path: str) -> Any:
@@ -75,7 +68,7 @@ def _json_check(assertion: FileAssertion, data: bytes) -> tuple[bool | None, str
     return _same(found, assertion.value), f"has {assertion.expected} = {json.dumps(found)[:80]}"
 
 
-def _file_check(assertion: FileAssertion, artifacts: Artifacts, complete: bool) -> Check:
+async def _file_check(assertion: FileAssertion, artifacts: Artifacts, complete: bool) -> Check:
     matches = _files(artifacts, assertion.path)
     cut = "the capture of the workspace was cut at its file limit, so an unlisted file may exist"
     if assertion.check == "absent":
@@ -100,8 +93,9 @@ def _file_check(assertion: FileAssertion, artifacts: Artifacts, complete: bool) 
             result = None if found is None else found == (assertion.check == "contains")
             detail = "the text is there" if found else "the text is not there"
         elif assertion.check == "matches":
-            result = _search(assertion.expected or "", _text(data))
-            detail = "the regex does not compile" if result is None else ("matches" if result else "does not match")
+            searched = await regex_search(assertion.expected or "", _text(data))
+            result = searched.found
+            detail = searched.why if result is None else ("matches" if result else "does not match")
         else:
             result, detail = _json_check(assertion, data)
         details.append(f"{path} {detail}")
@@ -111,14 +105,14 @@ def _file_check(assertion: FileAssertion, artifacts: Artifacts, complete: bool) 
     return Check(assertion.text, None if undecided else False, "; ".join(details)[:300])
 
 
-def _answer_check(assertion: AnswerAssertion, final_answer: str | None) -> Check:
+async def _answer_check(assertion: AnswerAssertion, final_answer: str | None) -> Check:
     if final_answer is None:
         return Check(assertion.text, assertion.check == "lacks", "no final answer")
     text = final_answer[:MAX_TEXT_CHARS]
     if assertion.check == "matches":
-        found = _search(assertion.expected, text)
-        detail = "the regex does not compile" if found is None else ("matches" if found else "does not match")
-        return Check(assertion.text, found, detail)
+        searched = await regex_search(assertion.expected, text)
+        detail = searched.why if searched.found is None else ("matches" if searched.found else "does not match")
+        return Check(assertion.text, searched.found, detail)
     contained = contains_phrase(text, assertion.expected)
     if contained is None:
         return Check(assertion.text, None, "the quoted text folds to nothing")
@@ -126,8 +120,8 @@ def _answer_check(assertion: AnswerAssertion, final_answer: str | None) -> Check
     return Check(assertion.text, passed, "the text is there" if contained else "the text is not there")
 
 
-def check_outcome(assertion: OutcomeAssertion, grading: RolloutFacts) -> Check:
-    """The verdict on one outcome assertion; ``passed=None`` when the capture cannot tell."""
+async def check_outcome(assertion: OutcomeAssertion, grading: RolloutFacts) -> Check:
+    """The verdict on one outcome assertion; ``passed=None`` when the capture cannot tell or a regex timed out."""
     if isinstance(assertion, FileAssertion):
-        return _file_check(assertion, grading.artifacts, grading.artifacts_complete)
-    return _answer_check(assertion, grading.final_answer)
+        return await _file_check(assertion, grading.artifacts, grading.artifacts_complete)
+    return await _answer_check(assertion, grading.final_answer)

@@ -7,6 +7,11 @@ inside an HTTP 200 stream, which we then classify as retryable like a 529.
 Sampling settings are not sent: the Messages API of the anthropic SDK we build on (2.x) has no
 ``temperature`` (nor ``seed``) parameter, so ``ModelRequest.temperature``/``seed`` do not apply here.
 
+A reply is read to :data:`~aces_ci.models._reply.MAX_REPLY_BODY_BYTES` at most (the capped HTTP client);
+one cut there comes back as ``reply_too_large`` with the text streamed so far. Its completion tokens
+are counted as ``max_tokens``, the least a provider bills for a reply that long, since the usage the
+end of the stream would have reported was never read.
+
 Prompt caching puts ``cache_control`` on the system prompt, which caches tools and system together
 (the API caches the prefix in that order); prompts under the model's minimum are simply not cached.
 """
@@ -21,7 +26,9 @@ import anthropic
 
 from ._base import Message, ModelAPIError, ModelClient, ModelRequest, ModelResponse, StopReason, ToolCall
 from ._errors import api_error, transport_error
+from ._reply import REPLY_TOO_LARGE, ReplyTooLarge, reply_too_large_in
 from ._tool_args import tool_arguments
+from ._transport import capped_http_client
 from ._types import Usage
 
 STOP_REASONS: dict[str, StopReason] = {
@@ -47,20 +54,53 @@ class AnthropicClient(ModelClient):
         self.model = model
         self.timeout_s = timeout_s
         self.prompt_cache = prompt_cache
-        self._client = anthropic.AsyncAnthropic(api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout_s)
+        self._client = anthropic.AsyncAnthropic(
+            api_key=api_key,
+            base_url=base_url,
+            max_retries=0,
+            timeout=timeout_s,
+            http_client=capped_http_client(anthropic.DefaultAsyncHttpxClient),
+        )
 
     async def generate(self, request: ModelRequest) -> ModelResponse:
         params = self._params(request)
         try:
             async with asyncio.timeout(self.timeout_s):
                 async with self._client.messages.stream(**params) as stream:
-                    message = await stream.get_final_message()
+                    try:
+                        message = await stream.get_final_message()
+                    except ReplyTooLarge:
+                        return self._cut_short(stream, request)
                     request_id = stream.request_id
         except TimeoutError as exc:
             raise transport_error(self.provider, timed_out=True, detail="", timeout_s=self.timeout_s) from exc
+        except ReplyTooLarge:
+            return self._cut_short(None, request)
         except anthropic.APIError as exc:
+            if reply_too_large_in(exc) is not None:
+                return self._cut_short(None, request)
             raise self._error(exc) from exc
         return self._response(message, request_id)
+
+    def _cut_short(self, stream: Any, request: ModelRequest) -> ModelResponse:
+        """The message as far as the stream got before the transport's cap: its text, marked too large.
+
+        The SDK's public ``current_message_snapshot`` asserts that a message started; this reads it or None.
+        """
+        snapshot = stream._current_snapshot_or_none() if stream is not None else None
+        text = "".join(block.text for block in snapshot.content if block.type == "text") if snapshot else ""
+        return ModelResponse(
+            text=text,
+            tool_calls=(),
+            stop_reason=REPLY_TOO_LARGE,
+            usage=Usage(
+                prompt_tokens=snapshot.usage.input_tokens if snapshot else 0,
+                completion_tokens=request.max_tokens,
+                model_calls=1,
+            ),
+            model=snapshot.model if snapshot else self.model,
+            request_id=stream.request_id if stream is not None else None,
+        )
 
     def _params(self, request: ModelRequest) -> dict[str, Any]:
         params: dict[str, Any] = {

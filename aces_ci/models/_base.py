@@ -16,7 +16,8 @@ from ..errors import InfraError
 from ._types import Usage
 
 Role = Literal["user", "assistant", "tool"]
-StopReason = Literal["end_turn", "tool_use", "max_tokens", "other"]
+StopReason = Literal["end_turn", "tool_use", "max_tokens", "reply_too_large", "other"]
+"""``reply_too_large``: the reply passed a cap of :mod:`aces_ci.models._reply` and was cut there."""
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,8 @@
 
 Provider clients make exactly one HTTP call per ``generate`` and raise :class:`ModelAPIError` on failure;
 :class:`ManagedClient` decides whether to try again, holds a concurrency slot only while a call is in
-flight (never while backing off), and prices each response. Sleeping, the clock and the jitter are
+flight (never while backing off), caps each reply's size (:func:`~aces_ci.models._reply.cap_reply`, for
+every provider alike) and prices each response. Sleeping, the clock and the jitter are
 injectable so tests run the whole policy against a real server without waiting.
 """
 
@@ -19,6 +20,7 @@ from ._base import ModelAPIError, ModelClient, ModelRequest, ModelResponse
 from ._errors import RetriesExhausted
 from ._limits import ConcurrencyLimiter, endpoint_key
 from ._prices import cost_usd
+from ._reply import cap_reply
 from ._retry import RetryPolicy
 from ._types import Price
 
@@ -84,7 +86,7 @@ class ManagedClient(ModelClient):
                 )
                 await self._sleep(delay)
                 continue
-            return self._priced(response)
+            return self._priced(cap_reply(response, request.max_tokens))
 
     def _delay_before_retry(self, error: ModelAPIError, attempt: int, started: float) -> float:
         """The wait before the next attempt, or :class:`RetriesExhausted` when there is to be none."""

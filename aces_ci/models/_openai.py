@@ -5,6 +5,10 @@ Compatible servers differ from the official API in two ways handled here: the of
 ``max_completion_tokens`` (its reasoning models reject ``max_tokens``) while most compatible servers
 only read ``max_tokens``; and some servers answer an overload with an ``error`` object inside a 200
 body, which is classified like the status it stands for instead of being read as an empty answer.
+
+A reply is read to :data:`~aces_ci.models._reply.MAX_REPLY_BODY_BYTES` at most (the capped HTTP client);
+one cut there comes back as ``reply_too_large`` with its ``content`` as far as it was read, and
+``max_tokens`` completion tokens (the usage at the end of the body was never read).
 """
 
 from __future__ import annotations
@@ -17,7 +21,9 @@ import openai
 
 from ._base import Message, ModelAPIError, ModelClient, ModelRequest, ModelResponse, StopReason, ToolCall
 from ._errors import api_error, transport_error
+from ._reply import REPLY_TOO_LARGE, ReplyTooLarge, partial_json_string, reply_too_large_in
 from ._tool_args import arguments_text, tool_arguments
+from ._transport import capped_http_client
 from ._types import Usage
 
 STOP_REASONS: dict[str, StopReason] = {
@@ -44,7 +50,13 @@ class OpenAIChatClient(ModelClient):
         self.provider = provider
         self.timeout_s = timeout_s
         self._max_tokens_param = "max_completion_tokens" if base_url is None else "max_tokens"
-        self._client = openai.AsyncOpenAI(api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout_s)
+        self._client = openai.AsyncOpenAI(
+            api_key=api_key,
+            base_url=base_url,
+            max_retries=0,
+            timeout=timeout_s,
+            http_client=capped_http_client(openai.DefaultAsyncHttpxClient),
+        )
 
     async def generate(self, request: ModelRequest) -> ModelResponse:
         try:
@@ -52,9 +64,24 @@ class OpenAIChatClient(ModelClient):
                 completion = await self._client.chat.completions.create(**self._params(request))
         except TimeoutError as exc:
             raise transport_error(self.provider, timed_out=True, detail="", timeout_s=self.timeout_s) from exc
+        except ReplyTooLarge as exc:
+            return self._cut_short(exc, request)
         except openai.APIError as exc:
+            too_large = reply_too_large_in(exc)
+            if too_large is not None:
+                return self._cut_short(too_large, request)
             raise self._error(exc) from exc
         return self._response(completion)
+
+    def _cut_short(self, too_large: ReplyTooLarge, request: ModelRequest) -> ModelResponse:
+        """A body cut at the transport's cap is no JSON: its answer is the first ``content`` string, as far as read."""
+        return ModelResponse(
+            text=partial_json_string(too_large.prefix, "content"),
+            tool_calls=(),
+            stop_reason=REPLY_TOO_LARGE,
+            usage=Usage(completion_tokens=request.max_tokens, model_calls=1),
+            model=self.model,
+        )
 
     def _params(self, request: ModelRequest) -> dict[str, Any]:
         messages: list[dict[str, Any]] = [{"role": "system", "content": request.system}] if request.system else []

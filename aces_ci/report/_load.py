@@ -27,6 +27,7 @@ from ..scan import (
     Suppression,
 )
 from ..schemas import validator
+from ..skill import read_bounded
 
 MAX_RESULT_BYTES = 256 * 1024 * 1024
 
@@ -104,25 +105,24 @@ def scan_result_from_dict(data: Any, source: str = "scan result") -> ScanResult:
     )
 
 
-def read_json_file(path: Path, what: str, max_bytes: int) -> Any:
-    """The JSON document in ``path``; any problem is an :class:`InputError` naming the file (and line)."""
+def read_json_file(path: Path, what: str, max_bytes: int, *, inside: Path | None = None) -> Any:
+    """The JSON document in ``path``; any problem is an :class:`InputError` naming the file (and line).
+
+    Read through the bounded reader: a FIFO or a device is refused and no more than ``max_bytes``
+    plus one byte is read; with ``inside`` (a folder someone else wrote, such as a fork's results),
+    a link leading out of it is refused too.
+    """
+    raw = read_bounded(path, what=what, max_bytes=max_bytes, inside=inside)
     try:
-        size = path.stat().st_size
-        if size > max_bytes:
-            raise InputError(f"{what} is {size:,} bytes, over the {max_bytes:,}-byte limit", path=str(path))
-        text = path.read_bytes().decode("utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{what} not found", path=str(path)) from None
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(f"{what} is not UTF-8 (byte {exc.start})", path=str(path)) from None
-    except OSError as exc:
-        raise InputError(f"cannot read the {what}: {exc.strerror or exc}", path=str(path)) from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(f"{what} is not valid JSON: {exc.msg}", path=str(path), line=exc.lineno) from None
 
 
-def read_scan_result(path: Path) -> ScanResult:
-    """Load and validate a ``--json`` scan result file."""
-    return scan_result_from_dict(read_json_file(path, "scan result", MAX_RESULT_BYTES), str(path))
+def read_scan_result(path: Path, *, inside: Path | None = None) -> ScanResult:
+    """Load and validate a ``--json`` scan result file (``inside``: see :func:`read_json_file`)."""
+    return scan_result_from_dict(read_json_file(path, "scan result", MAX_RESULT_BYTES, inside=inside), str(path))

@@ -24,6 +24,7 @@ from typing import Any
 from ..atomic import write_atomic
 from ..errors import InputError
 from ..redact import redacted_json
+from ..skill import read_bounded
 from ._finding import Finding
 
 BASELINE_SCHEMA_VERSION = 1
@@ -60,21 +61,20 @@ def _entry(raw: Any, index: int, path: Path) -> BaselineEntry:
     return BaselineEntry(*values)
 
 
-def load_baseline(path: Path) -> Baseline:
-    """Read and check a baseline file; any problem is an :class:`InputError` naming the file and field."""
+def load_baseline(path: Path, *, inside: Path | None = None) -> Baseline:
+    """Read and check a baseline file; any problem is an :class:`InputError` naming the file and field.
+
+    The file goes through the bounded reader: a baseline that is a FIFO, a device (``/dev/zero``)
+    or a committed link leading out of ``inside`` (the repository) is refused before it is read,
+    and no more than :data:`MAX_BASELINE_BYTES` plus one byte is ever read.
+    """
+    if not path.exists() and not path.is_symlink():
+        raise InputError("baseline file not found; create it with `aces-ci scan --write-baseline FILE`", path=str(path))
+    data_bytes = read_bounded(path, what="baseline", max_bytes=MAX_BASELINE_BYTES, inside=inside)
     try:
-        size = path.stat().st_size
-        if size > MAX_BASELINE_BYTES:
-            raise InputError(f"baseline is {size:,} bytes, over the {MAX_BASELINE_BYTES:,}-byte limit", path=str(path))
-        text = path.read_bytes().decode("utf-8")
-    except FileNotFoundError:
-        raise InputError(
-            "baseline file not found; create it with `aces-ci scan --write-baseline FILE`", path=str(path)
-        ) from None
+        text = data_bytes.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(f"baseline is not UTF-8 text (byte {exc.start})", path=str(path)) from None
-    except OSError as exc:
-        raise InputError(f"cannot read baseline: {exc.strerror or exc}", path=str(path)) from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:

@@ -38,7 +38,7 @@ from .. import __version__
 from ..errors import ConfigError, InputError
 from ..redact import redact_text
 from ..skill import LOWERCASE_SKILL_FILE, SKILL_FILE, Skill, iter_skill_dirs, load_skill
-from ._baseline import apply_baseline, count_stale, load_baseline
+from ._baseline import Baseline, apply_baseline, count_stale, load_baseline
 from ._config import ScanConfig
 from ._context import ScanContext
 from ._finding import Finding, FindingRow, Hit, Location, Severity, Suppression, finding_from_row, finding_to_row
@@ -95,6 +95,17 @@ def _resolve_root(root: Path) -> Path:
     if not root.is_dir():
         raise InputError("not a directory: give a repository, a skill directory or a SKILL.md", path=str(root))
     return root.resolve()
+
+
+def _load_baseline(path: Path, root: Path) -> Baseline:
+    """The baseline; one written inside the scanned repository must not lead out of it through a link.
+
+    A path lying (by its written name) in the repository is a committed file, which a pull request
+    controls: a link to ``/dev/zero`` or to a file elsewhere is refused. A path outside it was chosen
+    by whoever runs the scan (``--baseline /tmp/accepted.json``); only the kind and size limits apply.
+    """
+    written = Path(os.path.abspath(path))
+    return load_baseline(path, inside=root if written.is_relative_to(root) else None)
 
 
 Overrides = dict[str, Severity | Literal["off"]]
@@ -438,7 +449,7 @@ def scan_repo(
         within = _resolve_root(within)
         if not within.is_relative_to(root):
             raise InputError(f"not inside the scanned repository {root}", path=str(within))
-    baseline = load_baseline(scan_config.baseline) if scan_config.baseline is not None else None
+    baseline = _load_baseline(scan_config.baseline, root) if scan_config.baseline is not None else None
     enabled = _enabled_rules(registry, _severity_overrides(scan_config))
     scan_key = scan_digest(enabled, scan_config) if cache is not None else None
     fixes = {rule.id: rule.fix for rule in registry}

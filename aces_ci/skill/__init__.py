@@ -12,7 +12,7 @@ from ._discover import (
     load_skill,
 )
 from ._filemap import FileMap, files_digest
-from ._files import MAX_TEXT_BYTES, is_within, looks_binary, read_resource, read_text
+from ._files import MAX_TEXT_BYTES, is_within, looks_binary, read_bounded, read_resource, read_text
 from ._frontmatter import MAX_DEPTH as MAX_NESTING_DEPTH
 from ._frontmatter import MAX_EXPANDED_NODES, load_yaml_mapping, split_frontmatter
 from ._markdown import HtmlComment, find_mentions, html_comments, parse_markdown, strip_html_comments
@@ -112,6 +112,7 @@ __all__ = [
     "looks_binary",
     "parse_markdown",
     "raw_key",
+    "read_bounded",
     "read_resource",
     "read_skill_tree",
     "read_text",

@@ -15,7 +15,6 @@ stage the skill as it is.
 from __future__ import annotations
 
 import functools
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -24,6 +23,7 @@ from typing import Any
 
 from ._discover import LOWERCASE_SKILL_FILE, SKILL_FILE
 from ._filemap import FileMap, files_digest
+from ._files import Refused, read_head
 from ._frontmatter import split_frontmatter
 from ._tree import MAX_SKILL_BYTES, MAX_SKILL_FILES, TreeEntry, staging_problem, walk_skill
 
@@ -121,11 +121,11 @@ def _declared_name(skill_md: bytes) -> str | None:
 def _read(entry: TreeEntry, budget: int) -> bytes:
     """The bytes of one staged file (a symlink's target, once :func:`staging_problem` allowed it)."""
     try:
-        fd = os.open(entry.path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        with os.fdopen(fd, "rb") as handle:
-            data = handle.read(budget + 1)
-    except (OSError, RuntimeError) as exc:
-        raise RenderError(f"cannot read skill file {entry.rel!r}: {exc}", path=str(entry.path)) from exc
+        # The bounded reader: a file swapped for a FIFO or a device since the walk is refused, not read.
+        data, _ = read_head(entry.path, budget)
+    except Refused as refused:
+        reason = f"{refused.reason} ({refused.kind})" if refused.kind else refused.reason
+        raise RenderError(f"cannot read skill file {entry.rel!r}: {reason}", path=str(entry.path)) from None
     if len(data) > budget:
         raise RenderError(
             f"skill is larger than {MAX_SKILL_BYTES:,} bytes in total; it cannot be staged per rollout",

@@ -82,14 +82,15 @@ def test_a_failing_command_shows_its_redacted_stderr(tmp_path, monkeypatch):
     script = (
         "import os, sys\n"
         f"print('auth failed with {planted}', file=sys.stderr)\n"
-        "print('token was ' + os.environ['TASKS_SERVICE_TOKEN'], file=sys.stderr)\n"
+        # The command no longer gets the token (command_environment); one it knew anyway is still masked.
+        "print('token was zq7LmX0vT4nWb7YcPp3R, here:', os.environ.get('TASKS_SERVICE_TOKEN'), file=sys.stderr)\n"
         "sys.exit(4)\n"
     )
     skill_dir = skill_with(tmp_path, script)
     with pytest.raises(InputError) as caught:
         load_dataset(skill_dir, tmp_path)
     message = str(caught.value)
-    assert "exited with status 4" in message and "auth failed" in message
+    assert "exited with status 4" in message and "auth failed" in message and "here: None" in message
     assert planted not in message and "zq7LmX0vT4nWb7YcPp3R" not in message
     assert "[REDACTED" in message
 

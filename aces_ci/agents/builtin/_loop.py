@@ -1,7 +1,8 @@
 """The built-in agent loop: ask the model, run the tools it calls, repeat until it answers or a limit hits.
 
 Every step lands in an ATIF :class:`TrajectoryBuilder` as it happens, so a rollout cut short by a
-timeout, a token budget or a dead API still leaves a trajectory that says how far it got. The loop
+timeout, a token budget or a dead API still leaves a trajectory that says how far it got. A reply
+the model client cut at its size cap ends the rollout as ``reply_too_large``, graded on the kept part. The loop
 talks to anything with an async ``generate(ModelRequest) -> ModelResponse``; retries and backoff
 belong to that client, not to the loop. A model failure that survives the client's retries ends
 the rollout as an infrastructure error: the skill is not to blame for an outage.
@@ -163,6 +164,9 @@ class AgentLoop:
             conversation.usage += response.usage
             step = self._record(response)
             conversation.messages.append(Message("assistant", response.text, tool_calls=response.tool_calls))
+            if response.stop_reason == "reply_too_large":
+                # The model's own doing, not an outage: graded on the part of the reply the client kept.
+                return _End("reply_too_large", answer=response.text.strip())
             if not response.tool_calls:
                 if self.spec.disclosure == "preload":
                     return _End("final_answer", answer=response.text.strip())
