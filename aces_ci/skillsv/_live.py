@@ -155,10 +155,12 @@ class LiveScorer:
         graded = [records[r].grades for r in rollouts if r in records]
         cost = sum(record.result.usage.cost_usd for record in paid)
         cost += sum(grades.usage.cost_usd for grades in graded if grades is not None)
-        caps = [unrun[r] for r in rollouts if r in unrun]
-        if caps:
-            error = f"the run's {caps[0]} cap left case {rollouts[0].case.id} unrun"
-            return Outcome(None, spent, cost, error=error, budget_stop=True, cap=caps[0])
+        for cap in (unrun[r] for r in rollouts if r in unrun):
+            if cap == "circuit_breaker":  # an outage, not a budget: the valuation stops as on an oracle error
+                error = f"case {rollouts[0].case.id} not run: {self.engine.breaker.describe()}"
+                return Outcome(None, spent, cost, error=error)
+            error = f"the run's {cap} cap left case {rollouts[0].case.id} unrun"
+            return Outcome(None, spent, cost, error=error, budget_stop=True, cap=cap)
         values: list[float] = []
         for rollout in rollouts:
             record = records.get(rollout)
