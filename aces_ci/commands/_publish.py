@@ -100,7 +100,7 @@ def publish_check_run(
     if client is None:
         say("check run skipped: no GITHUB_TOKEN")
         return
-    conclusion = {"fail": "failure", "warn": "neutral", "pass": "success"}[decision.verdict]
+    conclusion = {"fail": "failure", "error": "failure", "warn": "neutral", "pass": "success"}[decision.verdict]
     result = create_check_run(
         client,
         context.repository,

@@ -19,7 +19,9 @@
 
 Exit codes are the contract's: 0 pass (warnings included), 1 gate failed (a scan criterion, a
 lift whose interval lies at or below the fail band, a rerun's regression), 2 input or
-configuration error, 3 GitHub or model API failure.
+configuration error, 3 GitHub or model API failure — including a gated measurement that could not
+be made (verdict ``error``: a skill with no measured pair, or more than a tenth of its rollouts
+lost to infrastructure; :func:`aces_ci.gate.infra_criterion`), from which nothing is stored.
 """
 
 from __future__ import annotations
@@ -318,9 +320,9 @@ def _lift_annotations(criteria: tuple[GateCriterion, ...], links: SourceLinks, s
     titles |= {v.skill: skill_title(v.skill, v.name) for v in shown.values}
     out = []
     for criterion in criteria:
-        if criterion.status not in ("fail", "warn") or criterion.name.startswith("scan."):
+        if criterion.status not in ("fail", "error", "warn") or criterion.name.startswith("scan."):
             continue
-        level: Literal["error", "warning"] = "error" if criterion.status == "fail" else "warning"
+        level: Literal["error", "warning"] = "error" if criterion.status in ("fail", "error") else "warning"
         path = links.path(criterion.file) if criterion.file else None
         title = f"{criterion.name} ({titles.get(criterion.subject, criterion.subject)})"
         out.append(Annotation(level, criterion.message, path, criterion.line, title))
@@ -433,6 +435,7 @@ def run(args: argparse.Namespace) -> int:
     )
     say(
         f"gate: {decision.verdict} ({len(decision.with_status('fail'))} failed, "
-        f"{len(decision.with_status('warn'))} warnings)"
+        f"{len(decision.with_status('error'))} not measured (infrastructure), {len(decision.with_status('warn'))} "
+        "warnings)"
     )
     return decision.exit_code

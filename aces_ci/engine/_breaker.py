@@ -48,6 +48,6 @@ class CircuitBreaker:
     def describe(self) -> str:
         """Why the breaker tripped, for reports: how many errors in a row and the first one's reason."""
         return (
-            f"the circuit breaker tripped after {self.consecutive} consecutive rollouts ended as infrastructure "
+            f"the circuit breaker tripped after {self.after} consecutive rollouts ended as infrastructure "
             f"errors (first: {self.first_error or 'unknown'})"
         )
