@@ -171,6 +171,13 @@ class RolloutEngine:
                 self._journal.close()
             self.progress.close()
 
+    def journaled(self, label_prefix: str) -> int:
+        """Rollouts the journal held at open under batch labels starting with ``label_prefix``: what earlier
+        sessions paid for (a rollout run twice, after an infrastructure error, counts twice)."""
+        if self._journal is None:
+            return 0
+        return sum(count for label, count in self._journal.batches.items() if label.startswith(label_prefix))
+
     @property
     def stopped_by(self) -> StopReason | None:
         """The budget cap this engine has reached, or its tripped circuit breaker: no call launches another

@@ -606,7 +606,13 @@ def test_a_dead_model_api_on_a_labelled_pull_request_comments_infrastructure_and
     assert (values["work"], values["verdict"]) == ("trial", "error")
     body = " ".join(github.state.ours(7, COMMENT_MARKER)[0]["body"].split())
     _says_infrastructure(body, 16)
-    _bounded(server, 32)
+    assert "This version was not compared with the base branch's" in body, "no second trial against the outage"
+    _bounded(server, 16)
+    # The next push (scan only) still shows what the labelled run found: an outage, not a lift.
+    pushed = _pull_request_event(tmp_path, "pull_request.json", base, _git(root, "rev-parse", "HEAD"))
+    _fresh(actions_env(monkeypatch, tmp_path, "pull_request", pushed, api_url=github.url, token=WRITE_TOKEN))
+    assert _ci(root, server) == 0
+    assert "That run's gate: **error**" in github.state.ours(7, COMMENT_MARKER)[0]["body"]
 
 
 def test_a_dead_model_api_on_a_scheduled_rerun_is_exit_3_and_stores_no_rerun_record(
