@@ -235,6 +235,20 @@ def no_lift(bands: LiftBands) -> Callable[[str, str], GateCriterion]:
     return criterion
 
 
+def _unless_lost(changes: Sequence[GateCriterion], lifts: Sequence[GateCriterion]) -> list[GateCriterion]:
+    """A rerun's regressions, except for a skill whose lift infrastructure made unusable (``error``): a change read
+    off that lift would gate on the data the rule refused, so it is skipped, saying why."""
+    lost = {criterion.subject for criterion in lifts if criterion.status == "error"}
+    return [
+        dataclasses.replace(
+            c, status="skipped", message=f"not compared: the lift now is an infrastructure error; {c.message}"
+        )
+        if c.subject in lost and c.status != "skipped"
+        else c
+        for c in changes
+    ]
+
+
 def _renamed(criteria: Sequence[GateCriterion], prefix: str) -> list[GateCriterion]:
     return [dataclasses.replace(c, name=f"{prefix}{c.name}") for c in criteria]
 
@@ -425,7 +439,7 @@ class PaidRun:
         if baselines is not None:
             edited = self._edited_since(baselines, notes)
             history = compare(result, baselines.skills, self.config.gate.alpha, edited)
-            criteria += change_criteria(history, result.confidence)
+            criteria += _unless_lost(change_criteria(history, result.confidence), criteria)
         trend = self._trend(result, notes)
         measured = all(c.status != "error" for c in criteria)
         stored = self._store_rerun(result, history) if measured else self._not_stored()

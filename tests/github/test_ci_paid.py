@@ -657,3 +657,48 @@ def test_a_dead_model_api_in_mode_value_is_an_infrastructure_error_not_an_empty_
     assert "no unit is clearly low-value" not in text.lower()
     case = _testcases(tmp_path / "reports" / "junit.xml")["skillsv.value"]
     assert case.find("error") is not None
+
+
+class PartlyDown(Planted):
+    """The planted model, except that every call about the given cases answers 500 (a partial outage)."""
+
+    def __init__(self, p_with: float, p_without: float, down: tuple[str, ...] = ()) -> None:
+        super().__init__(p_with, p_without)
+        self.down = down
+
+    def __call__(self, req: ScriptedRequest) -> Text | Fault:  # type: ignore[override]
+        if any(case in req.all_text for case in self.down):
+            return Fault(500, message=DEAD)
+        return super().__call__(req)
+
+
+def test_a_rerun_that_lost_over_a_tenth_of_its_rollouts_is_an_error_not_a_regression(
+    scripted_server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model = PartlyDown(0.9, 0.2)
+    server = scripted_server(model)
+    root, origin = _repo(tmp_path, cases=12)
+    _release(tmp_path, monkeypatch, root, "v1.0.0")
+    assert _ci(root, server, "--no-value") == 0
+    baseline = _origin_file(origin, "baseline.json")
+
+    # The skill stops helping, and the API fails every call about two of the twelve cases: 8 of 48 rollouts lost.
+    model.p_with, model.down = 0.2, ("Question 0:", "Question 6:")
+    output, summary = _fresh(
+        actions_env(
+            monkeypatch, tmp_path, "schedule", event(tmp_path, "schedule.json"), sha=_git(root, "rev-parse", "HEAD")
+        )
+    )
+    monkeypatch.setenv("GITHUB_RUN_ID", "3001")
+    assert _ci(root, server) == 3
+
+    assert read_outputs(output)["verdict"] == "error"
+    cases = _testcases(tmp_path / "reports" / "junit.xml")
+    lift = cases["lift.accuracy"].find("error")
+    assert lift is not None and "8 of 48 rollouts lost" in lift.get("message", "")
+    assert "does not gate: more than 10% of the design was lost" in (lift.text or ""), "the lift from what ran"
+    regression = cases["rerun.regression"]
+    assert regression.find("failure") is None and regression.find("skipped") is not None
+    assert "not compared: the lift now is an infrastructure error" in regression.find("skipped").get("message", "")
+    assert _origin_file(origin, "baseline.json") == baseline and _origin_file(origin, "reruns") is None
+    assert "Nothing from this run is stored" in " ".join(summary.read_text().split())
