@@ -85,6 +85,10 @@ VALUE_OUTAGE_NOTE = (
     "SkillSV valuation did not run: the trials could not be measured (infrastructure), and a valuation on the "
     "same model API would pay for the same outage."
 )
+NOT_STORED = (
+    "Nothing from this run is stored on branch {branch}: a measurement the gate needs could not be made "
+    "(infrastructure). Rerun the job once the model API answers: completed rollouts come from the cache."
+)
 
 
 @dataclass(frozen=True)
@@ -154,10 +158,10 @@ def gated_lifts(result: TrialResult, bands: LiftBands) -> list[GateCriterion]:
     return lift_criteria(result, bands, infra_losses(result))
 
 
-NOT_STORED = (
-    "Nothing from this run is stored on branch {branch}: a measurement the gate needs could not be made "
-    "(infrastructure). Rerun the job once the model API answers: completed rollouts come from the cache."
-)
+def outage(criteria: Sequence[GateCriterion]) -> bool:
+    """A measurement of these criteria could not be made (an ``error``): more paid work on the same API would pay
+    for the same outage, and nothing of the run is stored."""
+    return any(criterion.status == "error" for criterion in criteria)
 
 
 def _run_namespace(
@@ -354,7 +358,7 @@ class PaidRun:
             return outcome
         if not self.args.value:
             return dataclasses.replace(outcome, notes=(*outcome.notes, VALUE_OFF_NOTE))
-        if any(criterion.status == "error" for criterion in outcome.criteria):
+        if outage(outcome.criteria):
             return dataclasses.replace(outcome, notes=(*outcome.notes, VALUE_OUTAGE_NOTE))
         return outcome.valued(self._value(paths))
 
@@ -400,7 +404,7 @@ class PaidRun:
         presence = self._measure(paths, bands, None, None)
         criteria = [*missing, *gated_lifts(presence, bands)]
         reports: dict[str, Path | None] = {"trial-without": self._report("trial-without.json", presence)}
-        if any(criterion.status == "error" for criterion in criteria):
+        if outage(criteria):
             notes.append(
                 "This version was not compared with the base branch's: with-vs-without could not be measured "
                 "(infrastructure), and a second trial on the same model API would pay for the same outage."
@@ -441,8 +445,7 @@ class PaidRun:
             history = compare(result, baselines.skills, self.config.gate.alpha, edited)
             criteria += _unless_lost(change_criteria(history, result.confidence), criteria)
         trend = self._trend(result, notes)
-        measured = all(c.status != "error" for c in criteria)
-        stored = self._store_rerun(result, history) if measured else self._not_stored()
+        stored = self._not_stored() if outage(criteria) else self._store_rerun(result, history)
         return PaidOutcome(
             changes,
             tuple(criteria),
