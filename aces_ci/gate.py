@@ -9,12 +9,12 @@ the verdicts of the tiers meet the exit-code contract of DESIGN.md.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
 from .config import GateSettings
-from .errors import EXIT_GATE_FAILED, EXIT_PASS, ConfigError
+from .errors import EXIT_GATE_FAILED, EXIT_PASS, EXIT_RUNTIME_ERROR, ConfigError
 from .report import MetricLift, SkillValue, TrialReport
 from .scan import ScanResult, Severity
 
@@ -30,9 +30,10 @@ def exit_code(result: ScanResult) -> int:
 # decision is the worst status. Reports render the criteria (a JUnit testcase each, a line in the PR
 # comment), so what failed the gate, and by how much, is visible where reviewers look.
 
-CriterionStatus = Literal["pass", "warn", "fail", "skipped"]
+CriterionStatus = Literal["pass", "warn", "fail", "error", "skipped"]
+"""``error``: the measurement could not be made (infrastructure, :func:`infra_criterion`): never a pass."""
 LiftVerdict = Literal["pass", "neutral", "underpowered", "fail"]
-GateVerdict = Literal["pass", "warn", "fail"]
+GateVerdict = Literal["pass", "warn", "fail", "error"]
 
 DEFAULT_PASS_BAND = 0.05
 """ACES's pass band: a lift whose interval lies at or above +0.05 helps."""
@@ -64,16 +65,25 @@ class GateDecision:
 
     @property
     def verdict(self) -> GateVerdict:
-        """``fail`` if any criterion fails, else ``warn`` if any warns, else ``pass``."""
+        """``fail`` if any criterion fails, else ``error`` if a measurement could not be made, else ``warn`` if any
+        warns, else ``pass``. A measured failure outranks an outage (as in ``aces-ci trial``): a rerun cannot
+        make a harmful skill pass, so "gate failed" is the more useful thing to say."""
         statuses = {criterion.status for criterion in self.criteria}
         if "fail" in statuses:
             return "fail"
+        if "error" in statuses:
+            return "error"
         return "warn" if "warn" in statuses else "pass"
 
     @property
+    def measured(self) -> bool:
+        """Every measurement the gate asked for was made: what a run must be to store anything as a result."""
+        return not self.with_status("error")
+
+    @property
     def exit_code(self) -> int:
-        """A warning passes: only a failed criterion fails the job (DESIGN.md's contract)."""
-        return EXIT_GATE_FAILED if self.verdict == "fail" else EXIT_PASS
+        """A warning passes: a failed criterion fails the job (1), an unmade measurement is a runtime error (3)."""
+        return {"fail": EXIT_GATE_FAILED, "error": EXIT_RUNTIME_ERROR}.get(self.verdict, EXIT_PASS)
 
     def with_status(self, status: CriterionStatus) -> tuple[GateCriterion, ...]:
         return tuple(criterion for criterion in self.criteria if criterion.status == status)
@@ -281,13 +291,84 @@ def lift_criterion(skill: str, skill_md: str, summary: LiftSummary | None, bands
     return GateCriterion(name, skill, status, message, properties, skill_md, 1, failure_type)
 
 
-def lift_criteria(report: TrialReport, bands: LiftBands) -> list[GateCriterion]:
-    """One ``lift.<metric>`` criterion per skill of a trial."""
+MAX_INFRA_SHARE = 0.10
+"""The share of a skill's rollouts that may be lost to infrastructure before its lift stops gating.
+
+Rollouts lost to an outage are not missing at random (a longer with-skill prompt times out first),
+so an interval over what survived can be biased, not just wider. Up to a tenth is tolerated (the
+figures say how many); beyond it, or with no measured pair at all, the skill is ``error``."""
+
+
+@dataclass(frozen=True)
+class InfraLoss:
+    """What infrastructure cost one skill's trial: the rollouts of its design that gave no measurement."""
+
+    planned: int
+    """Rollouts of the design (finished, failed and not run)."""
+    failed: int
+    """Rollouts that ended as infrastructure errors or whose grading failed."""
+    not_run: int
+    """Rollouts the circuit breaker left unrun (a budget stop is not a loss: the report says what ran)."""
+    first_error: str | None = None
+    """The first error's end reason and message, redacted."""
+
+    @property
+    def lost(self) -> int:
+        return self.failed + self.not_run
+
+    @property
+    def share(self) -> float:
+        return self.lost / self.planned if self.planned else 1.0
+
+
+def infra_criterion(
+    skill: str, skill_md: str, metric: str, loss: InfraLoss, summary: LiftSummary | None
+) -> GateCriterion | None:
+    """The ``error`` criterion of a skill whose lift cannot gate because infrastructure lost its rollouts.
+
+    ``error`` when no pair was measured (``summary`` is None after losses) or more than
+    :data:`MAX_INFRA_SHARE` of the design was lost; None when the measurement stands (no loss, or
+    a small one: the lift criterion's figures then gate as usual). A lift computed from what ran is
+    still stated, marked as not gating.
+    """
+    if loss.lost == 0 or (summary is not None and loss.share <= MAX_INFRA_SHARE):
+        return None
+    what = (
+        f"the {metric} lift from what ran ({summary.describe()}) does not gate: more than "
+        f"{MAX_INFRA_SHARE:.0%} of the design was lost"
+        if summary is not None
+        else f"no {metric} pair was measured, so this skill's lift is unknown"
+    )
+    message = (
+        f"infrastructure error: {loss.lost} of {loss.planned} rollouts lost ({loss.failed} ended as infrastructure "
+        f"errors or could not be graded, {loss.not_run} not run because the circuit breaker tripped); first error: "
+        f"{loss.first_error or 'not recorded'}; {what}. To retry, rerun the job: completed rollouts come from the "
+        "rollout cache and journal and are not paid again"
+    )
+    properties = (
+        ("metric", metric),
+        ("planned", str(loss.planned)),
+        ("lost", str(loss.lost)),
+        ("infra_errors", str(loss.failed)),
+        ("not_run", str(loss.not_run)),
+        ("max_infra_share", f"{MAX_INFRA_SHARE:g}"),
+        *((("delta", f"{summary.delta:.6g}"),) if summary is not None else ()),
+    )
+    return GateCriterion(f"lift.{metric}", skill, "error", message, properties, skill_md, 1, "InfrastructureError")
+
+
+def lift_criteria(
+    report: TrialReport, bands: LiftBands, losses: Mapping[str, InfraLoss] | None = None
+) -> list[GateCriterion]:
+    """One ``lift.<metric>`` criterion per skill of a trial: ``error`` for a skill whose ``losses`` (by skill
+    directory) keep it from gating (:func:`infra_criterion`), else its lift read against the bands."""
     criteria = []
     for trial in report.skills:
         lift = trial.lift.get(bands.metric)
         summary = None if lift is None else LiftSummary.of(bands.metric, lift, report.confidence)
-        criteria.append(lift_criterion(trial.skill, trial.skill_md, summary, bands))
+        loss = (losses or {}).get(trial.skill)
+        error = None if loss is None else infra_criterion(trial.skill, trial.skill_md, bands.metric, loss, summary)
+        criteria.append(error or lift_criterion(trial.skill, trial.skill_md, summary, bands))
     return criteria
 
 

@@ -117,6 +117,22 @@ def test_an_infra_error_exits_3_and_says_why(
     assert "invalid x-api-key" in out
 
 
+def test_a_persistently_failing_api_trips_the_circuit_breaker_after_a_bounded_number_of_calls(
+    scripted_server: Server, skill_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every call answers 500: one retry cycle (6 attempts), then one attempt per rollout until five rollouts in a
+    row failed — 10 calls for a batch of 12, where six attempts each would have been 72."""
+    server = scripted_server(lambda _req: Fault(500, message="the API is down"))
+    argv = ["rollout", str(skill_dir), "--all-cases", "--arm", "both", "--runs", "2", "--concurrency", "1"]
+    assert main([*argv, *against(server, tmp_path)]) == 3
+    out = capsys.readouterr().out
+    assert server.calls == 6 + 4
+    stop = "the circuit breaker tripped after 5 consecutive rollouts ended as infrastructure errors (first: "
+    assert stop + "retries_exhausted: gave up after 6 attempts" in out
+    assert "5 of 12 rollouts finished; not run: " in out and "budget stop" not in out
+    assert out.count("infra error: ") == 5
+
+
 def test_an_unwritable_trajectory_file_still_shows_what_the_rollout_did(
     scripted_server: Server, skill_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -10,6 +10,8 @@ import xmlschema
 
 from aces_ci.errors import ConfigError
 from aces_ci.gate import (
+    MAX_INFRA_SHARE,
+    InfraLoss,
     LiftBands,
     LiftSummary,
     cases_to_settle,
@@ -22,7 +24,7 @@ from aces_ci.gate import (
 from aces_ci.report import append_gate_suite, render_junit
 
 from .report.builders import build_registry, sample_result
-from .report.live_builders import Trials, Value, harmful_trial, helpful_trial, straddling_trial, valuation
+from .report.live_builders import Trial, Trials, Value, harmful_trial, helpful_trial, straddling_trial, valuation
 
 BANDS = LiftBands()
 XSD = xmlschema.XMLSchema(Path(__file__).parent / "report" / "junit.xsd")
@@ -82,6 +84,42 @@ def test_a_harmful_release_fails_with_a_junit_failure_naming_metric_and_interval
     properties = {p.get("name"): p.get("value") for p in case.findall("properties/property")}
     assert properties["ci_high"] == "-0.18" and properties["n_cases"] == "30" and properties["verdict"] == "fail"
     assert int(root.get("failures", "0")) == sum(int(s.get("failures", "0")) for s in root.findall("testsuite"))
+
+
+def test_an_outage_is_an_error_never_a_pass_and_a_small_loss_still_gates() -> None:
+    """The partial-outage rule: no measured pair, or more than a tenth of the design lost, is ``error`` (exit 3)
+    with the lift from what ran stated; a loss within the share leaves the lift to gate as usual."""
+    trials = Trials([helpful_trial("skills/a"), helpful_trial("skills/b"), Trial("skills/c", {"composite": None})])
+    first = "retries_exhausted: gave up after 6 attempts; last error: HTTP 500"
+    losses = {
+        "skills/a": InfraLoss(planned=40, failed=4, not_run=0, first_error=first),  # exactly a tenth: gates
+        "skills/b": InfraLoss(planned=40, failed=2, not_run=3, first_error=first),  # 5 of 40 lost
+        "skills/c": InfraLoss(planned=40, failed=5, not_run=35, first_error=first),  # nothing measured
+    }
+    assert MAX_INFRA_SHARE == 4 / 40
+    criteria = {c.subject: c for c in lift_criteria(trials, BANDS, losses)}
+    assert criteria["skills/a"].status == "pass"
+    kept = criteria["skills/b"]
+    assert (kept.status, kept.failure_type) == ("error", "InfrastructureError")
+    assert "5 of 40 rollouts lost (2 ended as infrastructure errors or could not be graded, 3 not run" in kept.message
+    assert "composite lift +0.210, 95% interval [+0.120, +0.300]" in kept.message and "does not gate" in kept.message
+    assert first in kept.message and "rerun the job" in kept.message
+    assert "no composite pair was measured" in criteria["skills/c"].message
+    decision = decide(criteria.values())
+    assert (decision.verdict, decision.exit_code, decision.measured) == ("error", 3, False)
+
+
+def test_a_measured_failure_outranks_an_outage() -> None:
+    trials = Trials([harmful_trial("skills/harmful"), helpful_trial("skills/lost")])
+    losses = {"skills/lost": InfraLoss(planned=10, failed=10, not_run=0)}
+    decision = decide(lift_criteria(trials, BANDS, losses))
+    assert (decision.verdict, decision.exit_code, decision.measured) == ("fail", 1, False)
+    xml = append_gate_suite(None, decision.criteria, generated_at="2026-01-31T09:30:00Z")
+    XSD.validate(xml)
+    root = ET.fromstring(xml)
+    assert (root.get("failures"), root.get("errors")) == ("1", "1")
+    error = root.find("testsuite/testcase[@classname='skills.lost']/error")
+    assert error is not None and error.get("type") == "InfrastructureError"
 
 
 def test_underpowered_warns_and_passes() -> None:

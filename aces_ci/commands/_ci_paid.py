@@ -24,7 +24,10 @@ gets here):
   pull request), else on every skill under the path, within the run's budget; no trials.
 
 Skills without an eval dataset cannot be measured: each gets a warning criterion naming what is
-missing, never a silent pass.
+missing, never a silent pass. A skill whose rollouts infrastructure lost (no measured pair, or more
+than :data:`~aces_ci.gate.MAX_INFRA_SHARE` of its design) gets an ``error`` criterion instead of its
+lift's verdict: the run's verdict is ``error``, exit 3, and nothing is stored on the results branch
+(:func:`gated_lifts`, :meth:`PaidRun.store_release`).
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ from ..config import Project, find_project
 from ..engine import Budget
 from ..errors import InputError
 from ..evals import Dataset, NoCases
-from ..gate import GateCriterion, GateDecision, LiftBands, lift_criteria
+from ..gate import GateCriterion, GateDecision, InfraLoss, LiftBands, lift_criteria
 from ..github import (
     BASELINE_FILE,
     RERUNS_DIR,
@@ -78,6 +81,14 @@ from ._trial_inputs import SkillSources, load_cases
 from .trial import _design, _gate, measure
 
 VALUE_OFF_NOTE = "SkillSV valuation of the released skills is turned off (--no-value): only the paired trials ran."
+VALUE_OUTAGE_NOTE = (
+    "SkillSV valuation did not run: the trials could not be measured (infrastructure), and a valuation on the "
+    "same model API would pay for the same outage."
+)
+NOT_STORED = (
+    "Nothing from this run is stored on branch {branch}: a measurement the gate needs could not be made "
+    "(infrastructure). Rerun the job once the model API answers: completed rollouts come from the cache."
+)
 
 
 @dataclass(frozen=True)
@@ -128,6 +139,29 @@ def headline_lift(result: TrialResult) -> tuple[float, float, float] | None:
         return repo.delta, repo.ci[0], repo.ci[1]
     worst = min(lifts, key=lambda lift: lift.ci[1])
     return worst.delta, worst.ci[0], worst.ci[1]
+
+
+def infra_losses(result: TrialResult) -> dict[str, InfraLoss]:
+    """Per skill, the rollouts infrastructure cost its trial: errors, failed grading, and the rollouts the circuit
+    breaker left unrun (a budget stop's are not lost: the budget was the user's choice)."""
+    breaker = result.stopped_by == "circuit_breaker"
+    return {
+        s.skill: InfraLoss(
+            s.rollouts + s.not_run, s.infra_errors + s.grader_errors, s.not_run if breaker else 0, s.first_error
+        )
+        for s in result.skills
+    }
+
+
+def gated_lifts(result: TrialResult, bands: LiftBands) -> list[GateCriterion]:
+    """:func:`~aces_ci.gate.lift_criteria` with the infrastructure losses of ``result``: an outage is never a pass."""
+    return lift_criteria(result, bands, infra_losses(result))
+
+
+def outage(criteria: Sequence[GateCriterion]) -> bool:
+    """A measurement of these criteria could not be made (an ``error``): more paid work on the same API would pay
+    for the same outage, and nothing of the run is stored."""
+    return any(criterion.status == "error" for criterion in criteria)
 
 
 def _run_namespace(
@@ -203,6 +237,20 @@ def no_lift(bands: LiftBands) -> Callable[[str, str], GateCriterion]:
         )
 
     return criterion
+
+
+def _unless_lost(changes: Sequence[GateCriterion], lifts: Sequence[GateCriterion]) -> list[GateCriterion]:
+    """A rerun's regressions, except for a skill whose lift infrastructure made unusable (``error``): a change read
+    off that lift would gate on the data the rule refused, so it is skipped, saying why."""
+    lost = {criterion.subject for criterion in lifts if criterion.status == "error"}
+    return [
+        dataclasses.replace(
+            c, status="skipped", message=f"not compared: the lift now is an infrastructure error; {c.message}"
+        )
+        if c.subject in lost and c.status != "skipped"
+        else c
+        for c in changes
+    ]
 
 
 def _renamed(criteria: Sequence[GateCriterion], prefix: str) -> list[GateCriterion]:
@@ -302,7 +350,7 @@ class PaidRun:
         result = self._measure(paths, bands, None, None)
         outcome = PaidOutcome(
             changes,
-            (*missing, *lift_criteria(result, bands)),
+            (*missing, *gated_lifts(result, bands)),
             result,
             reports={"trial": self._report("trial.json", result)},
         )
@@ -310,6 +358,8 @@ class PaidRun:
             return outcome
         if not self.args.value:
             return dataclasses.replace(outcome, notes=(*outcome.notes, VALUE_OFF_NOTE))
+        if outage(outcome.criteria):
+            return dataclasses.replace(outcome, notes=(*outcome.notes, VALUE_OUTAGE_NOTE))
         return outcome.valued(self._value(paths))
 
     def _value(self, paths: Sequence[Path]) -> ValueOutcome:
@@ -352,12 +402,18 @@ class PaidRun:
                 continue
             versioned.append(path)
         presence = self._measure(paths, bands, None, None)
-        criteria = [*missing, *lift_criteria(presence, bands)]
+        criteria = [*missing, *gated_lifts(presence, bands)]
         reports: dict[str, Path | None] = {"trial-without": self._report("trial-without.json", presence)}
+        if outage(criteria):
+            notes.append(
+                "This version was not compared with the base branch's: with-vs-without could not be measured "
+                "(infrastructure), and a second trial on the same model API would pay for the same outage."
+            )
+            versioned = []
         if not versioned:
             return PaidOutcome(changes, tuple(criteria), presence, notes=tuple(notes), reports=reports)
         version = self._measure(versioned, bands, base, None)
-        criteria += _renamed(lift_criteria(version, bands), "version-")
+        criteria += _renamed(gated_lifts(version, bands), "version-")
         reports["trial"] = self._report("trial.json", version)
         return PaidOutcome(
             changes,
@@ -380,16 +436,16 @@ class PaidRun:
         self, changes: ChangeSet, paths: list[Path], missing: list[GateCriterion], bands: LiftBands
     ) -> PaidOutcome:
         result = self._measure(paths, bands, None, self._rerun_seed())
-        criteria = [*missing, *lift_criteria(result, bands)]
+        criteria = [*missing, *gated_lifts(result, bands)]
         notes: list[str] = []
         history: list[SkillChange] = []
         baselines = self._read_baselines(notes)
         if baselines is not None:
             edited = self._edited_since(baselines, notes)
             history = compare(result, baselines.skills, self.config.gate.alpha, edited)
-            criteria += change_criteria(history, result.confidence)
+            criteria += _unless_lost(change_criteria(history, result.confidence), criteria)
         trend = self._trend(result, notes)
-        stored = self._store_rerun(result, history)
+        stored = self._not_stored() if outage(criteria) else self._store_rerun(result, history)
         return PaidOutcome(
             changes,
             tuple(criteria),
@@ -418,6 +474,11 @@ class PaidRun:
                 notes.append(f"An earlier rerun is left out of the trend: {exc}")
         shown = self.links.scanned if self.links is not None else str
         return trend_section(records, result, self.context.run_id, [s.skill for s in result.skills], shown)
+
+    def _not_stored(self) -> str:
+        """The note of a run with an unmade measurement: nothing of it goes to the results branch."""
+        branch = self._branch()
+        return NOT_STORED.format(branch=branch.branch) if branch is not None else ""
 
     def _store_rerun(self, result: TrialResult, history: Sequence[SkillChange]) -> str:
         """Keep this rerun on the results branch, so the reruns' history accumulates."""
@@ -473,10 +534,15 @@ class PaidRun:
         return parse_baselines(raw, f"{branch.branch}:{BASELINE_FILE}")
 
     def store_release(self, outcome: PaidOutcome, decision: GateDecision) -> str:
-        """Keep the release's trial on the results branch; its lifts become the baselines unless the gate failed."""
+        """Keep the release's trial on the results branch; its lifts become the baselines unless the gate failed.
+
+        A release with an unmade measurement (``error``) stores nothing: a baseline from an outage would
+        be compared with every later rerun."""
         result, branch, tag = outcome.trials, self._branch(), self.plan.head
         if result is None or branch is None or tag is None:
             return ""
+        if not decision.measured:  # an outage: no baseline, no release record (a rerun of the job stores them)
+            return self._not_stored()
         record = redact_text(json_bytes(trial_result_to_dict(result)).decode(), environment_secrets()).encode()
         passed = decision.verdict != "fail"
         commit = self.context.sha

@@ -129,6 +129,17 @@ def cannot_value(skill: str, error: InputError) -> GateCriterion:
     return _criterion(skill, "warn", f"SkillSV could not value this skill: {error}", "NoValue")
 
 
+def oracle_failed(skill: str, chains: int, planned: int, error: str | None) -> GateCriterion:
+    """An ``error`` for a valuation its oracle stopped: in ``ci`` the live agent's rollouts (or their grading)
+    failed, an outage, never "no unit is clearly low-value". Its scores and rollouts are cached: a rerun resumes."""
+    message = (
+        f"infrastructure error: SkillSV's oracle failed after {chains}/{planned} chains "
+        f"({error or 'no reason given'}); the unit values are incomplete. To retry, rerun the job: scored "
+        "coalitions and completed rollouts are cached and not paid again"
+    )
+    return _criterion(skill, "error", message, "InfrastructureError")
+
+
 def delete_annotations(views: Sequence[SkillValueView], links: SourceLinks) -> list[Annotation]:
     """A warning on each unit SkillSV says to delete, at its lines (``views`` name files from the scanned root)."""
     out = []
@@ -227,11 +238,9 @@ class ValueRun:
                     "with wider intervals."
                 )
             if valuation.stopped_by == "oracle_error":
-                criteria.append(
-                    _criterion(
-                        skill, "warn", f"SkillSV's oracle failed: {valuation.error or 'no reason given'}", "NoValue"
-                    )
-                )
+                criteria.append(oracle_failed(skill, valuation.chains, valuation.chains_planned, valuation.error))
+                if valuation.chains == 0:  # nothing was measured: no unit table that reads as "all fine"
+                    continue
             view = skill_value(report, skill)
             if view is None:
                 notes.append(

@@ -128,7 +128,7 @@ def publish_check_run(
     if client is None:
         say("check run skipped: no GITHUB_TOKEN")
         return ""
-    conclusion = {"fail": "failure", "warn": "neutral", "pass": "success"}[decision.verdict]
+    conclusion = {"fail": "failure", "error": "failure", "warn": "neutral", "pass": "success"}[decision.verdict]
     try:
         result = create_check_run(
             client,

@@ -24,9 +24,11 @@
 
 Exit codes are the contract's: 0 pass (warnings included), 1 gate failed (a scan criterion, a
 lift whose interval lies at or below the fail band, a rerun's regression), 2 input or
-configuration error, 3 GitHub or model API failure. Reports, outputs and the job summary are
-written before any comment or check-run call: a GitHub failure there costs the comment only, and
-turns a passing gate's 0 into 3 (a failed gate keeps its 1).
+configuration error, 3 GitHub or model API failure — including a gated measurement that could not
+be made (verdict ``error``: a skill with no measured pair, or more than a tenth of its rollouts
+lost to infrastructure; :func:`aces_ci.gate.infra_criterion`), from which nothing is stored.
+Reports, outputs and the job summary are written before any comment or check-run call: a GitHub
+failure there costs the comment only, and turns a passing gate's 0 into 3 (a failed gate keeps its 1).
 """
 
 from __future__ import annotations
@@ -348,9 +350,9 @@ def _lift_annotations(criteria: tuple[GateCriterion, ...], links: SourceLinks, s
     titles |= {v.skill: skill_title(v.skill, v.name) for v in shown.values}
     out = []
     for criterion in criteria:
-        if criterion.status not in ("fail", "warn") or criterion.name.startswith("scan."):
+        if criterion.status not in ("fail", "error", "warn") or criterion.name.startswith("scan."):
             continue
-        level: Literal["error", "warning"] = "error" if criterion.status == "fail" else "warning"
+        level: Literal["error", "warning"] = "error" if criterion.status in ("fail", "error") else "warning"
         path = links.path(criterion.file) if criterion.file else None
         title = f"{criterion.name} ({titles.get(criterion.subject, criterion.subject)})"
         out.append(Annotation(level, criterion.message, path, criterion.line, title))
@@ -472,7 +474,8 @@ def run(args: argparse.Namespace) -> int:
     write_step_outputs(context, {"comment-url": published.comment_url or ""})
     say(
         f"gate: {decision.verdict} ({len(decision.with_status('fail'))} failed, "
-        f"{len(decision.with_status('warn'))} warnings)"
+        f"{len(decision.with_status('error'))} not measured (infrastructure), {len(decision.with_status('warn'))} "
+        "warnings)"
     )
     if failed and decision.exit_code == EXIT_PASS:
         say("exit 3: the gate passed, but its result could not be published on GitHub (the reports hold it)")

@@ -12,7 +12,8 @@ proves no copy is), and run *i* is replicate *i*. The score is the ``expected_ou
 
 Exit codes: 0 every rollout that ran completed (a budget cap may have left some unrun: the summary
 says which); 2 bad input (missing skill, unknown case id, bad flags, a leaked baseline); 3 a
-rollout ended as an infrastructure error, or its grading failed.
+rollout ended as an infrastructure error, or its grading failed, or the circuit breaker stopped the batch
+after consecutive infrastructure errors (the summary says so and lists what was not run).
 """
 
 from __future__ import annotations
@@ -206,10 +207,8 @@ def _summary(batch: RolloutBatch, arms: Sequence[str], options: RunOptions, out:
         )
     if batch.not_run:
         listed = ", ".join(_where(n.request) for n in batch.not_run)
-        out.write(
-            f"budget stop ({batch.stopped_by} reached): {len(batch.records)} of {count} rollouts finished; "
-            f"not run: {listed}\n"
-        )
+        stop = batch.breaker if batch.breaker is not None else f"budget stop ({batch.stopped_by} reached)"
+        out.write(f"{stop}: {len(batch.records)} of {count} rollouts finished; not run: {listed}\n")
     spent = batch.usage
     out.write(
         f"spent now: {spent.prompt_tokens + spent.completion_tokens:,} tokens, ${spent.cost_usd:.4f} "
@@ -232,5 +231,6 @@ def run(args: argparse.Namespace) -> int:
     _summary(batch, arms, options, sys.stderr if args.trajectory == "-" else sys.stdout)
     if args.trajectory is not None:
         _write_trajectories(args.trajectory, batch.records)
-    # A budget stop is not an outage: what ran is reported, and only a failure of what ran is exit 3.
-    return EXIT_RUNTIME_ERROR if batch.infra_errors or batch.grader_errors else EXIT_PASS
+    # A budget stop is not an outage: what ran is reported; a failure of what ran, or the breaker, is exit 3.
+    failed = batch.infra_errors or batch.grader_errors or batch.stopped_by == "circuit_breaker"
+    return EXIT_RUNTIME_ERROR if failed else EXIT_PASS

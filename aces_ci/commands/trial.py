@@ -17,7 +17,8 @@ Exit codes:
   ref, a skill absent at the ref, a leaked baseline, a bad flag); ``--plan`` with no pilot.
 * 3 — no skill fails, but some rollouts ended as infrastructure errors or their grading failed:
   the verdicts use the rest, and a rerun retries exactly those (completed rollouts come from the
-  cache). A budget stop is not an error: the report says what ran and what did not.
+  cache). A budget stop is not an error: the report says what ran and what did not. The circuit breaker
+  (consecutive infrastructure errors, :mod:`aces_ci.engine._breaker`) is one: exit 3, the rest not run.
 
 An identical rerun with the same cache makes zero model calls.
 """
@@ -279,7 +280,7 @@ def exit_code(result: TrialResult) -> int:
     """The contract of the module docstring."""
     if result.verdict == "fail":
         return EXIT_GATE_FAILED
-    if result.infra_errors:
+    if result.infra_errors or result.stopped_by == "circuit_breaker":
         return EXIT_RUNTIME_ERROR
     return EXIT_PASS
 

@@ -27,6 +27,7 @@ error): what was scored is kept and reported.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
@@ -46,9 +47,11 @@ from ..skillsv import (
     Estimate,
     EstimatorSettings,
     EvaluationStore,
+    LiveScorer,
     PythonScorer,
     RenderingOracle,
     ScoreSettings,
+    Sessions,
     SkillScorer,
     TooLargeForExact,
     UniformIntractable,
@@ -239,6 +242,17 @@ def _shown(estimate: Estimate | None, signed: bool = True) -> str:
     return text
 
 
+def _paid(report: ValueReport) -> str:
+    """Rollouts paid in every session and what this run added; what the cache and the journal served."""
+    sessions = report.sessions
+    if sessions is None:
+        return f"{report.paid_now:,} rollouts paid"
+    return (
+        f"{report.paid:,} rollouts paid in every session ({report.paid_now:,} by this run, {sessions.earlier:,} by "
+        f"earlier ones per the journal; {sessions.reused:,} served from the rollout cache or journal this run)"
+    )
+
+
 def render_value_text(report: ValueReport, out: TextIO) -> None:
     game, valuation, settings = report.game, report.valuation, report.settings
     estimator = settings.estimator
@@ -302,7 +316,7 @@ def render_value_text(report: ValueReport, out: TextIO) -> None:
     if valuation.method == "estimate":
         ratio = f" ({cost.full_audit / max(1, cost.requested):.1f}× the scores this run used)" if cost.requested else ""
         out.write(
-            f"\ncost: {cost.rollouts:,} rollouts paid, {cost.evaluations:,} coalition scores asked of the oracle "
+            f"\ncost: {_paid(report)}, {cost.evaluations:,} coalition scores asked of the oracle "
             f"({cost.requested:,} used, repeats served by the coalition cache); the full audit would be "
             f"{cost.full_audit:,}{ratio} · ${cost.cost_usd:.4f}\n"
             f"{valuation.chains}/{valuation.chains_planned} chains completed"
@@ -311,7 +325,7 @@ def render_value_text(report: ValueReport, out: TextIO) -> None:
             out.write(f"; {valuation.truncation_rate:.0%} of intermediate prefixes scored before truncation")
         out.write("\n")
     else:
-        out.write(f"\ncost: {cost.rollouts:,} rollouts paid for {cost.evaluations:,} coalition scores (exact)\n")
+        out.write(f"\ncost: {_paid(report)} for {cost.evaluations:,} coalition scores (exact)\n")
     if report.held_out is not None:
         block = report.held_out
         out.write(
@@ -372,6 +386,8 @@ def measure_value(
     try:
         with _scorer(args, panel, skill_dir, project, root) as scorer:
             report = valuate(game, tasks, RenderingOracle(game, scorer, store), settings)
+            if isinstance(scorer, LiveScorer):  # its journal knows what earlier sessions of this valuation paid
+                report = dataclasses.replace(report, sessions=Sessions(scorer.earlier_sessions(), scorer.reused))
     except (TooLargeForExact, UniformIntractable) as exc:
         raise ConfigError(str(exc), field="--exact" if isinstance(exc, TooLargeForExact) else "--orders") from None
     finally:

@@ -6,6 +6,7 @@ One engine serves trials and SkillSV alike: a command opens one :class:`RolloutE
 """
 
 from ._batch import NotRun, RolloutBatch, RolloutRecord, RolloutSource
+from ._breaker import DEFAULT_BREAKER_AFTER, CircuitBreaker
 from ._budget import Budget, BudgetMeter, StopReason
 from ._cache import CACHE_VERSION, RolloutCache
 from ._engine import RolloutEngine, default_batch_id
@@ -17,11 +18,13 @@ from ._serialize import result_from_dict, result_to_dict
 
 __all__ = [
     "CACHE_VERSION",
+    "DEFAULT_BREAKER_AFTER",
     "JOURNAL_VERSION",
     "TIMEOUT_GRACE_S",
     "BarProgress",
     "Budget",
     "BudgetMeter",
+    "CircuitBreaker",
     "Journal",
     "JournalAppender",
     "LineProgress",

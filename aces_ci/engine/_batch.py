@@ -39,7 +39,8 @@ class RolloutRecord:
 
 @dataclass(frozen=True)
 class NotRun:
-    """A requested rollout a budget cap did not allow, or that was cancelled at the wall-time cap."""
+    """A requested rollout a budget cap or the tripped circuit breaker did not allow, or that was cancelled at the
+    wall-time cap."""
 
     request: RolloutRequest
     key: str
@@ -55,7 +56,10 @@ class RolloutBatch:
     """One per requested rollout that finished, in request order."""
     not_run: tuple[NotRun, ...] = ()
     stopped_by: StopReason | None = None
-    """The cap that left rollouts of this call unrun; None when every one ran (or came from a store)."""
+    """The cap (or ``circuit_breaker``) that left rollouts of this call unrun; None when every one ran (or came
+    from a store)."""
+    breaker: str | None = None
+    """Why the circuit breaker tripped (errors in a row, the first one's reason) when it left rollouts unrun."""
 
     @property
     def usage(self) -> Usage:

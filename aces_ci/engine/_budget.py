@@ -19,7 +19,8 @@ from typing import Literal
 
 from ..errors import ConfigError
 
-StopReason = Literal["max_rollouts", "max_usd", "max_wall"]
+StopReason = Literal["max_rollouts", "max_usd", "max_wall", "circuit_breaker"]
+"""Why a call left rollouts unrun: a budget cap, or the engine's tripped circuit breaker (:mod:`._breaker`)."""
 
 
 @dataclass(frozen=True)

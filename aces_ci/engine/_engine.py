@@ -16,6 +16,8 @@ Everything that makes that affordable and trustworthy lives here, once per comma
   a killed command resumes;
 * **budget** — caps on rollouts, dollars and wall time stop new launches cleanly and each call
   reports exactly which rollouts were not run;
+* **circuit breaker** — after ``breaker_after`` consecutive infrastructure errors no call launches
+  another rollout (:mod:`aces_ci.engine._breaker`): a dead API costs a few rollouts, not the batch;
 * **staging guard** — the caller's :data:`StagingGuard` sees every request's plan before the
   first rollout of a call starts (a leaked baseline is refused before any money is spent);
 * **grading** — results are stored ungraded; each call grades its records with the grader it is
@@ -53,6 +55,7 @@ from ..errors import ConfigError
 from ..grading import Grader, Grades, GradingInput, grade_rollout
 from ..redact import environment_secrets, get_logger
 from ._batch import NotRun, RolloutBatch, RolloutRecord, RolloutSource
+from ._breaker import DEFAULT_BREAKER_AFTER, CircuitBreaker
 from ._budget import Budget, BudgetMeter, StopReason
 from ._cache import RolloutCache
 from ._journal import Journal, JournalAppender
@@ -94,6 +97,7 @@ class RolloutEngine:
     :func:`paired_schedule`); ``guard`` checks each request's staging plan (paired trials use
     :func:`~aces_ci.agents.baseline_guard`). ``budget`` spans every call; ``journal`` is read once
     when the engine opens. ``artifact_limits`` bound what is captured of each workspace.
+    ``breaker_after`` consecutive infrastructure errors stop every later launch (:class:`CircuitBreaker`).
     """
 
     def __init__(
@@ -110,6 +114,7 @@ class RolloutEngine:
         workspace_dir: Path | None = None,
         keep_workspaces: bool = False,
         artifact_limits: ArtifactLimits | None = None,
+        breaker_after: int = DEFAULT_BREAKER_AFTER,
     ) -> None:
         if concurrency < 1:
             raise ConfigError(f"concurrency must be at least 1, got {concurrency}", field="concurrency")
@@ -130,6 +135,7 @@ class RolloutEngine:
             secrets=environment_secrets(),
         )
         self.meter = BudgetMeter(self.budget)
+        self.breaker = CircuitBreaker(breaker_after)
         self._trailing = TrailingWork(WORKSPACES_PER_SLOT * concurrency)
         self._journal: Journal | None = None
         self._appender: JournalAppender | None = None
@@ -165,10 +171,18 @@ class RolloutEngine:
                 self._journal.close()
             self.progress.close()
 
+    def journaled(self, label_prefix: str) -> int:
+        """Rollouts the journal held at open under batch labels starting with ``label_prefix``: what earlier
+        sessions paid for (a rollout run twice, after an infrastructure error, counts twice)."""
+        if self._journal is None:
+            return 0
+        return sum(count for label, count in self._journal.batches.items() if label.startswith(label_prefix))
+
     @property
     def stopped_by(self) -> StopReason | None:
-        """The budget cap this engine has reached, if any: no call launches another rollout after it."""
-        return self.meter.exhausted()
+        """The budget cap this engine has reached, or its tripped circuit breaker: no call launches another
+        rollout after it."""
+        return "circuit_breaker" if self.breaker.tripped else self.meter.exhausted()
 
     # -- one call ------------------------------------------------------------------------------
 
@@ -313,13 +327,15 @@ class RolloutEngine:
         self.meter.launch()
         result, kept = await self.runner.run(request, key, self._tidy(request))
         self.meter.spend(result.usage.cost_usd)
+        self.breaker.record(result)
         self._finish(call, index, result, "run", kept)
         await self._grade(call, key)
 
     async def _launch(self, call: _Call, pending: Sequence[int]) -> None:
         """Run ``pending`` in order, at most ``concurrency`` at a time, until done or a cap is hit.
 
-        The first cap reached is appended to ``call.stopped``; what was not launched stays out of ``call.done``.
+        The first cap reached (or the tripped breaker) is appended to ``call.stopped``; what was not launched
+        stays out of ``call.done``.
         """
         queue = iter(pending)
 
@@ -329,7 +345,7 @@ class RolloutEngine:
                 if index is None:
                     return
                 await self._trailing.room()
-                if reason := self.meter.exhausted():
+                if reason := self.stopped_by:
                     call.stopped.append(reason)
                     return
                 await self._run_one(call, index)
@@ -365,7 +381,9 @@ class RolloutEngine:
                 grades = call.grades.get(request) if call.grader is not None else None
                 records.append(RolloutRecord(request, result, source, grades, workspace))
             elif reason is None:
-                raise RuntimeError(f"rollout {key} neither finished nor was stopped by a budget cap")
+                raise RuntimeError(f"rollout {key} neither finished nor was stopped by a budget cap or the breaker")
             else:
                 missing.append(NotRun(request, key, reason))
-        return RolloutBatch(call.batch, tuple(records), tuple(missing), reason if missing else None)
+        stopped = reason if missing else None
+        breaker = self.breaker.describe() if stopped == "circuit_breaker" else None
+        return RolloutBatch(call.batch, tuple(records), tuple(missing), stopped, breaker)

@@ -32,6 +32,7 @@ import asyncio
 import json
 import os
 import threading
+from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
@@ -75,6 +76,8 @@ class Journal:
         """Held while syncing, so :meth:`close` never closes a descriptor a worker thread is syncing."""
         self._unusable: OSError | None = None
         """Why the journal takes no more records: a failed write that could not be cut back off."""
+        self.batches: Counter[str] = Counter()
+        """Lines read at :meth:`open` per batch label: the rollouts each label paid for in earlier sessions."""
 
     def open(self) -> dict[str, RolloutResult]:
         """Open for appending and return the record of every rollout key: its latest completed one, else its latest."""
@@ -147,6 +150,7 @@ class Journal:
             if not quiet:
                 _log.warning("%s:%d: skipping an unreadable journal line (%s)", self.path, number, exc)
             return False
+        self.batches[str(record.get("batch") or "")] += 1
         earlier = records.get(result.key)
         if earlier is None or result.status == "completed" or earlier.status != "completed":
             records[result.key] = result

@@ -36,6 +36,7 @@ _STOPS = {
     "max_rollouts": "the rollout budget (--max-rollouts)",
     "max_usd": "the dollar budget",
     "max_wall": "the wall-time limit (--max-wall)",
+    "circuit_breaker": "the circuit breaker (consecutive infrastructure errors)",
 }
 
 
@@ -49,7 +50,8 @@ class Progress(Protocol):
         ...
 
     def stopped(self, reason: str, not_run: int) -> None:
-        """A budget cap (``max_rollouts``, ``max_usd``, ``max_wall``) stopped a call with ``not_run`` rollouts left."""
+        """A budget cap (``max_rollouts``, ``max_usd``, ``max_wall``) or the circuit breaker stopped a call with
+        ``not_run`` rollouts left."""
         ...
 
     def close(self) -> None: ...

@@ -99,6 +99,12 @@ def _headline(decision: GateDecision) -> str:
     if decision.verdict == "fail":
         extra = f", {warned} warning{'s' if warned != 1 else ''}" if warned else ""
         return f"### ❌ aces-ci: gate failed ({failed} criteri{'on' if failed == 1 else 'a'} failed{extra})"
+    if decision.verdict == "error":
+        errors = len(decision.with_status("error"))
+        return (
+            f"### 🛑 aces-ci: infrastructure error — {errors} measurement{'s' if errors != 1 else ''} the gate needs "
+            "could not be made; rerun the job to retry (completed rollouts are cached)"
+        )
     if decision.verdict == "warn":
         return f"### ⚠️ aces-ci: gate passed with {warned} warning{'s' if warned != 1 else ''}"
     return f"### ✅ aces-ci: gate passed ({len(decision.criteria)} criteria checked)"
@@ -114,7 +120,7 @@ def _titles(inputs: CommentInputs) -> dict[str, str]:
 
 
 def _criterion_line(criterion: GateCriterion, links: SourceLinks | None, titles: Mapping[str, str]) -> str:
-    icon = "❌" if criterion.status == "fail" else "⚠️"
+    icon = {"fail": "❌", "error": "🛑"}.get(criterion.status, "⚠️")
     subject = markdown_cell(titles.get(criterion.subject, criterion.subject), 120)
     if links is not None and criterion.file:
         subject = f"[{subject}]({links.url(criterion.file, criterion.line)})"
@@ -122,7 +128,7 @@ def _criterion_line(criterion: GateCriterion, links: SourceLinks | None, titles:
 
 
 def _criteria(decision: GateDecision, links: SourceLinks | None, titles: Mapping[str, str]) -> str:
-    listed = [*decision.with_status("fail"), *decision.with_status("warn")]
+    listed = [*decision.with_status("fail"), *decision.with_status("error"), *decision.with_status("warn")]
     if not listed:
         return ""
     lines = "".join(_criterion_line(c, links, titles) for c in listed[:_LISTED_CRITERIA])
@@ -299,7 +305,7 @@ def _kept(inputs: CommentInputs, trials: Sequence[str]) -> KeptTrials | None:
     if not trials:
         return inputs.kept
     lift_criteria = [c for c in inputs.decision.criteria if not c.name.startswith("scan.")]
-    failed = [c for c in lift_criteria if c.status in ("fail", "warn")][:_LISTED_CRITERIA]
+    failed = [c for c in lift_criteria if c.status in ("fail", "error", "warn")][:_LISTED_CRITERIA]
     criteria = "".join(_criterion_line(c, inputs.links, _titles(inputs)) for c in failed)
     estimand = _estimand(inputs)
     sections = [criteria + "\n" if criteria else "", *trials, estimand + "\n" if estimand else ""]

@@ -56,7 +56,7 @@ class KeptTrials:
     commit: str
     """The pull request's head commit the trials measured."""
     verdict: str
-    """That run's gate verdict (``pass``, ``warn``, ``fail``)."""
+    """That run's gate verdict (``pass``, ``warn``, ``fail``, ``error``: an outage)."""
     markdown: str
     """The trial sections as that run rendered them (redacted)."""
     run_url: str | None = None

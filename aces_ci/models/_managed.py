@@ -5,6 +5,14 @@ Provider clients make exactly one HTTP call per ``generate`` and raise :class:`M
 flight (never while backing off), caps each reply's size (:func:`~aces_ci.models._reply.cap_reply`, for
 every provider alike) and prices each response. Sleeping, the clock and the jitter are
 injectable so tests run the whole policy against a real server without waiting.
+
+**An endpoint that stays down is not retried again and again.** Once one call has spent all its
+attempts, the endpoint counts as down: later calls get a single attempt for an error that gives
+no ``retry-after`` (a 5xx, a refused connection, a timeout) until one call succeeds, which closes
+the breaker again. So a persistently failing server costs one full retry cycle per call already in
+flight, then one attempt per call, never six attempts for every remaining rollout; the rollout
+engine's own breaker (:mod:`aces_ci.engine._breaker`) then stops launching rollouts. A server that
+names its wait (a 429 with ``retry-after``) is still waited for: it is alive and asking for time.
 """
 
 from __future__ import annotations
@@ -58,6 +66,8 @@ class ManagedClient(ModelClient):
         self._rng = rng or random.Random(0)
         self._sleep = sleep
         self._clock = clock
+        self.down = False
+        """An earlier call spent every attempt and none has succeeded since: one attempt per call (module doc)."""
 
     @property
     def cost_known(self) -> bool:
@@ -75,7 +85,15 @@ class ManagedClient(ModelClient):
             except ModelAPIError as error:
                 if not error.retryable:
                     raise
-                delay = self._delay_before_retry(error, attempt, started)
+                if self.down and error.retry_after_s is None:
+                    raise RetriesExhausted(
+                        error, attempts=attempt, reason="the endpoint failed every attempt of an earlier call"
+                    ) from error
+                try:
+                    delay = self._delay_before_retry(error, attempt, started)
+                except RetriesExhausted:
+                    self.down = True
+                    raise
                 logger.warning(
                     "%s call failed (attempt %d of %d), retrying in %.1f s: %s",
                     self.endpoint,
@@ -86,6 +104,7 @@ class ManagedClient(ModelClient):
                 )
                 await self._sleep(delay)
                 continue
+            self.down = False
             return self._priced(cap_reply(response, request.max_tokens))
 
     def _delay_before_retry(self, error: ModelAPIError, attempt: int, started: float) -> float:

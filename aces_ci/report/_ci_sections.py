@@ -150,7 +150,9 @@ def lift_table(trial: SkillTrial, confidence: float) -> str:
     missing = sorted(name.replace("_", " ") for name, lift in trial.lift.items() if lift is None)
     headers = ("Metric", "Lift", level, "With", "Control", "Cases", "Runs/arm", "Detectable lift")
     table = _table(headers, rows, ("left", "right", "right", "right", "right", "right", "right", "right"))
-    if missing:
+    if missing and not rows:  # nothing scored at all: an outage (the gate's criteria say why), not "not applicable"
+        table += f"\nNo metric has a measured pair of rollouts: {', '.join(missing)}.\n"
+    elif missing:
         table += f"\nNot applicable to this skill's cases: {', '.join(missing)}.\n"
     if trial.discordance is not None:
         d = trial.discordance

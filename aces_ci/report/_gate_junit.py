@@ -37,7 +37,7 @@ class Criterion(Protocol):
 
     @property
     def status(self) -> str:
-        """``pass``, ``warn``, ``fail`` or ``skipped``."""
+        """``pass``, ``warn``, ``fail``, ``error`` (the measurement could not be made) or ``skipped``."""
         ...
 
     @property
@@ -65,7 +65,7 @@ def _classname(subject: str) -> str:
 def gate_suite(criteria: Sequence[Criterion], *, generated_at: str, index: int = 0) -> ET.Element:
     """The ``<testsuite>`` of the gate's criteria."""
     suite = ET.Element("testsuite")
-    failures = skipped = 0
+    failures = errors = skipped = 0
     for criterion in criteria:
         case = ET.SubElement(
             suite,
@@ -88,6 +88,14 @@ def gate_suite(criteria: Sequence[Criterion], *, generated_at: str, index: int =
                 {"type": criterion.failure_type or "GateFailed", "message": one_line(message, _MESSAGE_LIMIT)},
             )
             failure.text = message
+        elif criterion.status == "error":  # the measurement could not be made (infrastructure): JUnit's <error>
+            errors += 1
+            error = ET.SubElement(
+                case,
+                "error",
+                {"type": criterion.failure_type or "InfrastructureError", "message": one_line(message, _MESSAGE_LIMIT)},
+            )
+            error.text = message
         elif criterion.status == "skipped":
             skipped += 1
             ET.SubElement(case, "skipped", {"message": one_line(message, _MESSAGE_LIMIT)})
@@ -99,7 +107,7 @@ def gate_suite(criteria: Sequence[Criterion], *, generated_at: str, index: int =
             "name": GATE_SUITE,
             "tests": str(len(criteria)),
             "failures": str(failures),
-            "errors": "0",
+            "errors": str(errors),
             "skipped": str(skipped),
             "time": "0",
             "timestamp": _ant_timestamp(generated_at),

@@ -44,7 +44,7 @@ from ._structure import GameStructure
 from ._summary import DecisionRules, decide, summarize
 from ._tasks import load_tasks, split_panels
 from ._tokens import TOKENIZER, count_tokens
-from ._valuate import HeldOut, ScoreSettings, ValueReport, ValueSettings, valuate
+from ._valuate import HeldOut, ScoreSettings, Sessions, ValueReport, ValueSettings, valuate
 from ._value_json import VALUE_SCHEMA_VERSION, low_value_units, value_json
 from ._views import CurveView, SkillValueView, UnitView, compile_summary, skill_value
 
@@ -98,6 +98,7 @@ __all__ = [
     "ScoreSettings",
     "ScoredOver",
     "Segment",
+    "Sessions",
     "SkillScorer",
     "SkillValueView",
     "Span",

@@ -102,6 +102,10 @@ class LiveScorer:
         self._run = run
         self._identity = _identity(plan, grader)
         self.rounds = 0
+        self.label = f"skillsv:{plan.target.name}:{self._identity}"
+        """The journal's batch label prefix of this valuation's rollouts: how a resumed run finds what it paid."""
+        self.reused = 0
+        """Rollouts this run took from the rollout cache or the journal instead of paying for them."""
 
     @property
     def identity(self) -> str:
@@ -137,12 +141,17 @@ class LiveScorer:
         if planned:
             self.rounds += 1
             everything = [rollout for _, rollouts in planned for rollout in rollouts]
-            batch = self._run(self.engine.run(everything, grader=self.grader, batch=f"skillsv-{self.rounds}"))
+            batch = self._run(self.engine.run(everything, grader=self.grader, batch=f"{self.label}:{self.rounds}"))
+            self.reused += sum(1 for record in batch.records if record.source in ("cache", "journal"))
             records: dict[RolloutRequest, RolloutRecord] = {record.request: record for record in batch.records}
             unrun = {entry.request: entry.reason for entry in batch.not_run}
             for position, rollouts in planned:
                 outcomes[position] = self._outcome(rollouts, records, unrun)
         return [outcome if outcome is not None else Outcome(None, 0, error="not scored") for outcome in outcomes]
+
+    def earlier_sessions(self) -> int:
+        """Rollouts earlier sessions of this valuation paid for, as the journal recorded them at open."""
+        return self.engine.journaled(f"{self.label}:")
 
     def _outcome(
         self,
@@ -155,10 +164,12 @@ class LiveScorer:
         graded = [records[r].grades for r in rollouts if r in records]
         cost = sum(record.result.usage.cost_usd for record in paid)
         cost += sum(grades.usage.cost_usd for grades in graded if grades is not None)
-        caps = [unrun[r] for r in rollouts if r in unrun]
-        if caps:
-            error = f"the run's {caps[0]} cap left case {rollouts[0].case.id} unrun"
-            return Outcome(None, spent, cost, error=error, budget_stop=True, cap=caps[0])
+        for cap in (unrun[r] for r in rollouts if r in unrun):
+            if cap == "circuit_breaker":  # an outage, not a budget: the valuation stops as on an oracle error
+                error = f"case {rollouts[0].case.id} not run: {self.engine.breaker.describe()}"
+                return Outcome(None, spent, cost, error=error)
+            error = f"the run's {cap} cap left case {rollouts[0].case.id} unrun"
+            return Outcome(None, spent, cost, error=error, budget_stop=True, cap=cap)
         values: list[float] = []
         for rollout in rollouts:
             record = records.get(rollout)

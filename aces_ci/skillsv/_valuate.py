@@ -61,6 +61,16 @@ class HeldOut:
 
 
 @dataclass(frozen=True)
+class Sessions:
+    """What a live valuation's rollouts cost across sessions (a killed run resumed pays only what is missing)."""
+
+    earlier: int
+    """Rollouts earlier sessions of this valuation paid for, from its journal (0 without one)."""
+    reused: int
+    """Rollouts this run took from the rollout cache or the journal instead of paying for them."""
+
+
+@dataclass(frozen=True)
 class ValueReport:
     game: CompiledSkill
     valuation: Valuation
@@ -69,6 +79,18 @@ class ValueReport:
     attribution_tasks: int
     held_out: HeldOut | None
     pruning_cost: Meter | None
+    sessions: Sessions | None = None
+    """The live agent's accounting across sessions; None for an oracle with no journal (a Python oracle)."""
+
+    @property
+    def paid_now(self) -> int:
+        """Rollouts this run paid for: the valuation's and the pruning test's."""
+        return self.valuation.cost.rollouts + (self.pruning_cost.rollouts if self.pruning_cost is not None else 0)
+
+    @property
+    def paid(self) -> int:
+        """Rollouts paid for in every session: this run's and, from the journal, the earlier sessions'."""
+        return self.paid_now + (self.sessions.earlier if self.sessions is not None else 0)
 
 
 def removal_values(structure: GameStructure, valuation: Valuation) -> dict[str, float | None]:

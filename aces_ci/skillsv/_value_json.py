@@ -139,7 +139,10 @@ def value_json(report: ValueReport) -> dict[str, Any]:
             "truncation_rate": valuation.truncation_rate,
         },
         "rollouts": {
-            "spent": cost.rollouts + (pruning.rollouts if pruning else 0),
+            "spent": report.paid,
+            "this_run": report.paid_now,
+            "earlier_sessions": report.sessions.earlier if report.sessions is not None else 0,
+            "reused": report.sessions.reused if report.sessions is not None else 0,
             "valuation": cost.rollouts,
             "pruning_test": pruning.rollouts if pruning else 0,
             "evaluations": cost.evaluations,

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import stats
+from ..engine import RolloutRecord
 from ._protocol import Contrast, SkillPlan, TrialDesign
 from ._result import (
     ArmCostResult,
@@ -432,5 +433,18 @@ def analyse_skill(
         not_run=inputs.not_run,
         infra_errors=sum(1 for r in records if r.result.status == "infra_error"),
         grader_errors=sum(1 for r in records if r.grades is not None and r.grades.errors),
+        first_error=_first_error(records),
         notes=(*plan.notes, *inputs.notes),
     )
+
+
+def _first_error(records: Sequence[RolloutRecord]) -> str | None:
+    """The first infrastructure error's end reason and message (redacted by the engine), else the first grading
+    failure's: what a report names when it says the run could not be measured."""
+    for record in records:
+        if record.result.status == "infra_error":
+            return f"{record.result.end_reason}: {record.result.error or 'no message'}"
+    for record in records:
+        for grade in record.grades.errors if record.grades is not None else ():
+            return f"grading {grade.metric}: {grade.reason or grade.status}"
+    return None

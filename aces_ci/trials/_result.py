@@ -265,6 +265,8 @@ class SkillTrialResult:
     not_run: int = 0
     infra_errors: int = 0
     grader_errors: int = 0
+    first_error: str | None = None
+    """The first infrastructure error (end reason: message) or grading failure among its rollouts; None: none."""
     notes: tuple[str, ...] = ()
 
 

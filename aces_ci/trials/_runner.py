@@ -211,9 +211,16 @@ class TrialRunner:
     def _result(
         self, skills: Sequence[SkillUnderTrial], results: Sequence[SkillTrialResult], reached: Mapping[str, int]
     ) -> TrialResult:
-        stopped = next((b.stopped_by for b in self._batches if b.stopped_by is not None), None)
+        stopped_batch = next((b for b in self._batches if b.stopped_by is not None), None)
+        stopped = stopped_batch.stopped_by if stopped_batch is not None else None
         notes = []
-        if stopped is not None:
+        if stopped_batch is not None and stopped == "circuit_breaker":
+            missing = sum(self._not_run.values())
+            notes.append(
+                f"{stopped_batch.breaker}: {missing} rollout(s) of the design were not run because of it. Rerun "
+                "once the model API answers: completed rollouts come from the cache and the journal"
+            )
+        elif stopped is not None:
             missing = sum(self._not_run.values())
             notes.append(
                 f"budget stop ({stopped} reached): {missing} rollout(s) of the design did not run; every figure "

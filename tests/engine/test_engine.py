@@ -12,7 +12,7 @@ import pytest
 from aces_ci.agents import HarnessOutcome, HarnessSpec, RolloutRequest, Workspace, baseline_guard, create_harness
 from aces_ci.agents.builtin import BuiltinHarness
 from aces_ci.config import Price
-from aces_ci.engine import TIMEOUT_GRACE_S, Budget, RolloutBatch, RolloutCache, paired_schedule
+from aces_ci.engine import TIMEOUT_GRACE_S, Budget, CircuitBreaker, RolloutBatch, RolloutCache, paired_schedule
 from aces_ci.errors import ConfigError, InfraError
 from aces_ci.grading import EXPECTED_OUTPUT, ExpectedOutputGrader, Grader, Grades, GradingInput
 from aces_ci.models import ModelSpec, PriceTable
@@ -264,7 +264,8 @@ async def test_under_faults_every_rollout_ends_scored_or_labelled(scripted_serve
     server = scripted_server(script, fault_rate=0.3, fault_seed=7, fault_statuses=(429, 500))
     spec = HarnessSpec(name="builtin", disclosure="preload", max_turns=3, timeout_s=4)
     requests = paired(openai_model(server.openai_url), cases=10, spec=spec)
-    batch = await execute(requests, concurrency=4, timeout_s=0.5)
+    # Three cases fail on every run by design, often in a row: the breaker is off, every rollout must end.
+    batch = await execute(requests, concurrency=4, timeout_s=0.5, breaker_after=len(requests) + 1)
     assert len(batch.records) == len(requests) and not batch.not_run
     for record in batch.records:
         result = record.result
@@ -308,6 +309,55 @@ async def test_a_resumed_journal_reruns_only_infra_errors(scripted_server: Serve
         ("case-1", "with"),
         ("case-1", "without"),
     ]
+
+
+async def test_a_dead_api_trips_the_breaker_and_a_rerun_resumes_what_completed(
+    scripted_server: Server, tmp_path: Path
+) -> None:
+    """Every call answering 500 after the first two cases: the batch stops after five consecutive infra errors
+    instead of paying a full retry cycle for every remaining rollout; once the API answers, a rerun runs only
+    what is missing."""
+    alive = {"cases": 2}
+
+    def script(req: ScriptedRequest) -> object:
+        known = any(f"Question {i}:" in req.last_user_text for i in range(alive["cases"]))
+        return Text("42") if known else Fault(500, message="the API is down")
+
+    server = scripted_server(script)
+    journal = tmp_path / "run.jsonl"
+    requests = paired(openai_model(server.openai_url), cases=10)
+    first = await execute(requests, journal=journal, concurrency=1)
+
+    assert first.stopped_by == "circuit_breaker"
+    assert [r.result.status for r in first.records] == ["completed"] * 4 + ["infra_error"] * 5
+    assert len(first.not_run) == 11 and {n.reason for n in first.not_run} == {"circuit_breaker"}
+    assert first.breaker is not None and "after 5 consecutive rollouts ended as infrastructure errors" in first.breaker
+    assert "retries_exhausted" in first.breaker and "the API is down" in first.breaker
+    # One retry cycle (3 attempts under the fast policy), then one attempt per rollout: not 3 x 16.
+    assert server.calls == 4 + 3 + 4
+
+    alive["cases"] = 10
+    calls = server.calls
+    second = await execute(requests, journal=journal, concurrency=1)
+    assert second.all_completed and second.stopped_by is None
+    assert [r.source for r in second.records][:4] == ["journal"] * 4
+    assert server.calls - calls == 16, "the four completed rollouts are not paid again"
+
+
+async def test_a_hanging_api_costs_a_few_timeouts_not_one_per_rollout(scripted_server: Server) -> None:
+    server = scripted_server(lambda _req: Hang())
+    spec = HarnessSpec(name="builtin", disclosure="preload", max_turns=3, timeout_s=0.5)
+    requests = paired(openai_model(server.openai_url), cases=6, spec=spec)
+    batch = await execute(requests, concurrency=1, breaker_after=3)
+    assert [r.result.end_reason for r in batch.records] == ["timeout"] * 3
+    assert batch.stopped_by == "circuit_breaker" and len(batch.not_run) == 9
+    assert batch.breaker is not None and "3 consecutive" in batch.breaker and "timeout" in batch.breaker
+    assert server.calls <= 3, "no call after the breaker tripped"
+
+
+def test_a_breaker_that_never_trips_is_refused() -> None:
+    with pytest.raises(ConfigError, match="at least 1 error"):
+        CircuitBreaker(0)
 
 
 async def test_resumed_rollouts_are_scored_against_the_current_expected_output(

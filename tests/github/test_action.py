@@ -257,7 +257,10 @@ def test_composite_steps_on_a_fork_pr_fall_back_to_the_summary(
     assert outputs["junit-report"] == "" and outputs["comment-url"] == ""
     assert github.state.comments.get(8, []) == []
     assert any(r.path == f"/repos/{REPOSITORY}/issues/8/comments" for r in github.state.requests)
-    assert summary.read_text().startswith("> The PR comment could not be posted")
+    text = summary.read_text()
+    # The result is written first (before any comment call); the note on the refused comment follows it.
+    assert COMMENT_MARKER in text and "> The PR comment could not be posted" in text
+    assert text.index(COMMENT_MARKER) < text.index("> The PR comment could not be posted")
     assert FORK_TOKEN not in log
 
 

@@ -22,10 +22,11 @@ import yaml
 
 from aces_ci import __version__
 from aces_ci.cli import main
+from aces_ci.engine import DEFAULT_BREAKER_AFTER
 from aces_ci.github import COMMENT_MARKER
 from aces_ci.schemas import validator
 from tests.engine.helpers import MARKER_BODY, write_skill
-from tests.servers import ScriptedRequest, ScriptedServer, Text, model_flags
+from tests.servers import Fault, ScriptedRequest, ScriptedServer, Text, model_flags
 from tests.trials.helpers import cases_json, commit, draw
 
 from .helpers import actions_env, event, read_outputs
@@ -526,3 +527,178 @@ def test_a_release_trials_every_skill_the_trial_verb_can_read_and_warns_only_for
     assert "no eval case in the task command" in no_lift[0], "the warning says what was read for the skill"
     text = summary.read_text()
     assert "skills/authored" in text and "skills/tasked" in text
+
+
+# --- A dead model API: infrastructure is never a pass ----------------------------------------------------------
+
+DEAD = "the upstream model service is down"
+
+
+def _dead(req: ScriptedRequest) -> Fault:
+    """Every model call answers 500: a dead API (the client's retries and the circuit breaker meet it)."""
+    return Fault(500, message=DEAD)
+
+
+def _bounded(server: ScriptedServer, rollouts: int) -> None:
+    """A dead API costs one retry cycle per rollout in flight, then one call per rollout until the breaker trips
+    (concurrency 4, 6 attempts, 5 errors in a row) — never six attempts for every rollout of the design."""
+    assert server.calls <= 4 * 6 + DEFAULT_BREAKER_AFTER + 4 < 6 * rollouts
+
+
+def _says_infrastructure(text: str, planned: int) -> None:
+    assert "🛑 aces-ci: infrastructure error" in text and "rerun the job" in text
+    assert f"of {planned} rollouts lost" in text, "how many rollouts the outage cost"
+    assert "not run because the circuit breaker tripped" in text
+    assert "first error: retries\\_exhausted" in text and DEAD in text, "the first error's reason (Markdown-escaped)"
+    assert "Not applicable to this skill's cases" not in text
+    assert "gate passed" not in text
+
+
+def _results_branch(origin: Path) -> str:
+    return _git(origin, "ls-remote", "--heads", str(origin), "aces-results") if origin.exists() else ""
+
+
+def test_a_dead_model_api_on_a_release_is_exit_3_verdict_error_and_stores_nothing(
+    scripted_server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = scripted_server(_dead)
+    root, origin = _repo(tmp_path, cases=6)
+    output, summary = _release(tmp_path, monkeypatch, root, "v1.0.0")
+
+    assert _ci(root, server) == 3
+
+    values = read_outputs(output)
+    assert (values["work"], values["verdict"]) == ("release", "error")
+    assert values["lift"] == "", "no pair was measured: no lift, never a 0"
+    _bounded(server, 24)
+    assert _origin_file(origin, "baseline.json") is None and _origin_file(origin, "releases/v1.0.0.json") is None
+    assert _results_branch(origin) == "", "nothing was pushed to the results branch"
+    text = " ".join(summary.read_text().split())
+    _says_infrastructure(text, 24)
+    assert "Nothing from this run is stored on branch aces-results" in text
+    assert "SkillSV valuation did not run: the trials could not be measured (infrastructure)" in text
+    assert "no unit is clearly low-value" not in text and "the metric does not apply" not in text
+    case = _testcases(tmp_path / "reports" / "junit.xml")["lift.accuracy"]
+    error = case.find("error")
+    assert error is not None and error.get("type") == "InfrastructureError"
+    assert _properties(case)["lost"] == "24"
+    trial = json.loads(Path(values["trial-report"]).read_text())
+    assert trial["stopped_by"] == "circuit_breaker"
+    assert any("circuit breaker tripped after 5 consecutive" in note for note in trial["notes"])
+    out = capsys.readouterr().out
+    assert "::error file=skills/marker/SKILL.md,line=1,title=lift.accuracy (skills/marker)::infrastructure" in out
+
+
+def test_a_dead_model_api_on_a_labelled_pull_request_comments_infrastructure_and_exits_3(
+    scripted_server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, github: GitHubServer
+) -> None:
+    server = scripted_server(_dead)
+    root, _ = _repo(tmp_path, body=PLAIN_BODY, cases=4)
+    base = _git(root, "rev-parse", "HEAD")
+    write_skill(root / "skills", "marker", body=MARKER_BODY)
+    commit(root, "the skill now knows the number")
+    labelled = _pull_request_event(tmp_path, "pull_request_labeled.json", base, _git(root, "rev-parse", "HEAD"))
+    output, _ = actions_env(monkeypatch, tmp_path, "pull_request", labelled, api_url=github.url, token=WRITE_TOKEN)
+
+    assert _ci(root, server) == 3
+
+    values = read_outputs(output)
+    assert (values["work"], values["verdict"]) == ("trial", "error")
+    body = " ".join(github.state.ours(7, COMMENT_MARKER)[0]["body"].split())
+    _says_infrastructure(body, 16)
+    assert "This version was not compared with the base branch's" in body, "no second trial against the outage"
+    _bounded(server, 16)
+    # The next push (scan only) still shows what the labelled run found: an outage, not a lift.
+    pushed = _pull_request_event(tmp_path, "pull_request.json", base, _git(root, "rev-parse", "HEAD"))
+    _fresh(actions_env(monkeypatch, tmp_path, "pull_request", pushed, api_url=github.url, token=WRITE_TOKEN))
+    assert _ci(root, server) == 0
+    assert "That run's gate: **error**" in github.state.ours(7, COMMENT_MARKER)[0]["body"]
+
+
+def test_a_dead_model_api_on_a_scheduled_rerun_is_exit_3_and_stores_no_rerun_record(
+    scripted_server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = scripted_server(_dead)
+    root, origin = _repo(tmp_path, cases=4)
+    output, summary = actions_env(
+        monkeypatch, tmp_path, "schedule", event(tmp_path, "schedule.json"), sha=_git(root, "rev-parse", "HEAD")
+    )
+    monkeypatch.setenv("GITHUB_RUN_ID", "2001")
+
+    assert _ci(root, server) == 3
+
+    assert (read_outputs(output)["work"], read_outputs(output)["verdict"]) == ("rerun", "error")
+    assert _results_branch(origin) == "", "no rerun record from an outage"
+    text = " ".join(summary.read_text().split())
+    _says_infrastructure(text, 16)
+    assert "This rerun is stored" not in text and "Nothing from this run is stored" in text
+
+
+def test_a_dead_model_api_in_mode_value_is_an_infrastructure_error_not_an_empty_valuation(
+    scripted_server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = scripted_server(_dead)
+    root, _ = _repo(tmp_path, cases=4)
+    output, summary = actions_env(
+        monkeypatch,
+        tmp_path,
+        "workflow_dispatch",
+        event(tmp_path, "workflow_dispatch.json"),
+        sha=_git(root, "rev-parse", "HEAD"),
+    )
+
+    assert _ci(root, server, "--mode", "value") == 3
+
+    assert (read_outputs(output)["work"], read_outputs(output)["verdict"]) == ("value", "error")
+    text = " ".join(summary.read_text().split())
+    assert "🛑 aces-ci: infrastructure error" in text and "SkillSV's oracle failed after 0/" in text
+    assert DEAD in text and "rerun the job" in text
+    _bounded(server, 16)  # the valuation stops at its first batch with a failed rollout
+    assert "no unit is clearly low-value" not in text.lower()
+    case = _testcases(tmp_path / "reports" / "junit.xml")["skillsv.value"]
+    assert case.find("error") is not None
+
+
+class PartlyDown(Planted):
+    """The planted model, except that every call about the given cases answers 500 (a partial outage)."""
+
+    def __init__(self, p_with: float, p_without: float, down: tuple[str, ...] = ()) -> None:
+        super().__init__(p_with, p_without)
+        self.down = down
+
+    def __call__(self, req: ScriptedRequest) -> Text | Fault:  # type: ignore[override]
+        if any(case in req.all_text for case in self.down):
+            return Fault(500, message=DEAD)
+        return super().__call__(req)
+
+
+def test_a_rerun_that_lost_over_a_tenth_of_its_rollouts_is_an_error_not_a_regression(
+    scripted_server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model = PartlyDown(0.9, 0.2)
+    server = scripted_server(model)
+    root, origin = _repo(tmp_path, cases=12)
+    _release(tmp_path, monkeypatch, root, "v1.0.0")
+    assert _ci(root, server, "--no-value") == 0
+    baseline = _origin_file(origin, "baseline.json")
+
+    # The skill stops helping, and the API fails every call about two of the twelve cases: 8 of 48 rollouts lost.
+    model.p_with, model.down = 0.2, ("Question 0:", "Question 6:")
+    output, summary = _fresh(
+        actions_env(
+            monkeypatch, tmp_path, "schedule", event(tmp_path, "schedule.json"), sha=_git(root, "rev-parse", "HEAD")
+        )
+    )
+    monkeypatch.setenv("GITHUB_RUN_ID", "3001")
+    assert _ci(root, server) == 3
+
+    assert read_outputs(output)["verdict"] == "error"
+    cases = _testcases(tmp_path / "reports" / "junit.xml")
+    lift = cases["lift.accuracy"].find("error")
+    assert lift is not None and "8 of 48 rollouts lost" in lift.get("message", "")
+    assert "does not gate: more than 10% of the design was lost" in (lift.text or ""), "the lift from what ran"
+    regression = cases["rerun.regression"]
+    assert regression.find("failure") is None and regression.find("skipped") is not None
+    assert "not compared: the lift now is an infrastructure error" in regression.find("skipped").get("message", "")
+    assert _origin_file(origin, "baseline.json") == baseline and _origin_file(origin, "reruns") is None
+    assert "Nothing from this run is stored" in " ".join(summary.read_text().split())

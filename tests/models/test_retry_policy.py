@@ -146,6 +146,46 @@ async def test_exhausted_retries_carry_attempts_and_last_error(scripted_server):
     assert server.calls == 3
 
 
+async def test_an_endpoint_that_stays_down_gets_one_attempt_per_call_until_it_answers(scripted_server):
+    """After one call spent all its attempts, a dead server costs one attempt per call, not six: a batch
+    of rollouts against it pays one retry cycle, not one per rollout. A success closes the breaker."""
+    state = {"down": True}
+    server = scripted_server(lambda req: Fault(500, message="dead") if state["down"] else Text("back"))
+    sleeps = Sleeps()
+    client = managed(server, provider="openai", sleeps=sleeps, retry=RetryPolicy(max_attempts=6))
+    try:
+        with pytest.raises(RetriesExhausted) as first:
+            await client.generate(REQUEST)
+        assert (first.value.attempts, server.calls, len(sleeps.waits)) == (6, 6, 5)
+        for _ in range(4):
+            with pytest.raises(RetriesExhausted) as later:
+                await client.generate(REQUEST)
+            assert later.value.attempts == 1 and "failed every attempt of an earlier call" in str(later.value)
+        assert (server.calls, len(sleeps.waits)) == (10, 5), "no more backoff once the endpoint is known down"
+        state["down"] = False
+        assert (await client.generate(REQUEST)).text == "back"
+        state["down"] = True
+        with pytest.raises(RetriesExhausted) as again:
+            await client.generate(REQUEST)
+        assert again.value.attempts == 6, "an endpoint that answered is retried in full again"
+    finally:
+        await client.aclose()
+
+
+async def test_a_down_endpoint_that_names_its_wait_is_still_waited_for(scripted_server):
+    """A 429 with retry-after is a live server asking for time: the down state does not cut its retries."""
+    replies = [Fault(500)] * 3 + [Fault(429, retry_after=1), Text("after the wait")]
+    server = scripted_server(replies)
+    client = managed(server, provider="openai", retry=RetryPolicy(max_attempts=3))
+    try:
+        with pytest.raises(RetriesExhausted):
+            await client.generate(REQUEST)
+        assert (await client.generate(REQUEST)).text == "after the wait"
+    finally:
+        await client.aclose()
+    assert server.calls == 5
+
+
 async def test_deadline_stops_retrying_before_the_attempts_run_out(scripted_server):
     now = [0.0]
 

@@ -74,12 +74,14 @@ def test_the_live_valuation_recovers_the_planted_game_and_an_unchanged_rerun_is_
     # An unchanged rerun: every score is in the store, no rollout is run, no model is called.
     code, again = run_value(args, tmp_path / "again.json")
     assert code == 0 and server.calls == paid
-    assert again["rollouts"]["spent"] == 0 and again["units"] == report["units"]
+    assert again["rollouts"]["this_run"] == 0 and again["units"] == report["units"]
+    assert again["rollouts"]["spent"] == again["rollouts"]["earlier_sessions"] == paid, "what every session paid"
     # The score store lost (a new machine with the rollout cache only): rollouts are reused, still free.
     for entry in (tmp_path / "cache" / "skillsv").glob("scores*"):
         entry.unlink()
     code, cached = run_value(args, tmp_path / "cached.json")
     assert code == 0 and server.calls == paid and cached["units"] == report["units"]
+    assert (cached["rollouts"]["this_run"], cached["rollouts"]["reused"]) == (0, paid), "every rollout from the journal"
 
 
 def test_exact_mode_on_the_live_agent_gives_the_planted_values(server: ScriptedServer, tmp_path: Path) -> None:
@@ -194,5 +196,10 @@ def test_a_killed_live_valuation_loses_no_paid_rollout(server: ScriptedServer, t
     )
     assert second.returncode == 0, second.stderr
     assert server.calls - total - paid_before_kill == total - len(finished)  # only what the kill lost is re-run
+    # The accounting counts both sessions: the killed one's journaled rollouts and what the resumed one paid.
+    rollouts = json.loads(out.read_text())["rollouts"]
+    assert rollouts["this_run"] == total - len(finished)
+    assert rollouts["earlier_sessions"] == len(finished)
+    assert rollouts["spent"] == total, "both sessions, as journaled (calls in flight at the kill left no line)"
     assert len({record["key"] for record in complete_records(journal)}) == total
     assert json.loads(out.read_text())["units"] == json.loads(reference.read_text())["units"]

@@ -103,7 +103,7 @@ def test_the_judges_verdicts_steer_the_values_a_rerun_asks_nobody_and_a_new_judg
     # an unchanged rerun: every score is in the store, neither model is asked anything
     code, again = run_value(args, tmp_path / "again.json")
     assert code == 0 and (agent.calls, judge.calls) == (agent_calls, judge_calls)
-    assert again["units"] == report["units"] and again["rollouts"]["spent"] == 0
+    assert again["units"] == report["units"] and again["rollouts"]["this_run"] == 0
     # another judge model: every coalition is re-graded (from the cached rollouts: no agent call)
     code, rejudged = run_value([*args, "--judge-model", "judge-2"], tmp_path / "judge-2.json")
     assert code == 0

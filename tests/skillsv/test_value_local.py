@@ -49,4 +49,4 @@ def test_the_embedded_model_values_the_knowledge_skill_and_names_the_facts(
     paid = report["rollouts"]["valuation"]
     assert paid > 0
     code = main([*args, "--window", "2", "--json", str(out)])
-    assert code == 0 and json.loads(out.read_text())["rollouts"]["spent"] == 0  # the rerun calls no model
+    assert code == 0 and json.loads(out.read_text())["rollouts"]["this_run"] == 0  # the rerun calls no model
