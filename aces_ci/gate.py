@@ -38,7 +38,9 @@ DEFAULT_PASS_BAND = 0.05
 """ACES's pass band: a lift whose interval lies at or above +0.05 helps."""
 DEFAULT_FAIL_BAND = -0.10
 """ACES's fail band: a lift whose interval lies at or below −0.10 harms."""
-DEFAULT_LIFT_METRIC = "composite"
+DEFAULT_LIFT_METRIC = "outcome"
+"""The gate reads the outcome (accuracy and goal accuracy): the composite also averages skill efficiency,
+which charges a preloaded skill for its own tokens; that cost is reported as a cost line instead."""
 DEFAULT_CLOSURE_TOLERANCE = 0.10
 """SkillSV's values should add up to the content lift: closure ratio Σφ/Λ within 1 ± 0.10."""
 
@@ -135,7 +137,7 @@ class LiftBands:
     pass_band: float = DEFAULT_PASS_BAND
     fail_band: float = DEFAULT_FAIL_BAND
     metric: str = DEFAULT_LIFT_METRIC
-    """The metric the gate reads (``composite``, ``outcome``, ``accuracy``…)."""
+    """The metric the gate reads (``outcome`` by default, ``composite``, ``accuracy``…)."""
     underpowered_fails: bool = False
     """aces.yml ``gate.underpowered: fail``: an interval that straddles a band fails the gate instead of warning."""
 

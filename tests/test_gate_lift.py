@@ -74,13 +74,14 @@ def test_a_harmful_release_fails_with_a_junit_failure_naming_metric_and_interval
     )
     XSD.validate(xml)
     root = ET.fromstring(xml)
-    case = root.find("testsuite[@name='aces-ci gate']/testcase[@name='lift.composite'][@classname='skills.harmful']")
+    case = root.find("testsuite[@name='aces-ci gate']/testcase[@name='lift.outcome'][@classname='skills.harmful']")
     assert case is not None
     failure = case.find("failure")
     assert failure is not None and failure.get("type") == "NegativeSkillLift"
-    assert "composite lift -0.300, 95% interval [-0.420, -0.180]" in (failure.get("message") or "")
+    # the default gate reads the outcome, not the composite
+    assert "outcome lift -0.250, 95% interval [-0.400, -0.100]" in (failure.get("message") or "")
     properties = {p.get("name"): p.get("value") for p in case.findall("properties/property")}
-    assert properties["ci_high"] == "-0.18" and properties["n_cases"] == "30" and properties["verdict"] == "fail"
+    assert properties["ci_high"] == "-0.1" and properties["n_cases"] == "30" and properties["verdict"] == "fail"
     assert int(root.get("failures", "0")) == sum(int(s.get("failures", "0")) for s in root.findall("testsuite"))
 
 

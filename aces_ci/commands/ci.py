@@ -122,7 +122,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     github.add_argument("--report-url", metavar="URL", help="where the full report is (default: the run's page)")
     github.add_argument("--results", type=Path, metavar="DIR", help="workflow_run: the PR run's downloaded reports")
     gate = parser.add_argument_group("gate bands for trials (override aces.yml gate:)")
-    gate.add_argument("--lift-metric", metavar="METRIC", help="metric the lift gate reads (default: composite)")
+    gate.add_argument("--lift-metric", metavar="METRIC", help="metric the lift gate reads (default: outcome)")
     gate.add_argument("--pass-band", type=_band, metavar="X", help="pass when the lift's lower bound >= X (+0.05)")
     gate.add_argument("--fail-band", type=_band, metavar="X", help="fail when the lift's upper bound <= X (-0.10)")
     add_run_options(

@@ -18,8 +18,8 @@ from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 TRIAL_METRICS = (
-    "composite",
     "outcome",
+    "composite",
     "accuracy",
     "goal_accuracy",
     "skill_execution",
@@ -27,7 +27,7 @@ TRIAL_METRICS = (
     "skill_efficiency",
     "security",
 )
-"""The metrics of a trial, in the order tables list them (the gated composite first)."""
+"""The metrics of a trial, in the order tables list them (the default gated outcome first, the composite beside it)."""
 
 
 class MetricLift(Protocol):

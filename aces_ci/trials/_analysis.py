@@ -5,7 +5,7 @@ beside it, MDE, discordance, degradation shares, trigger strata, cost, the verdi
 settle it); this module only decides which scores each statistic sees:
 
 * the **primary contrast** carries the verdict, on the gated metric (aces.yml ``gate.metric``,
-  default composite), read off its interval with the gate's bands;
+  default outcome: accuracy and goal accuracy), read off its interval with the gate's bands;
 * the **routing premium** is, per case, the isolation lift minus the group lift, with the same
   case-clustered t-interval over cases;
 * the **metadata-only split** reports presence value θ_m (stub − control) and content lift Λ

@@ -56,7 +56,7 @@ def test_sample_comment_has_every_section_in_order() -> None:
     assert body.startswith(COMMENT_MARKER)
     order = [
         "### ❌ aces-ci: gate failed",
-        "lift.composite",
+        "lift.outcome",
         "#### Paired trials",
         "| composite",
         "```mermaid",
@@ -159,7 +159,7 @@ def test_sample_comment_charts_render_in_headless_chromium() -> None:
 def test_an_underpowered_skill_says_how_many_more_cases_or_runs_would_settle_it() -> None:
     body = sample_comment()
     section = body[body.index("**skills/clean**") :]
-    assert "**underpowered** on composite" in section
+    assert "**underpowered** on outcome" in section
     assert (
         "To settle it: about 26 more case(s) at the same runs per arm (each with 80% power if the true lift is +0.040)."
         in section

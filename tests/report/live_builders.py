@@ -127,7 +127,10 @@ def harmful_trial(skill: str = "skills/harmful") -> Trial:
 def straddling_trial(skill: str = "skills/clean") -> Trial:
     return Trial(
         skill,
-        {"composite": Lift(0.04, (-0.06, 0.14), n_cases=10, runs_per_arm=3)},
+        {
+            "outcome": Lift(0.04, (-0.06, 0.14), n_cases=10, runs_per_arm=3),
+            "composite": Lift(0.04, (-0.06, 0.14), n_cases=10, runs_per_arm=3),
+        },
         skill_md=f"{skill}/SKILL.md",
         settle=Settle(extra_cases=26, extra_runs=None, reason="each with 80% power if the true lift is +0.040"),
     )

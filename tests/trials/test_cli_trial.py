@@ -185,7 +185,8 @@ def test_aa_control_and_metadata_only_split_the_lift(scripted_server: Server, tm
     assert split["presence"] + split["content"] == pytest.approx(split["total"])
     assert split["presence"] == pytest.approx(0.0, abs=0.25)  # the stub lacks the body, hence the marker
     # On the composite the pairs compare different things (efficiency is a ratio to each pair's partner): said so.
-    assert main([*argv[:-2], "--quiet", *run_flags(server, tmp_path), *reports(tmp_path)]) == 0
+    argv = [*argv[:-2], "--lift-metric", "composite", "--quiet"]
+    assert main([*argv, *run_flags(server, tmp_path), *reports(tmp_path)]) == 0
     split = valid_reports(tmp_path)["skills"][0]["presence"]
     assert split["metric"] == "composite"
     if split["note"] is not None:
