@@ -18,6 +18,7 @@ from ._numbers import numbers_in
 from ._owned import GraderSpec, TaskCommand, grader_from, parse_python_target, task_command_from
 from ._scaffold import scaffold_dataset
 from ._schema import SCHEMA_VIOLATION, schema_problems
+from ._strict import UNKNOWN_KEY, unknown_key_problems
 from ._subprocess import MAX_OUTPUT_BYTES, CommandNotRunnable, CommandOutput, run_argv, tail_for_log
 from ._yaml_source import parse_yaml
 
@@ -33,6 +34,7 @@ __all__ = [
     "MAX_FIXTURE_FILES",
     "MAX_OUTPUT_BYTES",
     "SCHEMA_VIOLATION",
+    "UNKNOWN_KEY",
     "CanonicalSet",
     "CaseSource",
     "CommandNotRunnable",
@@ -70,4 +72,5 @@ __all__ = [
     "schema_problems",
     "tail_for_log",
     "task_command_from",
+    "unknown_key_problems",
 ]
