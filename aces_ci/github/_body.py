@@ -133,14 +133,7 @@ def _settle_line(trial: SkillTrial) -> str:
     settle = trial.settle
     if settle is None:
         return ""
-    options = []
-    if settle.extra_cases is not None:
-        options.append(f"about {settle.extra_cases} more case(s) at the same runs per arm")
-    if settle.extra_runs is not None:
-        options.append(f"about {settle.extra_runs} more run(s) per case and arm on these cases")
-    if not options:
-        return f"To settle it: {markdown_cell(settle.reason, 400)}.\n\n"
-    return f"To settle it: {' or '.join(options)} ({markdown_cell(settle.reason, 400)}).\n\n"
+    return f"To settle it: {markdown_cell(settle.advice or settle.reason, 400)}.\n\n"
 
 
 def _trial_sections(inputs: CommentInputs) -> list[str]:

@@ -56,6 +56,11 @@ class MetricLift(Protocol):
         """Minimum detectable lift of this design at 80% power; None when it could not be estimated."""
         ...
 
+    @property
+    def se(self) -> float | None:
+        """Standard error over cases; None for a distribution-free bound (no spread observed)."""
+        ...
+
 
 class Discordance(Protocol):
     """Paired outcomes per case: the with-condition better, worse, or the same."""
@@ -115,6 +120,10 @@ class Settling(Protocol):
 
     @property
     def reason(self) -> str: ...
+    @property
+    def advice(self) -> str:
+        """The one sentence that says it (:func:`aces_ci.stats.settle_advice`): what the gate and the CLI print."""
+        ...
 
 
 class SkillTrial(Protocol):

@@ -54,18 +54,32 @@ from ._power import (
     components_from_aa,
     minimum_detectable_effect,
     plan,
+    pooled_components,
     power_to_detect,
     variance_components,
 )
 from ._sequential import SequentialDecision, SequentialSettings, sequential_decision
 from ._trigger import TriggerStrata, trigger_strata
-from ._verdict import Bands, Settle, Verdict, VerdictLabel, settle_plan, verdict, verdict_label
+from ._verdict import (
+    NEAR_BAND,
+    Bands,
+    Settle,
+    Verdict,
+    VerdictLabel,
+    settle_advice,
+    settle_cases,
+    settle_from_interval,
+    settle_plan,
+    verdict,
+    verdict_label,
+)
 
 __all__ = [
     "CHANGE_ASSUMPTION",
     "COUPLINGS",
     "DISCORDANCE_LABEL",
     "ESTIMAND_CASE_POPULATION",
+    "NEAR_BAND",
     "POWER",
     "SMALL_N",
     "Bands",
@@ -119,8 +133,12 @@ __all__ = [
     "paired_scores",
     "per_rollout_cap",
     "plan",
+    "pooled_components",
     "power_to_detect",
     "sequential_decision",
+    "settle_advice",
+    "settle_cases",
+    "settle_from_interval",
     "settle_plan",
     "skill_level_bootstrap",
     "t_interval",

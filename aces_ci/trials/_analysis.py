@@ -244,7 +244,9 @@ def _settle(verdict: stats.Verdict) -> SettleResult | None:
     if s is None:
         return None
     rollouts = s.cases_rollouts if s.cases_rollouts is not None else s.runs_rollouts
-    return SettleResult(s.target, s.cases_needed, s.extra_cases, s.runs_needed, s.extra_runs, rollouts, s.reason)
+    return SettleResult(
+        s.target, s.cases_needed, s.extra_cases, s.runs_needed, s.extra_runs, rollouts, s.reason, s.advice
+    )
 
 
 def _capped(table: RunTable, treatment: str, control: str, settings: AnalysisSettings) -> CappedLift | None:
@@ -347,7 +349,7 @@ def analyse_skill(
     gate_lift = primary_raw.get(metric) or stats.paired_lift(
         paired(table, primary.treatment, primary.control, metric, coupling), settings.alpha
     )
-    verdict = stats.verdict(gate_lift, settings.bands)
+    verdict = stats.verdict(gate_lift, settings.bands, available_cases=len(table.case_ids))
     label, reason = verdict.label, verdict.reason
     if sequential:
         last = sequential[-1]

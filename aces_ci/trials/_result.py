@@ -137,6 +137,8 @@ class SettleResult:
     extra_runs: int | None
     rollouts_needed: int | None
     reason: str
+    advice: str = ""
+    """The one sentence every report prints (:func:`aces_ci.stats.settle_advice`)."""
 
 
 @dataclass(frozen=True)

@@ -258,7 +258,7 @@ def test_release_stores_the_baseline_and_reruns_flag_a_regression_only_when_the_
     text = summary.read_text()
     assert "| regression |" in text
     assert "skill edited since v1.0.0; model openai/scripted-model → openai/scripted-model-2" in text
-    assert "**underpowered** on accuracy" in text and "To settle it: about" in text
+    assert "**underpowered** on accuracy" in text and "To settle it: " in text and "cases in all" in text
     assert read_outputs(output)["verdict"] == "fail"
     # The trend: the stored rerun beside this one, each lift with its interval and its model.
     trend = text[text.index("#### accuracy lift in the last reruns") :]

@@ -161,7 +161,7 @@ def test_an_underpowered_skill_says_how_many_more_cases_or_runs_would_settle_it(
     section = body[body.index("**skills/clean**") :]
     assert "**underpowered** on outcome" in section
     assert (
-        "To settle it: about 26 more case(s) at the same runs per arm (each with 80% power if the true lift is +0.040)."
-        in section
+        "To settle it: 36 cases in all (26 more) at the same runs per arm (towards pass, each with 80% power if the "
+        "true lift is +0.040)." in section
     )
     assert "To settle it" not in body[: body.index("**skills/clean**")], "only the underpowered skill gets the line"

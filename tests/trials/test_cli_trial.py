@@ -372,3 +372,20 @@ def test_on_a_model_that_costs_nothing_the_report_states_the_skills_cost_in_toke
     per_dollar = valid_reports(tmp_path)["skills"][0]["cost"]["lift_per_dollar"]
     assert per_dollar["lift_per_extra_usd"] is None and "2.60× as many" in per_dollar["note"]
     assert "2.60× as many" in (tmp_path / "trial.md").read_text()
+
+
+def test_a_typo_in_an_evals_key_exits_2_naming_line_pointer_and_suggestion(
+    scripted_server: Server, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = scripted_server(planted_accuracy(1.0, 0.0))
+    skill = repo_with_skill(tmp_path / "repo", cases=7)
+    evals = skill / "evals" / "evals.json"
+    document = json.loads(evals.read_text())
+    document["evals"][6]["expected_outptu"] = document["evals"][6].pop("expected_output")
+    evals.write_text(json.dumps(document, indent=2))
+    line = evals.read_text().splitlines().index('      "expected_outptu": "42"') + 1
+    assert main(["trial", str(skill), *run_flags(server, tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert f"evals.json:{line}" in err and "/evals/6/expected_outptu" in err
+    assert "did you mean 'expected_output'?" in err
+    assert server.calls == 0, "nothing is paid for before the dataset is right"
