@@ -220,9 +220,12 @@ def _write_or_warn(
     try:
         return branch.write(files, message)
     except ResultsBranchError as exc:
-        warning = (
-            f"{failed} not stored on branch {branch.branch} (the workflow needs `permissions: contents: write`): {exc}"
+        cause = (
+            f"the checkout has no `{branch.remote}` remote to push to"
+            if branch.lacks_remote()
+            else "the workflow needs `permissions: contents: write`"
         )
+        warning = f"{failed} not stored on branch {branch.branch} ({cause}): {exc}"
         print(Annotation("warning", warning, title=title).command())
         return warning
 

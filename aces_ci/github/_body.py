@@ -28,6 +28,7 @@ from ..report import (
     cost_table,
     estimand_section,
     findings_table,
+    headline,
     lift_chart,
     lift_table,
     low_value_units,
@@ -150,6 +151,16 @@ def _one_trial(inputs: CommentInputs, title: str, trials: TrialReport, *, score_
     sections = [
         f"#### {markdown_cell(title, 80)}: {markdown_cell(trials.model, 80)} on {markdown_cell(trials.harness, 40)}\n\n"
     ]
+    headlines = []
+    for trial in trials.skills:
+        gated = trial.lift.get(bands.metric)
+        label = (
+            "no lift"
+            if gated is None
+            else lift_verdict(LiftSummary.of(bands.metric, gated, trials.confidence), bands).verdict
+        )
+        headlines.append(f"- {headline(trial, bands.metric, trials.confidence, label)}\n")
+    sections.append("".join(headlines) + "\n")
     for trial in trials.skills:
         lifts = metric_lifts(trial)
         title = skill_title(trial.skill, trial.name)
@@ -163,14 +174,15 @@ def _one_trial(inputs: CommentInputs, title: str, trials: TrialReport, *, score_
                 verdict += _settle_line(trial)
         chart = lift_chart(
             lifts,
-            title=f"{title}: lift per metric",
+            title=f"{title}, {trial.contrast}: lift per metric",
             confidence=trials.confidence,
             pass_band=bands.pass_band,
             fail_band=bands.fail_band,
         )
         sections.append(
             f"**{markdown_cell(title, 120)}** — {markdown_cell(trial.contrast, 200)}\n\n{verdict}"
-            f"{lift_table(trial, trials.confidence)}\n{chart}\n{cost_table(trial.cost)}\n"
+            f"<details>\n<summary>Every metric, chart and cost of {markdown_cell(title, 120)}</summary>\n\n"
+            f"{lift_table(trial, trials.confidence)}\n{chart}\n{cost_table(trial.cost)}\n</details>\n\n"
         )
     if score_vs and inputs.scan is not None and len(trials.skills) > 1:
         sections.append(

@@ -198,7 +198,8 @@ def extra_lines(skill: SkillTrialResult) -> list[str]:
     for look in skill.sequential:
         state = "decided" if look.decided else "continue"
         lines.append(
-            f"sequential look {look.look} of {look.max_looks} (α {look.alpha:.4f}): {interval(look.ci)} → "
+            f"sequential look {look.look} of {look.max_looks} (α {look.alpha:.4f}, a {100 * (1 - look.alpha):.3g}% "
+            f"interval): {interval(look.ci)} → "
             f"{look.verdict}, {state}"
         )
     return lines

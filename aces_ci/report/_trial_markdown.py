@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ._ci_sections import cost_table, estimand_section, lift_table, metric_lifts
+from ._ci_sections import headline as skill_headline
 from ._common import plural, skill_title
 from ._markdown import _cell
 from ._mermaid import lift_chart
@@ -87,7 +88,7 @@ def _skill_section(skill: SkillTrialResult, result: TrialResult) -> str:
         parts.extend(f"\n_{_cell(note, 400)}._\n" for note in lift_notes(gated))
     chart = lift_chart(
         metric_lifts(skill),
-        title=f"{skill.name}: lift by metric",
+        title=f"{skill.name}, {skill.contrast}: lift by metric",
         confidence=result.confidence,
         pass_band=result.pass_band,
         fail_band=result.fail_band,
@@ -118,6 +119,10 @@ def render_trial_markdown(result: TrialResult) -> str:
     """The whole trial as one Markdown document."""
     parts = [TRIAL_MARKER, "\n## aces-ci trial\n\n", f"{_cell(headline(result), 400)}\n\n"]
     parts.append(f"{_cell(gate_line(result), 400)}\n\n")
+    parts.extend(
+        f"- {skill_headline(skill, skill.gate_metric, result.confidence, skill.verdict)}\n" for skill in result.skills
+    )
+    parts.append("\n")
     parts.append(_summary(result))
     repo = result.repository
     if repo is not None and repo.delta is not None:

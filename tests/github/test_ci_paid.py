@@ -175,9 +175,10 @@ def test_a_results_branch_that_cannot_be_pushed_warns_and_the_release_still_gets
 
     assert _ci(root, server) == 0
     assert read_outputs(output)["verdict"] == "pass"
-    not_stored = "The results of v1.0.0 were not stored on branch aces-results (the workflow needs "
-    assert not_stored + "\\`permissions: contents: write\\`)" in summary.read_text()  # Markdown escapes backticks
-    annotation = "::warning title=aces-ci%3A baseline not stored::" + not_stored + "`permissions: contents: write`)"
+    # The cause is the missing remote, not the token's permissions: the warning says so.
+    not_stored = "The results of v1.0.0 were not stored on branch aces-results (the checkout has no "
+    assert not_stored + "\\`origin\\` remote to push to)" in summary.read_text()  # Markdown escapes backticks
+    annotation = "::warning title=aces-ci%3A baseline not stored::" + not_stored + "`origin` remote to push to)"
     assert annotation in capsys.readouterr().out
 
 

@@ -51,6 +51,24 @@ def sample_comment(scan_result: object = None, limit: int = COMMENT_LIMIT) -> st
     return render_comment(inputs, limit=limit)
 
 
+def test_the_trial_section_leads_with_one_headline_per_skill_whose_numbers_are_the_results() -> None:
+    body = sample_comment()
+    section = body[body.index("#### Paired trials") :]
+    helpful = helpful_trial(PDF).lift["outcome"]
+    assert helpful is not None
+    # 0.4 and 0.6 of 30 cases × 3 runs are whole counts: the headline reads them as counts
+    expected = (
+        f"- **{PDF}** (with vs without the skill): outcome {round(helpful.without_mean * 90)}/90 → "
+        f"{round(helpful.with_mean * 90)}/90, {100 * helpful.delta:+.0f} pp, 95% CI {100 * helpful.ci[0]:+.0f} … "
+        f"{100 * helpful.ci[1]:+.0f}, **pass**; cost with vs without per rollout: tokens ×1.00, turns ×1.00, "
+        "dollars ×1.40\n"
+    )
+    assert expected in section
+    assert section.index(expected) < section.index("<details>"), "headlines come before the collapsed details"
+    assert "**skills/clean** (with vs without the skill): outcome 12/30 → 18/30, +4 pp" in section
+    assert "**underpowered**" in section.split("\n\n")[1]
+
+
 def test_sample_comment_has_every_section_in_order() -> None:
     body = sample_comment()
     assert body.startswith(COMMENT_MARKER)
@@ -69,7 +87,7 @@ def test_sample_comment_has_every_section_in_order() -> None:
     ]
     positions = [body.index(marker) for marker in order]
     assert positions == sorted(positions)
-    assert "underpowered" in body and "about" in body and "cases" in body
+    assert "underpowered" in body and "To settle it: 36 cases in all (26 more)" in body
     assert len(body) <= COMMENT_LIMIT
 
 

@@ -53,6 +53,11 @@ def test_the_accuracy_interval_contains_the_planted_lift_and_a_rerun_makes_no_mo
     assert trigger["cases_always"] + trigger["cases_sometimes"] + trigger["cases_never"] == 30
     assert "case's mean control score" in trigger["definition"]
     assert "accuracy" in out and "naive (pooled runs)" in out
+    outcome = data["skills"][0]["lift"]["outcome"]  # the gated metric: the headline reads its numbers
+    low, high = (100 * bound for bound in outcome["ci"])
+    counts = f"{round(outcome['without_mean'] * 90)}/90 → {round(outcome['with_mean'] * 90)}/90"
+    headline = f"outcome {counts}, {100 * outcome['delta']:+.0f} pp, 95% CI {low:+.0f} … {high:+.0f}, pass; cost with"
+    assert headline in out.splitlines()[3], out.splitlines()[:5]
     shares = data["skills"][0]["degradation"]
     surely = f"degraded cases: {shares['confidently_degraded']:.0%} ({shares['confidently_count']}) of 30 cases"
     assert surely in out
