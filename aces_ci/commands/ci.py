@@ -364,7 +364,8 @@ def run(args: argparse.Namespace) -> int:
     say(f"changed skills: {', '.join(changes.skills) or 'none'} ({changes.reason})")
     scanned = tuple(report.skill for report in result.skills)
     compiled = _relative_skills(changes, links) if changes.known else scanned
-    notes = (*notes, *compile_notes(scan_root, [skill for skill in compiled if skill in scanned]))
+    if outcome is not None and outcome.values:  # SkillSV ran: how it cut each skill explains its values
+        notes = (*notes, *compile_notes(scan_root, [skill for skill in compiled if skill in scanned]))
     marker = marker_for(args.comment_key or (str(args.shard) if args.shard else None))
     full_report = args.report_url or context.run_url
     inputs = CommentInputs(
@@ -429,6 +430,7 @@ def run(args: argparse.Namespace) -> int:
             comment_url=published.comment_url,
             changed=changes.skills,
             lift=outcome.lift if outcome is not None else None,
+            lift_contrast=outcome.lift_contrast if outcome is not None else None,
         ),
     )
     say(

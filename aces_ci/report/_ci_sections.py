@@ -1,4 +1,4 @@
-"""Markdown sections of the CI comment, each rendered from a result model (Markdown tables via tabulate).
+"""Markdown sections of the CI comment, each rendered from a result model (compact Markdown tables).
 
 * :func:`scan_table`/:func:`findings_table` — the static tier, every location a link to its line
   at the commit;
@@ -18,7 +18,6 @@ import html
 from collections.abc import Mapping, Sequence
 
 import numpy as np
-from tabulate import tabulate
 
 from ..scan import Finding, RuleRegistry, ScanResult, Severity, SkillReport
 from ._common import by_severity_then_location, find_rule, fix_hint, plural, severity_counts, skill_title
@@ -34,8 +33,18 @@ FEW_SKILLS = 10
 LOW_VALUE_DECISIONS = ("delete", "compress")
 
 
+_RULES = {"left": ":---", "right": "---:", "center": ":---:"}
+
+
 def _table(headers: Sequence[str], rows: Sequence[Sequence[str]], align: Sequence[str]) -> str:
-    return tabulate(rows, headers=headers, tablefmt="github", disable_numparse=True, colalign=align) + "\n"
+    """A Markdown table without padding: GitHub aligns the columns itself, and the comment has a size to keep.
+
+    Padding every cell to its column's widest (a link of 130 characters) more than doubled a scan-only
+    comment; the cells are already escaped for Markdown by their callers.
+    """
+    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join(_RULES.get(a, "---") for a in align) + "|"]
+    lines.extend("| " + " | ".join(row) + " |" for row in rows)
+    return "\n".join(lines) + "\n"
 
 
 def _link(text: str, url: str | None) -> str:
@@ -102,7 +111,7 @@ def findings_table(
     head += f"</summary>\n\n{reasons}\n" if reasons else "</summary>\n\n"
     close = "\n</details>\n\n"
     rows = [_finding_row(finding, registry, links) for finding in findings]
-    # tabulate pads every cell to its column's width, so the size is known only once rendered:
+    # the size is known only once rendered (cells vary in length):
     # drop rows from the end (worst findings come first) until the block fits.
     while True:
         left = len(findings) - len(rows)

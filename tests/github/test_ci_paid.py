@@ -142,6 +142,11 @@ def test_a_release_with_a_harmful_skill_fails_with_a_junit_failure_naming_metric
     values = read_outputs(output)
     assert (values["work"], values["verdict"]) == ("release", "fail")
     assert float(values["lift-ci-high"]) <= -0.10 and float(values["lift"]) < 0
+    # the lift output is the headline's number, and says which contrast it is
+    assert values["lift-contrast"] == "accuracy, with marker vs without marker, skills/marker"
+    low, high = 100 * float(values["lift-ci-low"]), 100 * float(values["lift-ci-high"])
+    headline = f"{100 * float(values['lift']):+.0f} pp, 95% CI {low:+.0f} … {high:+.0f}, **fail**"
+    assert headline in summary.read_text()
     junit = tmp_path / "reports" / "junit.xml"
     case = _testcases(junit)["lift.accuracy"]
     failure = case.find("failure")
