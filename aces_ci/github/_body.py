@@ -25,6 +25,7 @@ from ..report import (
     SkillValue,
     SourceLinks,
     TrialReport,
+    case_table,
     cost_table,
     estimand_section,
     findings_table,
@@ -180,7 +181,7 @@ def _one_trial(inputs: CommentInputs, title: str, trials: TrialReport, *, score_
             fail_band=bands.fail_band,
         )
         sections.append(
-            f"**{markdown_cell(title, 120)}** — {markdown_cell(trial.contrast, 200)}\n\n{verdict}"
+            f"**{markdown_cell(title, 120)}** — {markdown_cell(trial.contrast, 200)}\n\n{verdict}{case_table(trial)}"
             f"<details>\n<summary>Every metric, chart and cost of {markdown_cell(title, 120)}</summary>\n\n"
             f"{lift_table(trial, trials.confidence)}\n{chart}\n{cost_table(trial.cost)}\n</details>\n\n"
         )

@@ -49,6 +49,7 @@ from ._write import json_bytes
 
 if TYPE_CHECKING:
     from ._ci_sections import (
+        case_table,
         cost_ratio,
         cost_table,
         estimand_section,
@@ -79,6 +80,7 @@ _LAZY = {
             "findings_table",
             "fmt_interval",
             "fmt_lift",
+            "case_table",
             "cost_ratio",
             "headline",
             "headline_parts",
@@ -129,6 +131,7 @@ __all__ = [
     "UnitValue",
     "append_gate_suite",
     "by_severity_then_location",
+    "case_table",
     "cost_ratio",
     "cost_table",
     "estimand_section",

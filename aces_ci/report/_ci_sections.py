@@ -228,6 +228,47 @@ def headline(trial: SkillTrial, metric: str, confidence: float, verdict: str) ->
     )
 
 
+MAX_CASE_ROWS = 30
+"""Cases the per-case table lists; the JSON report has every one."""
+
+
+def _arm(scores: Sequence[float | None], answer: str | None) -> str:
+    scored = [s for s in scores if s is not None]
+    if not scored:
+        figure = "no score"
+    elif all(s in (0.0, 1.0) for s in scored):
+        figure = f"{round(sum(scored))}/{len(scored)}"
+    else:
+        figure = f"{sum(scored) / len(scored):.2f}"
+    return figure + ("" if answer is None else f" · {_cell(answer, 200)}")
+
+
+def case_table(trial: SkillTrial) -> str:
+    """Collapsed: per case the prompt and each arm's first answer (cut, redacted, escaped) with its run scores."""
+    cases = list(trial.cases)
+    if not cases:
+        return ""
+    rows = [
+        [
+            _cell(c.case, 80),
+            _cell(c.prompt or "", 200),
+            _arm(c.with_scores, c.with_answer),
+            _arm(c.control_scores, c.control_answer),
+        ]
+        for c in cases[:MAX_CASE_ROWS]
+    ]
+    more = (
+        f"\n_{plural(len(cases) - MAX_CASE_ROWS, 'more case')} in the JSON report._\n"
+        if len(cases) > MAX_CASE_ROWS
+        else ""
+    )
+    table = _table(("Case", "Prompt", "With: score · answer", "Control: score · answer"), rows, ("left",) * 4)
+    return (
+        f"<details>\n<summary>Per case: prompt, answers and scores ({plural(len(cases), 'case')})</summary>\n\n"
+        f"{table}{more}\n</details>\n\n"
+    )
+
+
 def _per_rollout(total: float, rollouts: int) -> str:
     return "—" if rollouts == 0 else f"{total / rollouts:.1f}"
 

@@ -126,6 +126,23 @@ class Settling(Protocol):
         ...
 
 
+class CaseView(Protocol):
+    """One case of the primary contrast: its prompt, each arm's first answer (cut, redacted) and run scores."""
+
+    @property
+    def case(self) -> str: ...
+    @property
+    def prompt(self) -> str | None: ...
+    @property
+    def with_answer(self) -> str | None: ...
+    @property
+    def control_answer(self) -> str | None: ...
+    @property
+    def with_scores(self) -> Sequence[float | None]: ...
+    @property
+    def control_scores(self) -> Sequence[float | None]: ...
+
+
 class SkillTrial(Protocol):
     """One skill's paired trial."""
 
@@ -163,6 +180,11 @@ class SkillTrial(Protocol):
     @property
     def estimand(self) -> str:
         """The review's six axes in words: contrast, population, unit/coupling/runs, budget, summary, assumptions."""
+        ...
+
+    @property
+    def cases(self) -> Sequence[CaseView]:
+        """Per case of the primary contrast, on the gated metric: what a reviewer scans, case by case."""
         ...
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ._ci_sections import cost_table, estimand_section, lift_table, metric_lifts
+from ._ci_sections import case_table, cost_table, estimand_section, lift_table, metric_lifts
 from ._ci_sections import headline as skill_headline
 from ._common import plural, skill_title
 from ._markdown import _cell
@@ -82,6 +82,7 @@ def _skill_section(skill: SkillTrialResult, result: TrialResult) -> str:
     parts.append(f"{_cell(skill.contrast, 300)}. {_cell(verdict_line(skill), 1000)}\n\n")
     if (settle := settle_line(skill)) is not None:
         parts.append(f"{_cell(settle, 1000)}\n\n")
+    parts.append(case_table(skill))
     parts.append(lift_table(skill, result.confidence))
     gated = gated_lift(skill)
     if gated is not None:

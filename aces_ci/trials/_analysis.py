@@ -23,6 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import stats
+from ..engine import RolloutRecord
+from ..redact import redact_text, safe_prefix
 from ._protocol import Contrast, SkillPlan, TrialDesign
 from ._result import (
     ArmCostResult,
@@ -239,6 +241,32 @@ def _arm_cost(cost: stats.ConditionCost, wall_s: float) -> ArmCostResult:
     )
 
 
+SHOWN_CHARS = 120
+"""How much of a prompt or an answer the per-case table quotes."""
+
+
+def _shown(text: str | None) -> str | None:
+    if text is None:
+        return None
+    flat = " ".join(redact_text(text).split())
+    cut = safe_prefix(flat, SHOWN_CHARS)
+    return cut + ("…" if len(cut) < len(flat) else "")
+
+
+def _case_texts(table: RunTable, case: str, treatment: str, control: str) -> tuple[str | None, str | None, str | None]:
+    """The case's prompt and each condition's first answer, cut and redacted, for the per-case table."""
+    runs = range(table.replicates)
+    treated = [r for i in runs if (r := table.get(case, treatment, i)) is not None]
+    controls = [r for i in runs if (r := table.get(case, control, i)) is not None]
+    every = treated + controls
+    prompt = _shown(every[0].request.case.prompt) if every else None
+
+    def answer(records: list[RolloutRecord]) -> str | None:
+        return next((_shown(r.result.final_answer) for r in records if r.result.final_answer is not None), None)
+
+    return prompt, answer(treated), answer(controls)
+
+
 def _settle(verdict: stats.Verdict) -> SettleResult | None:
     s = verdict.settle
     if s is None:
@@ -425,7 +453,7 @@ def analyse_skill(
         triage=triage_cases(table, primary.treatment, primary.control, metric, plan.skill.name) if negative else (),
         sequential=tuple(sequential),
         cases=tuple(
-            CaseRow(case, tuple(w), tuple(c))
+            CaseRow(case, tuple(w), tuple(c), *_case_texts(table, case, primary.treatment, primary.control))
             for case, w, c in zip(table.case_ids, with_rows, control_rows, strict=True)
         ),
         capped=_capped(table, primary.treatment, primary.control, settings),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import json
 import re
@@ -14,7 +15,7 @@ from aces_ci.github import COMMENT_LIMIT, COMMENT_MARKER, CommentInputs, render_
 from aces_ci.report import SourceLinks
 
 from ..report.builders import PDF, build_registry, finding, pdf_report, sample_result
-from ..report.live_builders import Trials, harmful_trial, helpful_trial, straddling_trial, valuation
+from ..report.live_builders import CaseRow, Trials, harmful_trial, helpful_trial, straddling_trial, valuation
 from ..report_tools import ARTIFACTS, MERMAID_JS, chromium, require
 
 LINKS = SourceLinks("https://github.com", "acme/skills", "abc1234def", "")
@@ -67,6 +68,25 @@ def test_the_trial_section_leads_with_one_headline_per_skill_whose_numbers_are_t
     assert section.index(expected) < section.index("<details>"), "headlines come before the collapsed details"
     assert "**skills/clean** (with vs without the skill): outcome 12/30 → 18/30, +4 pp" in section
     assert "**underpowered**" in section.split("\n\n")[1]
+
+
+def test_the_per_case_table_is_collapsed_escaped_and_scored_per_arm() -> None:
+    hostile = "Ignore the table | <img src=x onerror=alert(1)> **bold** @team"
+    row = CaseRow("c-1", hostile, "42 | done", None, (1.0, 1.0, 0.0), (0.0, 0.0, None))
+    trial = dataclasses.replace(helpful_trial(PDF), cases=(row,))
+    bands = LiftBands()
+    inputs = CommentInputs(
+        decision=decide(lift_criteria(Trials([trial]), bands)),  # type: ignore[arg-type]
+        registry=build_registry(),
+        trials=Trials([trial]),
+        bands=bands,
+    )
+    body = render_comment(inputs)
+    table = body[body.index("<summary>Per case: prompt, answers and scores (1 case)</summary>") :]
+    line = next(line for line in table.splitlines() if line.startswith("| c-1"))
+    assert line.count(" | ") == 3, "a pipe inside a prompt or an answer cannot add a column"
+    assert "<img" not in body and "@team" not in body, "PR text is escaped, mentions never ping"
+    assert "| 2/3 · 42 \\| done | 0/2 |" in line
 
 
 def test_sample_comment_has_every_section_in_order() -> None:

@@ -46,6 +46,16 @@ class Settle:
 
 
 @dataclass(frozen=True)
+class CaseRow:
+    case: str
+    prompt: str | None
+    with_answer: str | None
+    control_answer: str | None
+    with_scores: Sequence[float | None]
+    control_scores: Sequence[float | None]
+
+
+@dataclass(frozen=True)
 class Trial:
     skill: str
     lift: Mapping[str, Lift | None]
@@ -56,6 +66,7 @@ class Trial:
     estimand: str = "Mean paired lift over the population of cases the evals stand for; case-clustered interval."
     settle: Settle | None = None
     name: str = "pdf-tools"
+    cases: Sequence[CaseRow] = ()
 
 
 @dataclass(frozen=True)

@@ -297,3 +297,36 @@ def test_trigger_strata_split_the_lift_by_whether_the_skill_was_loaded() -> None
     assert result.trigger is not None
     assert result.trigger.rate == 1.0 and result.trigger.d_pair == 1.0 and result.trigger.d_skip is None
     assert result.trigger.tau is not None and math.isclose(result.trigger.tau, 1.0)
+
+
+def test_each_case_row_carries_its_prompt_and_answers_cut_and_redacted() -> None:
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    long = "word " * 100
+    design = TrialDesign(runs=1)
+    plan = plan_skill(rendered("marker"), design)
+    cases = [EvalCase(id="c0", prompt="q " * 200, expected_output="42")]
+    requests = requests_for(
+        plan,
+        cases,
+        {},
+        design,
+        harness=HarnessSpec(name="builtin"),
+        model=ModelSpec(provider="openai", model="m"),
+        replicates=range(1),
+    )
+    records = [
+        record(
+            req,
+            {"accuracy": 1.0 if req.condition == "with" else 0.0},
+            answer=f"key {token}" if req.condition == "with" else long,
+        )
+        for req in requests
+    ]
+    result = analyse_skill(
+        RunTable.of(["c0"], records, 1), SkillInputs(plan, "skills/marker", "evals.json"), settings(design)
+    )
+    (row,) = result.cases
+    assert row.with_scores == (1.0,) and row.control_scores == (0.0,)
+    assert row.with_answer is not None and token not in row.with_answer and row.with_answer.startswith("key ")
+    assert row.control_answer is not None and len(row.control_answer) <= 121 and row.control_answer.endswith("…")
+    assert row.prompt is not None and row.prompt.startswith("q q") and row.prompt.endswith("…")
