@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import signal
 import sys
 import traceback
 from collections.abc import Sequence
@@ -48,6 +49,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _main(argv)
 
 
+EXIT_INTERRUPTED = 128 + signal.SIGINT
+"""Ctrl-C exits 130, as a shell reports a process stopped by SIGINT: not a runtime error (3), not a verdict."""
+
+
 def _main(argv: Sequence[str] | None) -> int:
     arguments = sys.argv[1:] if argv is None else list(argv)
     verb = _requested_verb(arguments)
@@ -62,8 +67,12 @@ def _main(argv: Sequence[str] | None) -> int:
         print(f"aces-ci: error: {redact_text(str(exc))}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
-        print("aces-ci: interrupted", file=sys.stderr)
-        return EXIT_RUNTIME_ERROR
+        print(
+            "aces-ci: interrupted; run the same command again to resume: finished rollouts are kept in the cache "
+            "and journal and are not paid for twice",
+            file=sys.stderr,
+        )
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         # The reader went away (`aces-ci rules | head`): stop writing, without a traceback at exit.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

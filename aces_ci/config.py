@@ -110,7 +110,8 @@ class TrialSettings:
 class GateSettings:
     """How a lift becomes a verdict (``gate:`` in aces.yml): the trial and ``aces-ci ci`` read the same bands."""
 
-    metric: str = "composite"
+    metric: str = "outcome"
+    """The gated metric: ``outcome`` (did the agent get the task right) unless aces.yml says otherwise."""
     pass_band: float = 0.05
     fail_band: float = -0.10
     alpha: float = 0.05

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from . import stats
 from .config import GateSettings
 from .errors import EXIT_GATE_FAILED, EXIT_PASS, EXIT_RUNTIME_ERROR, ConfigError
 from .report import MetricLift, SkillValue, TrialReport
@@ -39,7 +40,9 @@ DEFAULT_PASS_BAND = 0.05
 """ACES's pass band: a lift whose interval lies at or above +0.05 helps."""
 DEFAULT_FAIL_BAND = -0.10
 """ACES's fail band: a lift whose interval lies at or below −0.10 harms."""
-DEFAULT_LIFT_METRIC = "composite"
+DEFAULT_LIFT_METRIC = "outcome"
+"""The gate reads the outcome (accuracy and goal accuracy): the composite also averages skill efficiency,
+which charges a preloaded skill for its own tokens; that cost is reported as a cost line instead."""
 DEFAULT_CLOSURE_TOLERANCE = 0.10
 """SkillSV's values should add up to the content lift: closure ratio Σφ/Λ within 1 ± 0.10."""
 
@@ -145,7 +148,7 @@ class LiftBands:
     pass_band: float = DEFAULT_PASS_BAND
     fail_band: float = DEFAULT_FAIL_BAND
     metric: str = DEFAULT_LIFT_METRIC
-    """The metric the gate reads (``composite``, ``outcome``, ``accuracy``…)."""
+    """The metric the gate reads (``outcome`` by default, ``composite``, ``accuracy``…)."""
     underpowered_fails: bool = False
     """aces.yml ``gate.underpowered: fail``: an interval that straddles a band fails the gate instead of warning."""
 
@@ -173,12 +176,27 @@ class LiftSummary:
     runs_per_arm: int
     mde: float | None = None
     confidence: float = 0.95
+    se: float | None = None
+    """Standard error of the lift over cases; None: read back from the interval's width."""
+    distribution_free: bool = False
+    """The interval is the distribution-free bound (no spread across cases observed), not a t-interval."""
 
     @classmethod
     def of(cls, metric: str, lift: MetricLift, confidence: float) -> LiftSummary:
         """From a trial's per-metric lift (:class:`aces_ci.report.MetricLift`)."""
         low, high = lift.ci
-        return cls(metric, lift.delta, low, high, lift.n_cases, lift.runs_per_arm, lift.mde, confidence)
+        return cls(
+            metric,
+            lift.delta,
+            low,
+            high,
+            lift.n_cases,
+            lift.runs_per_arm,
+            lift.mde,
+            confidence,
+            lift.se,
+            distribution_free=lift.se is None,
+        )
 
     def describe(self) -> str:
         level = round(self.confidence * 100)
@@ -192,23 +210,13 @@ class LiftSummary:
 class LiftDecision:
     verdict: LiftVerdict
     reason: str
-    cases_needed: int | None = None
-    """For ``underpowered``: cases (at the same runs per arm) that would likely settle it; None if not estimable."""
+    settle: stats.Settle | None = None
+    """For ``underpowered``: what would settle it (:func:`aces_ci.stats.settle_from_interval`, the trial's rule)."""
 
-
-def cases_to_settle(summary: LiftSummary, bands: LiftBands) -> int | None:
-    """Cases an interval of this spread would need to clear the nearest band, if the estimate held.
-
-    An interval's half-width shrinks as 1/√n; it settles once it is narrower than the distance
-    from the estimate to the nearest band. A projection from this run's spread, not a promise:
-    the estimate itself moves with more cases. None when the estimate sits on a band.
-    """
-    half_width = (summary.ci_high - summary.ci_low) / 2
-    distance = min(abs(summary.delta - bands.pass_band), abs(summary.delta - bands.fail_band))
-    if distance <= 0 or half_width <= 0 or summary.n_cases < 1:
-        return None
-    needed = math.ceil(summary.n_cases * (half_width / distance) ** 2)
-    return max(needed, summary.n_cases + 1)
+    @property
+    def cases_needed(self) -> int | None:
+        """Cases in all (at the same runs per arm) that would likely settle it; None if no design would."""
+        return None if self.settle is None else self.settle.cases_needed
 
 
 def lift_verdict(summary: LiftSummary, bands: LiftBands) -> LiftDecision:
@@ -217,32 +225,35 @@ def lift_verdict(summary: LiftSummary, bands: LiftBands) -> LiftDecision:
     ``fail`` when the upper bound is at or below the fail band (the skill harms, and the data say
     so); ``pass`` when the lower bound is at or above the pass band; ``neutral`` when the whole
     interval lies between the bands; ``underpowered`` when it straddles a band: this design could
-    not tell, and the decision says how many cases might.
+    not tell, and the decision carries the settle plan of :mod:`aces_ci.stats` — the same function
+    the trial's own verdict uses, so the gate, the comment and the CLI give one number.
     """
     low, high = summary.ci_low, summary.ci_high
     if not all(math.isfinite(v) for v in (summary.delta, low, high)) or low > high:
         return LiftDecision("underpowered", f"{summary.metric}: the interval is not usable ({low}, {high})")
-    if high <= bands.fail_band:
+    label = stats.verdict_label((low, high), stats.Bands(bands.pass_band, bands.fail_band))
+    if label == "fail":
         return LiftDecision("fail", f"upper bound {high:+.3f} is at or below the fail band {bands.fail_band:+.3f}")
-    if low >= bands.pass_band:
+    if label == "pass":
         return LiftDecision("pass", f"lower bound {low:+.3f} is at or above the pass band {bands.pass_band:+.3f}")
-    if low > bands.fail_band and high < bands.pass_band:
+    if label == "neutral":
         return LiftDecision(
             "neutral",
             f"the interval lies between the fail band {bands.fail_band:+.3f} and the pass band "
             f"{bands.pass_band:+.3f}: no helpful or harmful effect of that size",
         )
     band = bands.fail_band if low <= bands.fail_band < high else bands.pass_band
-    needed = cases_to_settle(summary, bands)
-    more = (
-        f"; about {needed} cases at {summary.runs_per_arm} runs per arm (now {summary.n_cases}) would likely settle "
-        "it if the lift and its spread hold"
-        if needed is not None
-        else ""
+    settle = stats.settle_from_interval(
+        summary.delta,
+        (low, high),
+        n_cases=summary.n_cases,
+        runs=summary.runs_per_arm,
+        alpha=1.0 - summary.confidence,
+        bands=stats.Bands(bands.pass_band, bands.fail_band),
+        se=summary.se,
+        distribution_free=summary.distribution_free,
     )
-    return LiftDecision(
-        "underpowered", f"the interval straddles the band {band:+.3f}: not enough evidence{more}", needed
-    )
+    return LiftDecision("underpowered", f"the interval straddles the band {band:+.3f}: not enough evidence", settle)
 
 
 _LIFT_STATUS: dict[LiftVerdict, CriterionStatus] = {
@@ -285,6 +296,8 @@ def lift_criterion(skill: str, skill_md: str, summary: LiftSummary | None, bands
     )
     failure_type = "NegativeSkillLift" if decision.verdict == "fail" else "SkillLift"
     message = f"{decision.verdict}: {summary.describe()}: {decision.reason}"
+    if decision.settle is not None:
+        message += f"; to settle it: {decision.settle.advice}"
     status = _LIFT_STATUS[decision.verdict]
     if decision.verdict == "underpowered" and bands.underpowered_fails:
         status = "fail"

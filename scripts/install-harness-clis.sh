@@ -14,8 +14,16 @@
 # tests (tests/agents/cli) were last checked with; set ACES_CLAUDE_CODE_VERSION, ACES_CODEX_VERSION or
 # ACES_OPENCODE_VERSION (e.g. to "latest") to try others — "latest" always asks the registry.
 #
+# npm keeps the machine's own configuration: `--prefix` alone would make npm look for its global
+# npmrc under PREFIX and miss the system one (where a proxy's `cafile=` usually lives), so the global
+# config is named explicitly; npm_config_* variables (npm_config_cafile…) apply as always. npm's own
+# warnings (retries, certificate errors) are shown, and its retries are bounded, so a broken network
+# fails in about a minute with npm's reason instead of after minutes of silence.
+#
 # Usage: scripts/install-harness-clis.sh [PREFIX]
 #   PREFIX defaults to $ACES_CI_NPM_PREFIX, else ~/.cache/aces-ci/npm. Needs Node.js 18+ and npm.
+#   Exit 0 and one stdout line when the CLIs are there; non-zero (with npm's reason on stderr) otherwise,
+#   which scripts/test.sh turns into skipped CLI tests with that reason.
 set -euo pipefail
 
 prefix="${1:-${ACES_CI_NPM_PREFIX:-$HOME/.cache/aces-ci/npm}}"
@@ -29,8 +37,15 @@ if ! command -v npm >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1; then
 fi
 
 # A pinned version, or the registry's newest for "latest" (the native package must match it exactly).
+# The system's global npmrc (cafile, registry, proxy), read before --prefix would move where npm looks for it.
+global_config="$(npm config get globalconfig 2>/dev/null || true)"
+npm_flags=(--no-audit --no-fund --fetch-retries=2 --fetch-retry-mintimeout=2000 --fetch-retry-maxtimeout=10000)
+if [[ -n "$global_config" && -f "$global_config" ]]; then
+  npm_flags+=(--globalconfig "$global_config")
+  say "using npm's global config $global_config"
+fi
 version_of() {
-  if [[ "$2" == "latest" ]]; then npm view "$1" version; else echo "$2"; fi
+  if [[ "$2" == "latest" ]]; then npm view "${npm_flags[@]}" "$1" version; else echo "$2"; fi
 }
 claude_version="$(version_of @anthropic-ai/claude-code "${ACES_CLAUDE_CODE_VERSION:-2.1.197}")"
 codex_version="$(version_of @openai/codex "${ACES_CODEX_VERSION:-0.171.0}")"
@@ -90,8 +105,12 @@ done
 
 if ((${#missing[@]})); then
   mkdir -p "$prefix"
-  say "installing ${missing[*]} into $prefix"
-  npm install --prefix "$prefix" --omit=optional --no-audit --no-fund --loglevel=error "${missing[@]}" >&2
+  say "installing ${missing[*]} into $prefix (npm's progress and warnings follow)"
+  if ! npm install --prefix "$prefix" --omit=optional "${npm_flags[@]}" "${missing[@]}" >&2; then
+    say "npm install failed (reason above); the CLI harness tests will skip with this reason"
+    exit 1
+  fi
+  say "installed"
 else
   say "already installed in $prefix"
 fi

@@ -10,7 +10,7 @@ import os
 import shutil
 from pathlib import Path
 
-import pytest
+from tests.needs import unavailable
 
 PREFIX = Path(os.environ.get("ACES_REPORT_TOOLS", str(Path.home() / ".cache" / "aces-ci" / "npm-report")))
 MERMAID_JS = PREFIX / "node_modules" / "mermaid" / "dist" / "mermaid.min.js"
@@ -18,15 +18,12 @@ SARIF_SCHEMA = PREFIX / "node_modules" / "@microsoft" / "jest-sarif" / "lib" / "
 ARTIFACTS = Path(os.environ.get("ACES_TEST_ARTIFACTS", str(Path(__file__).parents[1] / "test-artifacts")))
 
 
-def require(path: Path | None, what: str) -> Path:
+def require(path: Path | None, what: str, installer: str = "report-tools") -> Path:
     if path is not None and path.exists():
         return path
-    message = f"{what} not found; run `bash scripts/install-report-tools.sh`"
-    if os.environ.get("CI") == "true":
-        pytest.fail(message)
-    pytest.skip(message)
+    unavailable(f"{what} not found; run `bash scripts/install-report-tools.sh`", installer)
 
 
 def chromium() -> Path:
     found = shutil.which("chromium") or shutil.which("chromium-browser")
-    return require(Path(found) if found else None, "chromium")
+    return require(Path(found) if found else None, "chromium", "chromium")

@@ -67,15 +67,17 @@ def test_cases_come_from_the_description_and_the_sections(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("name", ALL_SKILLS)
-def test_the_scan_raises_no_eval_error_on_the_scaffold(tmp_path, capsys, name):
+def test_the_scan_fails_an_init_draft_as_the_trial_refuses_it(tmp_path, capsys, name):
     skill_dir = copied(tmp_path, name)
     assert main(["init", str(skill_dir)]) == 0
     report = tmp_path / "scan.json"
-    main(["scan", str(skill_dir), "--json", str(report), "--jobs", "1"])
+    assert main(["scan", str(skill_dir), "--json", str(report), "--jobs", "1"]) == 1
+    cases = json.loads((skill_dir / "evals" / "evals.json").read_text())["evals"]
     findings = [f for skill in json.loads(report.read_text())["skills"] for f in skill["findings"]]
     eval_findings = [(f["rule_id"], f["severity"]) for f in findings if f["rule_id"].startswith("EVAL")]
-    assert all(severity != "error" for _, severity in eval_findings), eval_findings
-    assert {rule for rule, _ in eval_findings} <= {"EVAL009"}  # the unwritten references, and nothing else
+    drafts = [severity for rule, severity in eval_findings if rule == "EVAL011"]
+    assert drafts == ["error"] * len(cases), "one error per case still marked _fill_in"
+    assert {rule for rule, _ in eval_findings} <= {"EVAL009", "EVAL011"}  # the unwritten references and drafts
 
 
 def test_an_existing_dataset_is_never_overwritten(tmp_path, capsys):

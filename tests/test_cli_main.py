@@ -42,3 +42,12 @@ def test_closed_pipe_is_quiet():
     )
     assert proc.stdout.startswith("id")
     assert "Traceback" not in proc.stderr
+
+
+def test_ctrl_c_exits_130_and_says_a_rerun_resumes(monkeypatch, capsys):
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(rules, "run", interrupted)
+    assert cli.main(["rules"]) == 130
+    assert "run the same command again to resume" in capsys.readouterr().err

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 import xmlschema
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from aces_ci.errors import ConfigError
 from aces_ci.gate import (
@@ -14,7 +16,6 @@ from aces_ci.gate import (
     InfraLoss,
     LiftBands,
     LiftSummary,
-    cases_to_settle,
     closure_criteria,
     decide,
     lift_criteria,
@@ -22,6 +23,7 @@ from aces_ci.gate import (
     scan_criteria,
 )
 from aces_ci.report import append_gate_suite, render_junit
+from aces_ci.stats import Bands, paired_lift, paired_scores, verdict
 
 from .report.builders import build_registry, sample_result
 from .report.live_builders import Trial, Trials, Value, harmful_trial, helpful_trial, straddling_trial, valuation
@@ -53,10 +55,36 @@ def test_bands_apply_to_the_interval_not_the_point(delta: float, low: float, hig
 
 def test_underpowered_says_how_many_cases_might_settle_it() -> None:
     decision = lift_verdict(_summary(0.15, 0.02, 0.28, n=10), BANDS)
-    # half-width 0.13, distance to the pass band 0.10: 10 * (0.13 / 0.10)^2 = 16.9 -> 17 cases
-    assert decision.cases_needed == 17
-    assert "about 17 cases at 3 runs per arm (now 10)" in decision.reason
-    assert cases_to_settle(_summary(0.05, -0.1, 0.2), BANDS) is None  # the estimate sits on a band
+    # The t-interval's half-width 0.13 at 9 df gives a case SD of 0.182; 80% power to clear +0.05 from +0.15.
+    assert decision.settle is not None and decision.cases_needed == 28
+    assert decision.settle.advice.startswith("28 cases in all (18 more) at the same runs per arm (towards pass")
+    on_band = lift_verdict(_summary(0.05, -0.1, 0.2), BANDS)
+    assert on_band.cases_needed is None and on_band.settle is not None
+    assert "no affordable design settles it" in on_band.settle.advice
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    rows=st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), min_size=2, max_size=25),
+    pass_band=st.floats(0.0, 0.3),
+    fail_band=st.floats(-0.3, -0.01),
+)
+def test_gate_and_trial_read_one_verdict_and_one_settle_plan(
+    rows: list[tuple[int, int]], pass_band: float, fail_band: float
+) -> None:
+    """For random trials and bands, the gate over the saved interval says what the trial's own verdict says."""
+    w = [[1.0] * a + [0.0] * (3 - a) for a, _ in rows]
+    c = [[1.0] * b + [0.0] * (3 - b) for _, b in rows]
+    lift = paired_lift(paired_scores(w, c))
+    assert lift.delta is not None and lift.ci is not None
+    trial = verdict(lift, Bands(pass_band, fail_band))
+    summary = LiftSummary(
+        "outcome", lift.delta, *lift.ci, lift.n_cases, lift.runs_per_arm, se=lift.se, distribution_free=lift.se is None
+    )
+    gate = lift_verdict(summary, LiftBands(pass_band, fail_band))
+    assert gate.verdict == trial.label
+    if trial.settle is not None:
+        assert gate.settle is not None and gate.cases_needed == trial.settle.cases_needed
 
 
 def test_bands_are_configurable_and_checked() -> None:
@@ -76,13 +104,14 @@ def test_a_harmful_release_fails_with_a_junit_failure_naming_metric_and_interval
     )
     XSD.validate(xml)
     root = ET.fromstring(xml)
-    case = root.find("testsuite[@name='aces-ci gate']/testcase[@name='lift.composite'][@classname='skills.harmful']")
+    case = root.find("testsuite[@name='aces-ci gate']/testcase[@name='lift.outcome'][@classname='skills.harmful']")
     assert case is not None
     failure = case.find("failure")
     assert failure is not None and failure.get("type") == "NegativeSkillLift"
-    assert "composite lift -0.300, 95% interval [-0.420, -0.180]" in (failure.get("message") or "")
+    # the default gate reads the outcome, not the composite
+    assert "outcome lift -0.250, 95% interval [-0.400, -0.100]" in (failure.get("message") or "")
     properties = {p.get("name"): p.get("value") for p in case.findall("properties/property")}
-    assert properties["ci_high"] == "-0.18" and properties["n_cases"] == "30" and properties["verdict"] == "fail"
+    assert properties["ci_high"] == "-0.1" and properties["n_cases"] == "30" and properties["verdict"] == "fail"
     assert int(root.get("failures", "0")) == sum(int(s.get("failures", "0")) for s in root.findall("testsuite"))
 
 

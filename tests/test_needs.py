@@ -34,11 +34,24 @@ def test_a_missing_tool_fails_under_ci(monkeypatch: pytest.MonkeyPatch) -> None:
         unavailable("the tool is absent")
 
 
+def test_a_tool_whose_installer_failed_here_skips_with_that_reason_even_under_ci(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("CI", "true")
+    monkeypatch.setenv("ACES_CLI_UNAVAILABLE", "npm could not reach the registry")
+    with pytest.raises(pytest.skip.Exception, match="could not be installed on this machine: npm could not reach"):
+        unavailable("'codex' is not installed", "harness-clis")
+    monkeypatch.delenv("ACES_CLI_UNAVAILABLE")
+    with pytest.raises(pytest.fail.Exception):  # the installer did not fail: a missing CLI is a red run
+        unavailable("'codex' is not installed", "harness-clis")
+
+
 @pytest.mark.parametrize(("ci", "outcome"), [("", "1 skipped"), ("true", "1 failed")])
 def test_a_cli_harness_test_without_its_cli_cannot_pass_in_ci(ci: str, outcome: str, tmp_path: Path) -> None:
     """The real suite, run with no CLI to be found: skipped for a developer, a red run in CI."""
     env = {**os.environ, "CI": ci, "PATH": os.path.dirname(sys.executable), "ACES_CLI_BIN": str(tmp_path)}
     env["HOME"] = env["ACES_CI_NPM_PREFIX"] = str(tmp_path)  # nor in ~/.cache/aces-ci/npm
+    env.pop("ACES_CLI_UNAVAILABLE", None)  # the installer did not report a failure
     test = "tests/agents/cli/test_e2e_codex.py::test_a_plain_answer"
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", test],

@@ -316,7 +316,9 @@ def test_the_claude_code_command_runs_against_a_stand_in_server(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     if find_cli("claude") is None:
-        unavailable("'claude' is not installed: run scripts/install-harness-clis.sh and export ACES_CLI_BIN")
+        unavailable(
+            "'claude' is not installed: run scripts/install-harness-clis.sh and export ACES_CLI_BIN", "harness-clis"
+        )
     server = scripted_server(lambda request: Text(ANSWER))
     command = find("--harness", "claude-code")
     assert run(command, checkout, monkeypatch, "--base-url", server.url) == 0

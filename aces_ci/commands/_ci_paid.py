@@ -124,6 +124,25 @@ class PaidOutcome:
         """The lift the step outputs carry: see :func:`headline_lift`."""
         return headline_lift(self.trials) if self.trials is not None else None
 
+    @property
+    def lift_contrast(self) -> str | None:
+        """What :attr:`lift` compares, in the words the comment's headline uses: see :func:`headline_contrast`."""
+        return headline_contrast(self.trials) if self.trials is not None else None
+
+
+def headline_contrast(result: TrialResult) -> str | None:
+    """The contrast and metric behind :func:`headline_lift`, chosen by the same rule."""
+    measured = [skill for skill in result.skills if skill.lift.get(result.gate_metric) is not None]
+    if not measured:
+        return None
+    if len(measured) == 1:
+        return f"{result.gate_metric}, {measured[0].contrast}, {measured[0].skill}"
+    repo = result.repository
+    if repo is not None and repo.delta is not None and repo.ci is not None:
+        return f"{result.gate_metric}, repository mean over {repo.n_skills} skills"
+    worst = min(measured, key=lambda skill: skill.lift[result.gate_metric].ci[1])  # type: ignore[union-attr]
+    return f"{result.gate_metric}, {worst.contrast}, {worst.skill} (the lowest interval)"
+
 
 def headline_lift(result: TrialResult) -> tuple[float, float, float] | None:
     """One gated lift for the step outputs: the skill's when one was trialled; with several, the
@@ -268,9 +287,12 @@ def _write_or_warn(
     try:
         return branch.write(files, message)
     except ResultsBranchError as exc:
-        warning = (
-            f"{failed} not stored on branch {branch.branch} (the workflow needs `permissions: contents: write`): {exc}"
+        cause = (
+            f"the checkout has no `{branch.remote}` remote to push to"
+            if branch.lacks_remote()
+            else "the workflow needs `permissions: contents: write`"
         )
+        warning = f"{failed} not stored on branch {branch.branch} ({cause}): {exc}"
         print(Annotation("warning", warning, title=title).command())
         return warning
 

@@ -159,8 +159,9 @@ def outputs(
     comment_url: str | None = None,
     changed: Iterable[str] | None = None,
     lift: tuple[float, float, float] | None = None,
+    lift_contrast: str | None = None,
 ) -> dict[str, str]:
-    """The step outputs: ``verdict``, ``score``, ``lift``/``lift-ci-low``/``lift-ci-high``, report paths.
+    """The step outputs: ``verdict``, ``score``, ``lift``/``lift-ci-low``/``lift-ci-high``/``lift-contrast``, reports.
 
     Lift outputs are empty unless a trial measured one: an empty string is "not measured", never 0.
     """
@@ -171,6 +172,7 @@ def outputs(
         "lift": "" if lift is None else f"{lift[0]:.6g}",
         "lift-ci-low": "" if lift is None else f"{lift[1]:.6g}",
         "lift-ci-high": "" if lift is None else f"{lift[2]:.6g}",
+        "lift-contrast": "" if lift is None else lift_contrast or "",
         "comment-url": comment_url or "",
         "changed-skills": "" if changed is None else "\n".join(changed),
     }

@@ -142,7 +142,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     github.add_argument("--report-url", metavar="URL", help="where the full report is (default: the run's page)")
     github.add_argument("--results", type=Path, metavar="DIR", help="workflow_run: the PR run's downloaded reports")
     gate = parser.add_argument_group("gate bands for trials (override aces.yml gate:)")
-    gate.add_argument("--lift-metric", metavar="METRIC", help="metric the lift gate reads (default: composite)")
+    gate.add_argument("--lift-metric", metavar="METRIC", help="metric the lift gate reads (default: outcome)")
     gate.add_argument("--pass-band", type=_band, metavar="X", help="pass when the lift's lower bound >= X (+0.05)")
     gate.add_argument("--fail-band", type=_band, metavar="X", help="fail when the lift's upper bound <= X (-0.10)")
     add_run_options(
@@ -401,7 +401,8 @@ def run(args: argparse.Namespace) -> int:
     say(f"changed skills: {', '.join(changes.skills) or 'none'} ({changes.reason})")
     scanned = tuple(report.skill for report in result.skills)
     compiled = _relative_skills(changes, links) if changes.known else scanned
-    notes = (*notes, *compile_notes(scan_root, [skill for skill in compiled if skill in scanned]))
+    if outcome is not None and outcome.values:  # SkillSV ran: how it cut each skill explains its values
+        notes = (*notes, *compile_notes(scan_root, [skill for skill in compiled if skill in scanned]))
     marker = marker_for(args.comment_key or (str(args.shard) if args.shard else None))
     full_report = args.report_url or context.run_url
     inputs = CommentInputs(
@@ -459,6 +460,7 @@ def run(args: argparse.Namespace) -> int:
             reports=paths,
             changed=changes.skills,
             lift=outcome.lift if outcome is not None else None,
+            lift_contrast=outcome.lift_contrast if outcome is not None else None,
         )
         write_step_outputs(context, {name: value for name, value in values.items() if name != "comment-url"})
         number = pr.number if pr else None

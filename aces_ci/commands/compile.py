@@ -46,9 +46,11 @@ def hierarchy_text(node: HierarchyNode) -> str:
 def render_compile_text(game: CompiledSkill, out: TextIO) -> None:
     kinds = [unit.kind for unit in game.players]
     fallbacks = sum(1 for unit in game.players if unit.fallback)
+    content_edges = [edge for edge in game.edges if edge.rule != "R6"]
     out.write(
         f"{game.name}: {len(game.players)} units ({kinds.count('body')} body, {kinds.count('protected')} protected "
-        f"of which {fallbacks} fallback, {kinds.count('resource')} resource, 1 trigger) · {len(game.edges)} edges · "
+        f"of which {fallbacks} fallback, {kinds.count('resource')} resource, 1 trigger) · "
+        f"{len(content_edges)} dependencies (+{len(game.edges) - len(content_edges)} on m by R6) · "
         f"{len(game.contractions)} contractions · {len(game.repairs)} hierarchy repairs · "
         f"tokens by {game.tokenizer}\n\n"
     )
@@ -61,7 +63,6 @@ def render_compile_text(game: CompiledSkill, out: TextIO) -> None:
     out.write(tabulate(rows, headers=["unit", "kind", "where", "tokens", "preview"], disable_numparse=True) + "\n")
     if fallbacks:
         out.write("* fallback: top-level content outside a list item, valued as one protected unit\n")
-    content_edges = [edge for edge in game.edges if edge.rule != "R6"]
     out.write(
         f"\ndependencies (a → b: a requires b; every unit also requires m by R6, not listed): {len(content_edges)}\n"
     )

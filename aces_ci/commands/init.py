@@ -3,8 +3,8 @@
 The cases come from the skill's description and sections, with at least one case the skill must
 not handle; what the skill's text cannot tell (expected outputs, real user phrasings) is left
 ``null`` and marked ``_fill_in`` (see :mod:`aces_ci.evals`'s scaffold). The file is checked
-against the dataset schema before it is written; ``aces-ci scan`` reports no EVAL error on it,
-and ``aces-ci trial`` refuses its cases until the author has filled them in.
+against the dataset schema before it is written; ``aces-ci scan`` fails each case still marked
+(EVAL011) and ``aces-ci trial`` refuses it, until the author has filled them in.
 
 Exit codes: 0 written (or printed with ``--stdout``); 2 no SKILL.md, or a dataset already exists.
 """
@@ -84,6 +84,7 @@ def run(args: argparse.Namespace) -> int:
         f"wrote {_rel(target, root)}: {len(cases)} cases ({len(cases) - negative} should trigger the skill, "
         f"{negative} should not)\n"
         f"next: in each case write what its {DRAFT_KEY} names (expected_output, a real user's prompt), then delete "
-        f"{DRAFT_KEY}; `aces-ci scan {args.skill_dir}` checks the file, and a trial runs only finished cases"
+        f"{DRAFT_KEY}; until then `aces-ci scan {args.skill_dir}` fails each draft case (EVAL011) and a trial "
+        "refuses it"
     )
     return EXIT_PASS

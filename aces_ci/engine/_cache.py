@@ -41,11 +41,15 @@ MAX_ENTRY_BYTES = 64 * 1024 * 1024
 _KEY = re.compile(r"^[0-9a-f]{64}$")
 
 
+GITIGNORE = "# Written by aces-ci: a cache of paid rollouts, never committed.\n*\n"
+
+
 class RolloutCache:
     """Reads and writes finished rollouts under ``directory``."""
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
+        self._ignored = False
         self.other_versions = 0
         """Entries of another format version met so far (each a miss)."""
 
@@ -92,6 +96,16 @@ class RolloutCache:
                 CACHE_VERSION,
             )
 
+    def _ignore_in_git(self) -> None:
+        """A ``.gitignore`` of ``*`` in the cache directory, so ``git add -A`` never commits paid rollouts."""
+        if self._ignored:
+            return
+        self.directory.mkdir(parents=True, exist_ok=True)
+        marker = self.directory / ".gitignore"
+        if not marker.exists():
+            marker.write_text(GITIGNORE, encoding="ascii")
+        self._ignored = True
+
     def put(self, result: RolloutResult, rollout: Mapping[str, str | int] | None = None) -> bool:
         """Store a completed rollout, with the request's identity for readers; False when it was not stored."""
         if result.status != "completed":
@@ -103,6 +117,7 @@ class RolloutCache:
             "result": result_to_dict(result),
         }
         try:
+            self._ignore_in_git()
             write_atomic(self.path_for(result.key), redacted_json(document, ensure_ascii=False).encode("utf-8"))
         except OSError as exc:
             # The result is still in the batch and the journal; a cache that cannot be written costs money later.

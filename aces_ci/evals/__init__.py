@@ -18,6 +18,7 @@ from ._numbers import numbers_in
 from ._owned import GraderSpec, TaskCommand, grader_from, parse_python_target, task_command_from
 from ._scaffold import scaffold_dataset
 from ._schema import SCHEMA_VIOLATION, schema_problems
+from ._strict import UNKNOWN_KEY, unknown_key_problems
 from ._subprocess import (
     MAX_OUTPUT_BYTES,
     CommandNotRunnable,
@@ -40,6 +41,7 @@ __all__ = [
     "MAX_FIXTURE_FILES",
     "MAX_OUTPUT_BYTES",
     "SCHEMA_VIOLATION",
+    "UNKNOWN_KEY",
     "CanonicalSet",
     "CaseSource",
     "CommandNotRunnable",
@@ -78,4 +80,5 @@ __all__ = [
     "schema_problems",
     "tail_for_log",
     "task_command_from",
+    "unknown_key_problems",
 ]

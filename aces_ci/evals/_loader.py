@@ -20,6 +20,7 @@ from ._fixtures import EVALS_DIR
 from ._json_source import parse_json, parse_jsonl
 from ._model import EvalSet
 from ._schema import schema_problems
+from ._strict import unknown_key_problems
 from ._yaml_source import parse_yaml
 
 DATASET_NAMES = ("evals.json", "evals.jsonl", "evals.yaml", "evals.yml")
@@ -97,6 +98,7 @@ def load_evals(skill_dir: Path, repo_root: Path, dataset: Path | None = None) ->
     if not document.parsed:
         return unusable([])
     problems.extend(schema_problems(document))
+    problems.extend(unknown_key_problems(document))
     canonical = canonicalise(document, skill_dir, rel)
     problems.extend(canonical.problems)
     return EvalSet(

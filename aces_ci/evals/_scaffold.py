@@ -16,8 +16,8 @@ case whose text names one of the skill's scripts, ``expected_script`` with the p
 assertions "runs <script>" and "reads SKILL.md before running <script>" (decided by rule). A
 section case without a script asks a judge whether the agent "follows the '<heading>' section".
 What only the author knows is not guessed: ``expected_output`` is ``null`` and every case carries
-``_fill_in`` saying what to write. The scan accepts the file (no EVAL error; EVAL009 warns about
-the missing references), while a trial refuses any case still marked ``_fill_in``, so a draft
+``_fill_in`` saying what to write. The scan fails each such case (EVAL011, an error; EVAL009 warns
+about the missing references) and a trial refuses it, so a draft passes neither tier and a draft
 prompt is never paid for.
 """
 

@@ -25,13 +25,16 @@ from ..report import (
     SkillValue,
     SourceLinks,
     TrialReport,
+    case_table,
     cost_table,
     estimand_section,
     findings_table,
+    headline,
     lift_chart,
     lift_table,
     low_value_units,
     markdown_cell,
+    markdown_html_text,
     markdown_code,
     markdown_link_url,
     metric_lifts,
@@ -142,14 +145,7 @@ def _settle_line(trial: SkillTrial) -> str:
     settle = trial.settle
     if settle is None:
         return ""
-    options = []
-    if settle.extra_cases is not None:
-        options.append(f"about {settle.extra_cases} more case(s) at the same runs per arm")
-    if settle.extra_runs is not None:
-        options.append(f"about {settle.extra_runs} more run(s) per case and arm on these cases")
-    if not options:
-        return f"To settle it: {markdown_cell(settle.reason, 400)}.\n\n"
-    return f"To settle it: {' or '.join(options)} ({markdown_cell(settle.reason, 400)}).\n\n"
+    return f"To settle it: {markdown_cell(settle.advice or settle.reason, 400)}.\n\n"
 
 
 def _trial_sections(inputs: CommentInputs) -> list[str]:
@@ -166,6 +162,16 @@ def _one_trial(inputs: CommentInputs, title: str, trials: TrialReport, *, score_
     sections = [
         f"#### {markdown_cell(title, 80)}: {markdown_cell(trials.model, 80)} on {markdown_cell(trials.harness, 40)}\n\n"
     ]
+    headlines = []
+    for trial in trials.skills:
+        gated = trial.lift.get(bands.metric)
+        label = (
+            "no lift"
+            if gated is None
+            else lift_verdict(LiftSummary.of(bands.metric, gated, trials.confidence), bands).verdict
+        )
+        headlines.append(f"- {headline(trial, bands.metric, trials.confidence, label)}\n")
+    sections.append("".join(headlines) + "\n")
     for trial in trials.skills:
         lifts = metric_lifts(trial)
         title = skill_title(trial.skill, trial.name)
@@ -179,14 +185,15 @@ def _one_trial(inputs: CommentInputs, title: str, trials: TrialReport, *, score_
                 verdict += _settle_line(trial)
         chart = lift_chart(
             lifts,
-            title=f"{title}: lift per metric",
+            title=f"{title}, {trial.contrast}: lift per metric",
             confidence=trials.confidence,
             pass_band=bands.pass_band,
             fail_band=bands.fail_band,
         )
         sections.append(
-            f"**{markdown_cell(title, 120)}** — {markdown_cell(trial.contrast, 200)}\n\n{verdict}"
-            f"{lift_table(trial, trials.confidence)}\n{chart}\n{cost_table(trial.cost)}\n"
+            f"**{markdown_cell(title, 120)}** — {markdown_cell(trial.contrast, 200)}\n\n{verdict}{case_table(trial)}"
+            f"<details>\n<summary>Every metric, chart and cost of {markdown_html_text(title, 120)}</summary>\n\n"
+            f"{lift_table(trial, trials.confidence)}\n{chart}\n{cost_table(trial.cost)}\n</details>\n\n"
         )
     if score_vs and inputs.scan is not None and len(trials.skills) > 1:
         sections.append(

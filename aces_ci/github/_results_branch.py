@@ -76,6 +76,14 @@ class ResultsBranch:
     def __init__(self, repo: Path, branch: str = DEFAULT_RESULTS_BRANCH, remote: str = "origin") -> None:
         self.repo, self.branch, self.remote = repo, branch, remote
 
+    def lacks_remote(self) -> bool:
+        """Whether the checkout has no remote of this name: then nothing can be pushed, whatever the permissions."""
+        try:
+            _git(self.repo, "remote", "get-url", self.remote)
+        except ResultsBranchError:
+            return True
+        return False
+
     def fetch(self) -> str | None:
         """Fetch the branch's tip into a private ref; its commit, or None when the branch does not exist yet."""
         heads = _git(self.repo, "ls-remote", "--heads", self.remote, f"refs/heads/{self.branch}").decode().split()

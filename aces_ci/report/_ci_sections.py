@@ -1,4 +1,4 @@
-"""Markdown sections of the CI comment, each rendered from a result model (Markdown tables via tabulate).
+"""Markdown sections of the CI comment, each rendered from a result model (compact Markdown tables).
 
 * :func:`scan_table`/:func:`findings_table` — the static tier, every location a link to its line
   at the commit;
@@ -17,7 +17,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import numpy as np
-from tabulate import tabulate
 
 from ..scan import Finding, RuleRegistry, ScanResult, Severity, SkillReport
 from ._common import by_severity_then_location, find_rule, fix_hint, plural, severity_counts, skill_title
@@ -26,6 +25,7 @@ from ._live_model import TRIAL_METRICS, ArmCost, MetricLift, SkillTrial, SkillVa
 from ._markdown import _judge_cell
 from ._md_escape import cell as _cell
 from ._md_escape import html_text
+from ._mermaid import NO_VARIATION
 
 MIN_SKILLS_FOR_CORRELATION = 3
 """Below this a rank correlation is not defined in any useful sense."""
@@ -34,8 +34,18 @@ FEW_SKILLS = 10
 LOW_VALUE_DECISIONS = ("delete", "compress")
 
 
+_RULES = {"left": ":---", "right": "---:", "center": ":---:"}
+
+
 def _table(headers: Sequence[str], rows: Sequence[Sequence[str]], align: Sequence[str]) -> str:
-    return tabulate(rows, headers=headers, tablefmt="github", disable_numparse=True, colalign=align) + "\n"
+    """A Markdown table without padding: GitHub aligns the columns itself, and the comment has a size to keep.
+
+    Padding every cell to its column's widest (a link of 130 characters) more than doubled a scan-only
+    comment; the cells are already escaped for Markdown by their callers.
+    """
+    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join(_RULES.get(a, "---") for a in align) + "|"]
+    lines.extend("| " + " | ".join(row) + " |" for row in rows)
+    return "\n".join(lines) + "\n"
 
 
 def _link(text: str, url: str | None) -> str:
@@ -102,7 +112,7 @@ def findings_table(
     head += f"</summary>\n\n{reasons}\n" if reasons else "</summary>\n\n"
     close = "\n</details>\n\n"
     rows = [_finding_row(finding, registry, links) for finding in findings]
-    # tabulate pads every cell to its column's width, so the size is known only once rendered:
+    # the size is known only once rendered (cells vary in length):
     # drop rows from the end (worst findings come first) until the block fits.
     while True:
         left = len(findings) - len(rows)
@@ -138,7 +148,7 @@ def lift_table(trial: SkillTrial, confidence: float) -> str:
         [
             name.replace("_", " "),
             fmt_lift(lift.delta),
-            fmt_interval(lift.ci),
+            fmt_interval(lift.ci) + ("" if lift.se is not None else f" ({NO_VARIATION})"),
             f"{lift.with_mean:.3f}",
             f"{lift.without_mean:.3f}",
             str(lift.n_cases),
@@ -161,6 +171,105 @@ def lift_table(trial: SkillTrial, confidence: float) -> str:
             f"{d.gains} gains, {d.regressions} regressions, {d.ties} ties.\n"
         )
     return table
+
+
+COUNTED_METRICS = frozenset({"accuracy", "goal_accuracy", "outcome"})
+"""Metrics whose runs score 0 or 1 (outcome: both parts binary), shown as counts when the means are whole counts."""
+
+
+def _count(mean: float, runs: int) -> str | None:
+    """``k/N`` when ``mean`` is exactly k successes of N scored runs, else None."""
+    k = mean * runs
+    return f"{round(k)}/{runs}" if runs > 0 and abs(k - round(k)) < 1e-6 else None
+
+
+def _ratio(treated: float, control: float) -> str:
+    return "—" if control <= 0 else f"×{treated / control:.2f}"
+
+
+def cost_ratio(costs: Sequence[ArmCost]) -> str:
+    """The cost line: tokens, turns and dollars per rollout of the first arm against the second, as ratios.
+
+    Arm labels are ours (``with``, ``without``, ``aa``) or a git ref; the caller escapes the line.
+    """
+    if len(costs) < 2 or costs[0].rollouts == 0 or costs[1].rollouts == 0:
+        return ""
+    a, b = costs[0], costs[1]
+    tokens = _ratio((a.input_tokens + a.output_tokens) / a.rollouts, (b.input_tokens + b.output_tokens) / b.rollouts)
+    turns = _ratio(a.turns / a.rollouts, b.turns / b.rollouts)
+    dollars = "" if a.usd is None or b.usd is None else f", dollars {_ratio(a.usd / a.rollouts, b.usd / b.rollouts)}"
+    return f"cost {a.arm} vs {b.arm} per rollout: tokens {tokens}, turns {turns}{dollars}"
+
+
+def headline_parts(trial: SkillTrial, metric: str, confidence: float) -> tuple[str, str]:
+    """(arms, size) of the headline: "accuracy 1/7 → 6/7", "+71 pp, 95% CI +26 … +100".
+
+    Binary metrics whose means are whole counts of the scored runs read as counts; others as means.
+    Every number is the result's own ``lift[metric]``, so the headline equals the JSON.
+    """
+    lift = trial.lift.get(metric)
+    name = metric.replace("_", " ")
+    if lift is None:
+        return f"no {name} lift", "no case was scored in both arms"
+    level = f"{round(confidence * 100)}% CI"
+    runs = lift.n_cases * lift.runs_per_arm
+    before, after = _count(lift.without_mean, runs), _count(lift.with_mean, runs)
+    low, high = lift.ci
+    if metric in COUNTED_METRICS and before is not None and after is not None:
+        return f"{name} {before} → {after}", f"{100 * lift.delta:+.0f} pp, {level} {100 * low:+.0f} … {100 * high:+.0f}"
+    size = f"{lift.delta:+.3f}, {level} {low:+.3f} … {high:+.3f}"
+    return f"{name} {lift.without_mean:.3f} → {lift.with_mean:.3f}", size
+
+
+def headline(trial: SkillTrial, metric: str, confidence: float, verdict: str) -> str:
+    """The Markdown headline of one skill: arms, lift and interval, verdict, cost ratio; PR-derived text escaped."""
+    arms, size = headline_parts(trial, metric, confidence)
+    title = _cell(skill_title(trial.skill, trial.name), 120)
+    cost = cost_ratio(trial.cost)
+    return f"**{title}** ({_cell(trial.contrast, 120)}): {_cell(arms, 120)}, {size}, **{_cell(verdict, 40)}**" + (
+        f"; {_cell(cost, 200)}" if cost else ""
+    )
+
+
+MAX_CASE_ROWS = 30
+"""Cases the per-case table lists; the JSON report has every one."""
+
+
+def _arm(scores: Sequence[float | None], answer: str | None) -> str:
+    scored = [s for s in scores if s is not None]
+    if not scored:
+        figure = "no score"
+    elif all(s in (0.0, 1.0) for s in scored):
+        figure = f"{round(sum(scored))}/{len(scored)}"
+    else:
+        figure = f"{sum(scored) / len(scored):.2f}"
+    return figure + ("" if answer is None else f" · {_cell(answer, 200)}")
+
+
+def case_table(trial: SkillTrial) -> str:
+    """Collapsed: per case the prompt and each arm's first answer (cut, redacted, escaped) with its run scores."""
+    cases = list(trial.cases)
+    if not cases:
+        return ""
+    rows = [
+        [
+            _cell(c.case, 80),
+            _cell(c.prompt or "", 200),
+            _arm(c.with_scores, c.with_answer),
+            _arm(c.control_scores, c.control_answer),
+        ]
+        for c in cases[:MAX_CASE_ROWS]
+    ]
+    more = (
+        f"\n_{plural(len(cases) - MAX_CASE_ROWS, 'more case')} in the JSON report._\n"
+        if len(cases) > MAX_CASE_ROWS
+        else ""
+    )
+    table = _table(("Case", "Prompt", "With: score · answer", "Control: score · answer"), rows, ("left",) * 4)
+    return (
+        f"<details>\n<summary>Per case: prompt, answers and scores ({plural(len(cases), 'case')})</summary>\n\n"
+        f"{table}{more}\n</details>\n\n"
+    )
 
 
 def _per_rollout(total: float, rollouts: int) -> str:

@@ -18,8 +18,8 @@ from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 TRIAL_METRICS = (
-    "composite",
     "outcome",
+    "composite",
     "accuracy",
     "goal_accuracy",
     "skill_execution",
@@ -27,7 +27,7 @@ TRIAL_METRICS = (
     "skill_efficiency",
     "security",
 )
-"""The metrics of a trial, in the order tables list them (the gated composite first)."""
+"""The metrics of a trial, in the order tables list them (the default gated outcome first, the composite beside it)."""
 
 
 class MetricLift(Protocol):
@@ -54,6 +54,11 @@ class MetricLift(Protocol):
     @property
     def mde(self) -> float | None:
         """Minimum detectable lift of this design at 80% power; None when it could not be estimated."""
+        ...
+
+    @property
+    def se(self) -> float | None:
+        """Standard error over cases; None for a distribution-free bound (no spread observed)."""
         ...
 
 
@@ -115,6 +120,27 @@ class Settling(Protocol):
 
     @property
     def reason(self) -> str: ...
+    @property
+    def advice(self) -> str:
+        """The one sentence that says it (:func:`aces_ci.stats.settle_advice`): what the gate and the CLI print."""
+        ...
+
+
+class CaseView(Protocol):
+    """One case of the primary contrast: its prompt, each arm's first answer (cut, redacted) and run scores."""
+
+    @property
+    def case(self) -> str: ...
+    @property
+    def prompt(self) -> str | None: ...
+    @property
+    def with_answer(self) -> str | None: ...
+    @property
+    def control_answer(self) -> str | None: ...
+    @property
+    def with_scores(self) -> Sequence[float | None]: ...
+    @property
+    def control_scores(self) -> Sequence[float | None]: ...
 
 
 class SkillTrial(Protocol):
@@ -154,6 +180,11 @@ class SkillTrial(Protocol):
     @property
     def estimand(self) -> str:
         """The review's six axes in words: contrast, population, unit/coupling/runs, budget, summary, assumptions."""
+        ...
+
+    @property
+    def cases(self) -> Sequence[CaseView]:
+        """Per case of the primary contrast, on the gated metric: what a reviewer scans, case by case."""
         ...
 
 

@@ -71,16 +71,27 @@ def _axis_range(values: Sequence[float], step: float = 0.1) -> tuple[float, floa
     return math.floor(low / step) * step, math.ceil(high / step) * step
 
 
+NO_VARIATION = "no variation observed: bound is distribution-free"
+"""The label of a lift whose cases all showed the same difference: its interval is the distribution-free bound."""
+
+
 def lift_chart(
     lifts: Sequence[tuple[str, MetricLift]], *, title: str, confidence: float, pass_band: float, fail_band: float
 ) -> str:
     """A Mermaid ``xychart-beta`` of each metric's lift interval with a tick at the estimate.
 
     ``pass_band`` and ``fail_band`` are the gate's (:class:`aces_ci.gate.LiftBands`), drawn as lines.
-    Returns the chart source followed by its colour key (Markdown), or ``""`` for no metrics.
+    Returns the chart source followed by its colour key (Markdown), or ``""`` for no metrics. A
+    metric with no observed variation (no standard error: its interval is the distribution-free
+    bound, often ±0.4) is listed below the chart instead of drawn, so its bar does not dwarf the rest.
     """
+    free = [name.replace("_", " ") for name, metric in lifts if metric.se is None]
+    unbounded = (
+        f"_Not drawn: {', '.join(free)} — {NO_VARIATION}; its wide interval would dwarf the others._\n" if free else ""
+    )
+    lifts = [(name, metric) for name, metric in lifts if metric.se is not None]
     if not lifts:
-        return ""
+        return unbounded
     lows = [metric.ci[0] for _, metric in lifts]
     highs = [metric.ci[1] for _, metric in lifts]
     bottom, top = _axis_range([*lows, *highs, 0.0, pass_band, fail_band])
@@ -110,7 +121,7 @@ def lift_chart(
         f"lines: zero (grey), pass band {_number(pass_band):s} (green), "
         f"fail band {_number(fail_band):s} (red)._"
     )
-    return "```mermaid\n" + "\n".join(lines) + "\n```\n\n" + key + "\n"
+    return "```mermaid\n" + "\n".join(lines) + "\n```\n\n" + key + "\n" + (f"\n{unbounded}" if unbounded else "")
 
 
 def pruning_chart(curves: Sequence[PruningCurve], *, title: str) -> tuple[str, tuple[str, ...]]:

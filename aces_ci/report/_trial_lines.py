@@ -92,13 +92,7 @@ def settle_line(skill: SkillTrialResult) -> str | None:
     s = skill.settle
     if s is None:
         return None
-    options = []
-    if s.cases_needed is not None:
-        options.append(f"{s.cases_needed} cases in all ({s.extra_cases} more) at the same runs")
-    if s.runs_needed is not None:
-        options.append(f"{s.runs_needed} runs per case and condition ({s.extra_runs} more) with the same cases")
-    what = " or ".join(options) if options else "no design within reach"
-    return f"to settle it (towards {s.target}): {what} — {s.reason}"
+    return f"to settle it: {s.advice or s.reason}"
 
 
 def discordance_line(skill: SkillTrialResult) -> str | None:
@@ -204,7 +198,8 @@ def extra_lines(skill: SkillTrialResult) -> list[str]:
     for look in skill.sequential:
         state = "decided" if look.decided else "continue"
         lines.append(
-            f"sequential look {look.look} of {look.max_looks} (α {look.alpha:.4f}): {interval(look.ci)} → "
+            f"sequential look {look.look} of {look.max_looks} (α {look.alpha:.4f}, a {100 * (1 - look.alpha):.3g}% "
+            f"interval): {interval(look.ci)} → "
             f"{look.verdict}, {state}"
         )
     return lines

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ._ci_sections import cost_table, estimand_section, lift_table, metric_lifts
+from ._ci_sections import case_table, cost_table, estimand_section, lift_table, metric_lifts
+from ._ci_sections import headline as skill_headline
 from ._common import plural, skill_title
 from ._md_escape import cell as _cell
 from ._mermaid import lift_chart
@@ -81,13 +82,14 @@ def _skill_section(skill: SkillTrialResult, result: TrialResult) -> str:
     parts.append(f"{_cell(skill.contrast, 300)}. {_cell(verdict_line(skill), 1000)}\n\n")
     if (settle := settle_line(skill)) is not None:
         parts.append(f"{_cell(settle, 1000)}\n\n")
+    parts.append(case_table(skill))
     parts.append(lift_table(skill, result.confidence))
     gated = gated_lift(skill)
     if gated is not None:
         parts.extend(f"\n_{_cell(note, 400)}._\n" for note in lift_notes(gated))
     chart = lift_chart(
         metric_lifts(skill),
-        title=f"{skill.name}: lift by metric",
+        title=f"{skill.name}, {skill.contrast}: lift by metric",
         confidence=result.confidence,
         pass_band=result.pass_band,
         fail_band=result.fail_band,
@@ -118,6 +120,10 @@ def render_trial_markdown(result: TrialResult) -> str:
     """The whole trial as one Markdown document."""
     parts = [TRIAL_MARKER, "\n## aces-ci trial\n\n", f"{_cell(headline(result), 400)}\n\n"]
     parts.append(f"{_cell(gate_line(result), 400)}\n\n")
+    parts.extend(
+        f"- {skill_headline(skill, skill.gate_metric, result.confidence, skill.verdict)}\n" for skill in result.skills
+    )
+    parts.append("\n")
     parts.append(_summary(result))
     repo = result.repository
     if repo is not None and repo.delta is not None:

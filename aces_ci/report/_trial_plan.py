@@ -28,6 +28,13 @@ def _design_line(design: DesignEstimate) -> str:
     )
 
 
+def _sd_interval(plan: SkillDesignPlan) -> str:
+    if plan.between_case_sd_ci is None:
+        return ""
+    low, high = plan.between_case_sd_ci
+    return f" (95% interval {low:.3f} … {high:.3f})"
+
+
 def render_plan_text(plans: Sequence[SkillDesignPlan], metric: str, confidence: float) -> str:
     """One block per skill: where the noise came from, the noise, and the design of each question."""
     lines = [f"aces-ci trial --plan · {metric} lift · {round(confidence * 100)}% intervals, 80% power", ""]
@@ -36,7 +43,8 @@ def render_plan_text(plans: Sequence[SkillDesignPlan], metric: str, confidence: 
         lines.append(
             f"  from the {plan.source}: {plural(plan.pilot_cases, 'case')} × {plural(plan.pilot_runs, 'run')} "
             f"({plan.pilot_rollouts} cached rollouts); run-to-run SD {plan.run_noise_sd:.3f}, "
-            f"case-to-case SD of the lift {plan.between_case_sd:.3f}; the dataset has {plan.available_cases} cases"
+            f"case-to-case SD of the lift {plan.between_case_sd:.3f}{_sd_interval(plan)}; the dataset has "
+            f"{plan.available_cases} cases"
         )
         lines.extend(f"  {_design_line(design)}" for design in plan.designs)
         lines.extend(f"  assumes: {assumption}" for assumption in plan.assumptions)
@@ -63,6 +71,7 @@ def plan_to_dict(plans: Sequence[SkillDesignPlan], metric: str, confidence: floa
                 "usd_per_rollout": plan.usd_per_rollout,
                 "run_noise_sd": plan.run_noise_sd,
                 "between_case_sd": plan.between_case_sd,
+                "between_case_sd_ci": None if plan.between_case_sd_ci is None else list(plan.between_case_sd_ci),
                 "designs": [
                     {
                         "question": d.question,

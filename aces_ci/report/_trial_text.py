@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING
 
 from tabulate import tabulate
 
+from ._ci_sections import cost_ratio, headline_parts
 from ._common import plural, printable, skill_title
+from ._mermaid import NO_VARIATION
 from ._trial_lines import (
     cost_line,
     degradation_line,
@@ -46,7 +48,7 @@ def _lift_table(skill: SkillTrialResult, confidence: float) -> str:
             [
                 metric.replace("_", " ") + (" *" if metric == skill.gate_metric else ""),
                 signed(lift.delta),
-                interval(lift.ci),
+                interval(lift.ci) + ("" if lift.se is not None else f" ({NO_VARIATION})"),
                 f"{lift.with_mean:.3f}",
                 f"{lift.without_mean:.3f}",
                 str(lift.n_cases),
@@ -94,6 +96,12 @@ def _skill_block(skill: SkillTrialResult, result: TrialResult) -> list[str]:
 def render_trial_text(result: TrialResult) -> str:
     """The whole report as plain text (no colour; byte-identical for the same result but its timestamp)."""
     lines = [headline(result), gate_line(result), ""]
+    for skill in result.skills:
+        arms, size = headline_parts(skill, skill.gate_metric, result.confidence)
+        cost = cost_ratio(skill.cost)
+        title = printable(skill_title(skill.skill, skill.name))
+        lines.append(f"{title}: {arms}, {size}, {skill.verdict}" + (f"; {printable(cost)}" if cost else ""))
+    lines.append("")
     for skill in result.skills:
         lines.extend(_skill_block(skill, result))
         lines.append("")

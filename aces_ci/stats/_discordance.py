@@ -1,8 +1,10 @@
 """Paired discordance (what flipped under this protocol) and degradation shares (what got worse).
 
 **Discordance** compares, case by case, the mean with-score against the mean control-score:
-a *gain* when the with-condition's mean is higher by more than ``tolerance``, a *regression*
-when lower by more than ``tolerance``, a *tie* otherwise. These counts describe this protocol's
+a *gain* when the with-condition's mean is higher by more than ``tolerance`` *and* by more than
+the runs' spread allows (:func:`beyond_run_noise`), a *regression* when lower by as much, a *tie*
+otherwise — identical scores in both arms are always a tie. Without the spread test an A/A trial
+of a skill at p = 0.5 "regresses" on a third of its cases. These counts describe this protocol's
 runs (its coupling and number of runs); they are *not* the share of tasks the skill harms. Two
 conditions with identical expected scores still show regressions: with p = 0.5 in both and 3
 independent runs, 22 of 64 outcomes (34%) are regressions (review §3.7). The field
@@ -31,6 +33,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 from scipy import stats
 
 from ._data import Coupling, PairedScores, case_means
@@ -56,18 +59,71 @@ class Discordance:
     label: str = DISCORDANCE_LABEL
 
 
+NOISE_Z = 1.96
+"""A case's difference counts when it exceeds this many standard errors of run noise (two-sided 95%)."""
+
+
+@dataclass(frozen=True)
+class RunNoise:
+    """Which cases differ between the arms by more than their runs' spread allows.
+
+    ``run_sd`` is the within-case run standard deviation pooled over every usable case and both
+    arms (None when no case has two scorable runs in an arm: the spread is unknown and any
+    difference counts). ``beyond[i]`` is True for usable case i (in :func:`case_means` order) when
+    ``|d_i| > z · run_sd · √(1/n_with + 1/n_control)``.
+    """
+
+    run_sd: float | None
+    z: float
+    differences: npt.NDArray[np.float64]
+    beyond: npt.NDArray[np.bool_]
+
+
+def beyond_run_noise(scores: PairedScores, z: float = NOISE_Z, tolerance: float = 0.0) -> RunNoise:
+    """Per usable case: is the arms' mean difference larger than run noise (and ``tolerance``) explains?
+
+    The run spread is pooled over cases because three runs of one case cannot estimate their own
+    spread (0/3 against 1/3 has a per-case spread of zero in one arm). A deterministic agent has
+    ``run_sd`` 0, so every nonzero difference counts; equal means never do.
+    """
+    keep = scores.usable()
+    w_m, c_m = scores.with_scores[keep], scores.control_scores[keep]
+    w, c = case_means(scores)
+    d = np.asarray(w - c, dtype=np.float64)
+    ss, dof = 0.0, 0
+    for matrix in (w_m, c_m):
+        for row in matrix:
+            values = row[~np.isnan(row)]
+            if values.size >= 2:
+                ss += float(np.sum((values - values.mean()) ** 2))
+                dof += int(values.size) - 1
+    run_sd = math.sqrt(ss / dof) if dof > 0 else None
+    n_w = np.sum(~np.isnan(w_m), axis=1) if w_m.size else np.empty(0)
+    n_c = np.sum(~np.isnan(c_m), axis=1) if c_m.size else np.empty(0)
+    se = (run_sd or 0.0) * np.sqrt(1.0 / np.maximum(n_w, 1) + 1.0 / np.maximum(n_c, 1))
+    # Means of a few [0, 1] scores are not exact in binary floating point; a tie must not become a flip.
+    beyond = (np.abs(d) > z * se + tolerance + 1e-12) if d.size else np.zeros(0, dtype=bool)
+    return RunNoise(run_sd, z, d, np.asarray(beyond, dtype=np.bool_))
+
+
 def paired_discordance(scores: PairedScores, tolerance: float = 0.0) -> Discordance:
-    """Count gains / regressions / ties: per case, mean with-score vs mean control-score ± ``tolerance``."""
+    """Count gains / regressions / ties: a case flips only when its difference exceeds run noise and ``tolerance``."""
     if tolerance < 0:
         raise ValueError(f"tolerance must be ≥ 0, got {tolerance}")
-    w, c = case_means(scores)
-    d = w - c
-    # Means of a few [0, 1] scores are not exact in binary floating point; a tie must not become a flip.
-    eps = tolerance + 1e-12
-    gains, regressions = int(np.sum(d > eps)), int(np.sum(d < -eps))
+    noise = beyond_run_noise(scores, tolerance=tolerance)
+    d = noise.differences
+    gains = int(np.sum((d > 0) & noise.beyond))
+    regressions = int(np.sum((d < 0) & noise.beyond))
+    spread = (
+        f"more than {noise.z:g} standard errors of the runs' spread (run sd {noise.run_sd:.3f}, pooled over cases)"
+        if noise.run_sd is not None
+        else "at all (one run per case: the runs' spread is unknown)"
+    )
     comparison = (
-        f"per case, the mean of its with-condition runs against the mean of its control runs; a difference "
-        f"within ±{tolerance:g} is a tie"
+        f"per case, the mean of its with-condition runs against the mean of its control runs; a gain or regression "
+        f"only when they differ by {spread}"
+        + (f" and by more than ±{tolerance:g}" if tolerance else "")
+        + "; otherwise a tie"
     )
     return Discordance(
         gains,

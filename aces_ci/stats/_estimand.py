@@ -72,11 +72,25 @@ def estimand_statement(facts: ProtocolFacts) -> EstimandStatement:
         unit=_unit(facts),
         budget=_budget(facts),
         summary=(
-            f"Summary: the difference in mean {facts.metric} score (with minus control, on a 0–1 scale), with a "
-            f"{100 * (1 - facts.alpha):g}% interval that treats each case, not each run, as one observation."
+            f"Summary: the difference in mean {facts.metric} score{_METRIC_MEANING.get(facts.metric, '')} (with minus "
+            f"control, on a 0–1 scale), with a {100 * (1 - facts.alpha):g}% interval that treats each case, not each "
+            "run, as one observation; as a statement about only these very cases the interval is conservative."
         ),
         identification=_identification(facts),
     )
+
+
+_METRIC_MEANING = {
+    "outcome": (
+        " (accuracy and goal accuracy: did the agent get the task right; the composite is reported beside it and "
+        "skill efficiency as a cost line of tokens, turns and dollars per arm, never inside this number)"
+    ),
+    "composite": (
+        " (ACES' composite: the mean of the six metrics that apply, skill efficiency included, so a skill that costs "
+        "tokens pays for them here)"
+    ),
+}
+"""What a derived metric averages, said where the summary names it."""
 
 
 def _contrast(f: ProtocolFacts) -> str:

@@ -18,6 +18,7 @@ bounded, lumpy ``d_i`` of real trials.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from dataclasses import dataclass
@@ -52,6 +53,8 @@ class VarianceComponents:
     within_pair_cov: float
     identified: bool
     source: str
+    between_case_ci: tuple[float, float] | None = None
+    """95% interval of ``between_case`` (from the χ² law of the observed variance of d_i); None if not estimated."""
 
     def case_difference_variance(self, runs_with: float, runs_control: float, pairs: float = 0.0) -> float:
         """Var(d_i) of a design with these runs per arm (``pairs`` seed-sharing pairs per case)."""
@@ -89,6 +92,46 @@ def variance_components(scores: PairedScores) -> VarianceComponents:
     within_part = float(np.mean(vw / kw + vc / kc - 2.0 * cov * pairs / (kw * kc))) if n else 0.0
     between = max(total - within_part, 0.0)
     return VarianceComponents(between, vw, vc, cov, True, "pilot trial")
+
+
+def pooled_components(scores: PairedScores, alpha: float = 0.05) -> VarianceComponents:
+    """The components ``--plan`` sizes a design with: the case-to-case part pooled into run noise unless it shows.
+
+    The truncated moment of :func:`variance_components` is positive about half the time when the
+    true case-to-case spread is 0, and its size swings from pilot to pilot (0.07 to 0.34 in SD over
+    12 pilots of one skill); a design read off it swung from 23×5 to 117×1. Here the case-to-case
+    variance is kept only when an F-test of the observed variance of d_i against the run noise it
+    contains rejects at ``alpha`` (Bancroft's pooling rule), else it is 0 — the run noise, estimated
+    with many more degrees of freedom, then sizes the design. Its interval is reported either way.
+    """
+    comp = variance_components(scores)
+    keep = scores.usable()
+    d = case_differences(scores)
+    n = int(d.size)
+    if not comp.identified or n < 2:
+        return comp
+    w, c = scores.with_scores[keep], scores.control_scores[keep]
+    kw = np.sum(~np.isnan(w), axis=1)
+    kc = np.sum(~np.isnan(c), axis=1)
+    pairs = np.sum(~np.isnan(w) & ~np.isnan(c), axis=1) if scores.coupling == "shared-seed" else np.zeros(n)
+    within_part = float(
+        np.mean(comp.within_with / kw + comp.within_control / kc - 2.0 * comp.within_pair_cov * pairs / (kw * kc))
+    )
+    total = float(np.var(d, ddof=1))
+    low = total * (n - 1) / float(stats.chi2.ppf(1.0 - alpha / 2.0, n - 1)) - within_part
+    high = total * (n - 1) / float(stats.chi2.ppf(alpha / 2.0, n - 1)) - within_part
+    ci = (max(low, 0.0), max(high, 0.0))
+    df_within = int(np.sum(kw - 1) + np.sum(kc - 1))
+    shows = within_part <= 0.0 or float(stats.f.sf(total / within_part, n - 1, max(df_within, 1))) < alpha
+    if shows:
+        return dataclasses.replace(comp, between_case_ci=ci)
+    return dataclasses.replace(
+        comp,
+        between_case=0.0,
+        between_case_ci=ci,
+        source=f"{comp.source}; its case-to-case spread is not distinguishable from run noise (F-test at "
+        f"{alpha:g}), so it is pooled into run noise",
+    )
 
 
 def components_from_aa(aa: PairedScores, between_case_lift_sd: float = 0.0) -> VarianceComponents:

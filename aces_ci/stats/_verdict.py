@@ -16,9 +16,12 @@ when it reads "cannot show a lift" as "no lift"), and the report says how many c
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Literal
+
+from scipy.stats import t as t_dist
 
 from ._lift import METHOD_T, PairedLift
 from ._power import POWER, cases_needed, power_to_detect
@@ -40,6 +43,10 @@ class Bands:
             )
 
 
+NEAR_BAND = 0.01
+"""A lift this close to a band is not worth settling: the cases it would take grow as 1/distance²."""
+
+
 @dataclass(frozen=True)
 class Settle:
     """How much more evidence would settle an underpowered verdict, assuming the lift is as observed.
@@ -47,7 +54,9 @@ class Settle:
     ``target`` is the verdict the observed lift points to; ``cases_needed`` is the number of cases
     (at the current runs per condition) and ``runs_needed`` the runs per condition (with the
     current cases) that would reach it with ``power``; either is None when no such design exists
-    (``reason`` says why). ``*_rollouts`` count both conditions.
+    (``reason`` says why). ``*_rollouts`` count both conditions. ``available_cases`` is what the
+    dataset holds (None: unknown); ``advice`` is the one sentence every report prints
+    (:func:`settle_advice`), so the CLI, the comment and the gate never disagree.
     """
 
     target: VerdictLabel
@@ -60,6 +69,11 @@ class Settle:
     extra_runs: int | None
     runs_rollouts: int | None
     reason: str
+    available_cases: int | None = None
+
+    @property
+    def advice(self) -> str:
+        return settle_advice(self)
 
 
 @dataclass(frozen=True)
@@ -87,19 +101,92 @@ def verdict_label(ci: tuple[float, float] | None, bands: Bands = Bands()) -> Ver
     return "underpowered"
 
 
-def verdict(lift: PairedLift, bands: Bands = Bands(), power: float = POWER, max_runs: int = 20) -> Verdict:
+def verdict(
+    lift: PairedLift,
+    bands: Bands = Bands(),
+    power: float = POWER,
+    max_runs: int = 20,
+    available_cases: int | None = None,
+) -> Verdict:
     """The verdict of one skill on one metric, with a way forward when the design could not tell."""
     label = verdict_label(lift.ci, bands)
     reason = _reason(label, lift, bands)
-    settle = settle_plan(lift, bands, power, max_runs) if label == "underpowered" and lift.delta is not None else None
+    settle = (
+        settle_plan(lift, bands, power, max_runs, available_cases)
+        if label == "underpowered" and lift.delta is not None
+        else None
+    )
     return Verdict(label, reason, lift.ci, bands, settle)
 
 
-def settle_plan(lift: PairedLift, bands: Bands, power: float = POWER, max_runs: int = 20) -> Settle:
+def settle_plan(
+    lift: PairedLift,
+    bands: Bands,
+    power: float = POWER,
+    max_runs: int = 20,
+    available_cases: int | None = None,
+) -> Settle:
     """Cases or runs that would settle the verdict, from the observed lift and spread."""
     if lift.delta is None:
         raise ValueError("there is no lift to settle: no case was scorable in both conditions")
-    delta = lift.delta
+    runs = max(lift.runs_per_arm, 1)
+    settle = settle_cases(
+        lift.delta,
+        n_cases=lift.n_cases,
+        runs=runs,
+        alpha=lift.alpha,
+        bands=bands,
+        case_sd=None if lift.se is None else lift.se * math.sqrt(lift.n_cases),
+        zero_spread=lift.method != METHOD_T,
+        power=power,
+        available_cases=available_cases,
+    )
+    if settle.reason or lift.method != METHOD_T:
+        return settle
+    margins = _margins(settle.target, bands)
+    runs_needed = None
+    if lift.variance.identified:
+        for r in range(runs + 1, max_runs + 1):
+            sd = lift.variance.design_sd(r)
+            if all(power_to_detect(lift.delta, lift.n_cases, sd, lift.alpha, m) >= power for m in margins):
+                runs_needed = r
+                break
+    reason = f"each with {power:.0%} power if the true lift is {lift.delta:+.3f} and the spread stays as observed"
+    if runs_needed is None:
+        reason += (
+            f"; more runs (up to {max_runs}) cannot settle this: the cases' own spread is the limit"
+            if lift.variance.identified
+            else "; with one run per case, run noise cannot be told from case differences, so only cases are counted"
+        )
+    return dataclasses.replace(
+        settle,
+        runs_needed=runs_needed,
+        extra_runs=None if runs_needed is None else runs_needed - runs,
+        runs_rollouts=None if runs_needed is None else lift.n_cases * runs_needed * 2,
+        reason=reason,
+    )
+
+
+def settle_cases(
+    delta: float,
+    *,
+    n_cases: int,
+    runs: int,
+    alpha: float,
+    bands: Bands,
+    case_sd: float | None,
+    zero_spread: bool = False,
+    power: float = POWER,
+    available_cases: int | None = None,
+) -> Settle:
+    """The cases that would settle a verdict on ``delta`` — the one rule the trial, the gate and the comment use.
+
+    ``case_sd`` is the SD of the per-case differences (the interval's standard error × √n);
+    ``zero_spread`` says the interval was the distribution-free bound (every case the same
+    difference). A lift within :data:`NEAR_BAND` of the band it would have to clear gets no design:
+    the cases needed grow as 1/distance², and thousands of cases for a lift that sits on a band is
+    not advice. A non-empty ``reason`` means no runs-based design needs computing.
+    """
     target: VerdictLabel
     if delta >= bands.pass_band:
         target = "pass"
@@ -107,55 +194,107 @@ def settle_plan(lift: PairedLift, bands: Bands, power: float = POWER, max_runs: 
         target = "fail"
     else:
         target = "neutral"
-    runs = max(lift.runs_per_arm, 1)
-    n = lift.n_cases
-    none = Settle(target, delta, power, None, None, None, None, None, None, "")
-    if delta in (bands.pass_band, bands.fail_band):
-        return _with_reason(none, "the observed lift sits exactly on a band: no finite design settles it")
-    if n < 2:
-        return _with_reason(none, "with one case the spread across cases is unknown: add cases to estimate it")
-    if lift.method != METHOD_T:
-        return _zero_spread_settle(lift, delta, bands, target, power=power, runs=runs)
+    none = Settle(target, delta, power, None, None, None, None, None, None, "", available_cases)
     margins = _margins(target, bands)
-    sd_now = lift.variance.design_sd(runs)
-    needed = [cases_needed(delta, sd_now, lift.alpha, power, m) for m in margins]
-    cases = None if any(x is None for x in needed) else max(x for x in needed if x is not None)
-    runs_needed = None
-    if lift.variance.identified:
-        for r in range(runs + 1, max_runs + 1):
-            sd = lift.variance.design_sd(r)
-            if all(power_to_detect(delta, n, sd, lift.alpha, m) >= power for m in margins):
-                runs_needed = r
-                break
-    reasons = []
-    if cases is None:
-        reasons.append("no number of cases reaches the power at this lift")
-    if runs_needed is None:
-        reasons.append(
-            f"with {n} cases, no number of runs up to {max_runs} per condition reaches the power: add cases"
-            if lift.variance.identified
-            else "with one run per case, run noise cannot be told from case differences: add cases"
+    nearest = min(margins, key=lambda m: abs(delta - m))
+    if abs(delta - nearest) < NEAR_BAND:
+        return dataclasses.replace(
+            none,
+            reason=f"this lift is within {NEAR_BAND:g} of the band {nearest:+.2f}: no affordable design settles it",
         )
+    if n_cases < 2:
+        return dataclasses.replace(
+            none, reason="with one case the spread across cases is unknown: add cases to estimate it"
+        )
+    runs = max(runs, 1)
+    if zero_spread or case_sd is None:
+        return _zero_spread_settle(
+            delta, n_cases, alpha, bands, target, power=power, runs=runs, available=available_cases
+        )
+    needed = [cases_needed(delta, case_sd, alpha, power, m) for m in margins]
+    cases = None if any(x is None for x in needed) else max(x for x in needed if x is not None)
     return Settle(
         target,
         delta,
         power,
         cases,
-        None if cases is None else max(cases - n, 0),
+        None if cases is None else max(cases - n_cases, 0),
         None if cases is None else cases * runs * 2,
-        runs_needed,
-        None if runs_needed is None else runs_needed - runs,
-        None if runs_needed is None else n * runs_needed * 2,
-        "; ".join(reasons)
-        or f"each with {power:.0%} power if the true lift is {delta:+.3f} and the spread stays as observed",
+        None,
+        None,
+        None,
+        "" if cases is not None else "no number of cases reaches the power at this lift",
+        available_cases,
     )
 
 
+def settle_from_interval(
+    delta: float,
+    ci: tuple[float, float],
+    *,
+    n_cases: int,
+    runs: int,
+    alpha: float,
+    bands: Bands,
+    se: float | None = None,
+    distribution_free: bool = False,
+    power: float = POWER,
+    available_cases: int | None = None,
+) -> Settle:
+    """:func:`settle_cases` for a reader that has only the interval (the gate over a saved result).
+
+    The case SD is the standard error × √n when known, else read back from the t-interval's width
+    (exact unless the interval was clipped at ±1). ``distribution_free``: the interval is the bound
+    used when every case showed the same difference, so there is no spread to read back.
+    """
+    low, high = ci
+    if se is None and not distribution_free and n_cases >= 2 and high > low:
+        se = (high - low) / 2.0 / float(t_dist.ppf(1.0 - alpha / 2.0, n_cases - 1))
+    zero = distribution_free or se is None or se <= 0.0
+    return settle_cases(
+        delta,
+        n_cases=n_cases,
+        runs=runs,
+        alpha=alpha,
+        bands=bands,
+        case_sd=None if zero or se is None else se * math.sqrt(n_cases),
+        zero_spread=zero,
+        power=power,
+        available_cases=available_cases,
+    )
+
+
+def settle_advice(s: Settle) -> str:
+    """The one sentence that says what would settle the verdict; every report prints this."""
+    options = []
+    if s.cases_needed is not None:
+        more = f"{s.extra_cases} more" if s.extra_cases is not None else "more"
+        held = (
+            f"; the dataset holds {s.available_cases}: add {s.cases_needed - s.available_cases} cases"
+            if s.available_cases is not None and s.cases_needed > s.available_cases
+            else ""
+        )
+        options.append(f"{s.cases_needed} cases in all ({more}{held}) at the same runs per arm")
+    if s.runs_needed is not None:
+        options.append(f"{s.runs_needed} runs per case and arm ({s.extra_runs} more) on these cases")
+    why = s.reason.lstrip("; ")
+    if not options:
+        return f"no design settles it: {why}" if why else "no design settles it"
+    return f"{' or '.join(options)} (towards {s.target}{', ' + why if why else ''})"
+
+
 def _zero_spread_settle(
-    lift: PairedLift, v: float, bands: Bands, target: VerdictLabel, *, power: float, runs: int
+    v: float,
+    n_cases: int,
+    alpha: float,
+    bands: Bands,
+    target: VerdictLabel,
+    *,
+    power: float,
+    runs: int,
+    available: int | None,
 ) -> Settle:
     """Every case showed the same difference v: cases needed for the distribution-free bound to clear."""
-    alpha = lift.alpha
     if target == "pass":
         q_max = (v - bands.pass_band) / (v + 1.0)
     elif target == "fail":
@@ -164,21 +303,24 @@ def _zero_spread_settle(
         q_max = min((v - bands.fail_band) / (v + 1.0), (bands.pass_band - v) / (1.0 - v))
     q_max *= 1.0 - 1e-12  # the neutral rule is strict; stay inside it
     if q_max <= 0.0:
-        return Settle(target, v, power, None, None, None, None, None, None, "the observed lift sits on a band")
+        return Settle(
+            target, v, power, None, None, None, None, None, None, "the observed lift sits on a band", available
+        )
     cases = math.ceil(math.log(alpha / 2.0) / math.log(1.0 - q_max)) if q_max < 1.0 else 1
-    cases = max(cases, lift.n_cases + 1)
+    cases = max(cases, n_cases + 1)
     return Settle(
         target,
         v,
         power,
         cases,
-        cases - lift.n_cases,
+        cases - n_cases,
         cases * runs * 2,
         None,
         None,
         None,
         "every case showed the same difference; if more cases keep showing it, this many would settle the verdict "
         "(more runs cannot help: the spread across cases is what is unknown)",
+        available,
     )
 
 
@@ -188,10 +330,6 @@ def _margins(target: VerdictLabel, bands: Bands) -> tuple[float, ...]:
     if target == "fail":
         return (bands.fail_band,)
     return (bands.fail_band, bands.pass_band)
-
-
-def _with_reason(s: Settle, reason: str) -> Settle:
-    return Settle(s.target, s.assumed_lift, s.power, None, None, None, None, None, None, reason)
 
 
 def _reason(label: VerdictLabel, lift: PairedLift, bands: Bands) -> str:

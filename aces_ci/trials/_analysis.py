@@ -5,7 +5,7 @@ beside it, MDE, discordance, degradation shares, trigger strata, cost, the verdi
 settle it); this module only decides which scores each statistic sees:
 
 * the **primary contrast** carries the verdict, on the gated metric (aces.yml ``gate.metric``,
-  default composite), read off its interval with the gate's bands;
+  default outcome: accuracy and goal accuracy), read off its interval with the gate's bands;
 * the **routing premium** is, per case, the isolation lift minus the group lift, with the same
   case-clustered t-interval over cases;
 * the **metadata-only split** reports presence value θ_m (stub − control) and content lift Λ
@@ -24,6 +24,7 @@ import numpy as np
 
 from .. import stats
 from ..engine import RolloutRecord
+from ..redact import redact_text, safe_prefix
 from ._protocol import Contrast, SkillPlan, TrialDesign
 from ._result import (
     ArmCostResult,
@@ -240,12 +241,40 @@ def _arm_cost(cost: stats.ConditionCost, wall_s: float) -> ArmCostResult:
     )
 
 
+SHOWN_CHARS = 120
+"""How much of a prompt or an answer the per-case table quotes."""
+
+
+def _shown(text: str | None) -> str | None:
+    if text is None:
+        return None
+    flat = " ".join(redact_text(text).split())
+    cut = safe_prefix(flat, SHOWN_CHARS)
+    return cut + ("…" if len(cut) < len(flat) else "")
+
+
+def _case_texts(table: RunTable, case: str, treatment: str, control: str) -> tuple[str | None, str | None, str | None]:
+    """The case's prompt and each condition's first answer, cut and redacted, for the per-case table."""
+    runs = range(table.replicates)
+    treated = [r for i in runs if (r := table.get(case, treatment, i)) is not None]
+    controls = [r for i in runs if (r := table.get(case, control, i)) is not None]
+    every = treated + controls
+    prompt = _shown(every[0].request.case.prompt) if every else None
+
+    def answer(records: list[RolloutRecord]) -> str | None:
+        return next((_shown(r.result.final_answer) for r in records if r.result.final_answer is not None), None)
+
+    return prompt, answer(treated), answer(controls)
+
+
 def _settle(verdict: stats.Verdict) -> SettleResult | None:
     s = verdict.settle
     if s is None:
         return None
     rollouts = s.cases_rollouts if s.cases_rollouts is not None else s.runs_rollouts
-    return SettleResult(s.target, s.cases_needed, s.extra_cases, s.runs_needed, s.extra_runs, rollouts, s.reason)
+    return SettleResult(
+        s.target, s.cases_needed, s.extra_cases, s.runs_needed, s.extra_runs, rollouts, s.reason, s.advice
+    )
 
 
 def _capped(table: RunTable, treatment: str, control: str, settings: AnalysisSettings) -> CappedLift | None:
@@ -348,7 +377,7 @@ def analyse_skill(
     gate_lift = primary_raw.get(metric) or stats.paired_lift(
         paired(table, primary.treatment, primary.control, metric, coupling), settings.alpha
     )
-    verdict = stats.verdict(gate_lift, settings.bands)
+    verdict = stats.verdict(gate_lift, settings.bands, available_cases=len(table.case_ids))
     label, reason = verdict.label, verdict.reason
     if sequential:
         last = sequential[-1]
@@ -424,7 +453,7 @@ def analyse_skill(
         triage=triage_cases(table, primary.treatment, primary.control, metric, plan.skill.name) if negative else (),
         sequential=tuple(sequential),
         cases=tuple(
-            CaseRow(case, tuple(w), tuple(c))
+            CaseRow(case, tuple(w), tuple(c), *_case_texts(table, case, primary.treatment, primary.control))
             for case, w, c in zip(table.case_ids, with_rows, control_rows, strict=True)
         ),
         capped=_capped(table, primary.treatment, primary.control, settings),

@@ -2,7 +2,8 @@
 
 The plan reads only what is already paid for: the trial's requests are put to the engine with a
 budget of zero new rollouts, so the cache and the journal answer and nothing runs. Those rollouts
-are the pilot. Its run noise and case-to-case spread (:func:`aces_ci.stats.variance_components`),
+are the pilot. Its run noise and case-to-case spread (:func:`aces_ci.stats.pooled_components`: the
+spread is kept only when it shows above run noise, so the design does not swing from pilot to pilot),
 or with ``--control aa`` the A/A control's run noise (:func:`aces_ci.stats.components_from_aa`,
 with the case-to-case spread of the lift taken from the pilot when it has one, else assumed 0 and
 said so), feed :func:`aces_ci.stats.plan`; tokens and dollars per rollout are the pilot's means.
@@ -58,6 +59,8 @@ class SkillDesignPlan:
     usd_per_rollout: float | None
     between_case_sd: float
     run_noise_sd: float
+    between_case_sd_ci: tuple[float, float] | None
+    """95% interval of the case-to-case SD of the lift; None when the pilot could not estimate it."""
     designs: tuple[DesignEstimate, ...]
     assumptions: tuple[str, ...]
 
@@ -78,14 +81,14 @@ def _components(
         if int(aa_scores.usable().sum()) >= 2:
             spread = 0.0
             if int(pilot.usable().sum()) >= 2:
-                spread = math.sqrt(stats.variance_components(pilot).between_case)
+                spread = math.sqrt(stats.pooled_components(pilot).between_case)
                 notes.append(f"case-to-case spread of the lift from the pilot: SD {spread:.3f}")
             else:
                 notes.append("case-to-case spread of the lift assumed 0 (no pilot of the lift itself): optimistic")
             return stats.components_from_aa(aa_scores, spread), "A/A control", aa_scores, notes
     if int(pilot.usable().sum()) < 2:
         raise NoPilot(plan.skill.name)
-    return stats.variance_components(pilot), "pilot", pilot, notes
+    return stats.pooled_components(pilot), "pilot", pilot, notes
 
 
 def plan_skill_design(
@@ -152,6 +155,9 @@ def plan_skill_design(
         usd_per_rollout=per_rollout_usd,
         between_case_sd=math.sqrt(max(components.between_case, 0.0)),
         run_noise_sd=run_noise,
+        between_case_sd_ci=None
+        if components.between_case_ci is None
+        else (math.sqrt(components.between_case_ci[0]), math.sqrt(components.between_case_ci[1])),
         designs=tuple(designs),
         assumptions=tuple(assumptions),
     )

@@ -137,6 +137,8 @@ class SettleResult:
     extra_runs: int | None
     rollouts_needed: int | None
     reason: str
+    advice: str = ""
+    """The one sentence every report prints (:func:`aces_ci.stats.settle_advice`)."""
 
 
 @dataclass(frozen=True)
@@ -218,6 +220,11 @@ class CaseRow:
     case: str
     with_scores: tuple[float | None, ...]
     control_scores: tuple[float | None, ...]
+    prompt: str | None = None
+    """The case's prompt, cut to :data:`aces_ci.trials.SHOWN_CHARS` and redacted: what a reviewer scans first."""
+    with_answer: str | None = None
+    """The first with-run's final answer, cut and redacted; None when no with-run answered."""
+    control_answer: str | None = None
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,7 @@ class SkillUnderTrial:
 class GateSettings:
     """How the verdict is read: the metric, the bands, α, and whether underpowered fails the gate."""
 
-    metric: str = "composite"
+    metric: str = "outcome"
     bands: stats.Bands = field(default_factory=stats.Bands)
     alpha: float = 0.05
     underpowered_fails: bool = False

@@ -37,8 +37,8 @@ EFFICIENCY = "skill_efficiency"
 """The metric graded per pair, against the other condition's rollout of the same case and run."""
 COMPOSITE = "composite"
 OUTCOME = "outcome"
-TRIAL_METRICS = (COMPOSITE, OUTCOME, *ACES_METRICS)
-"""The metrics a trial reports a lift for, in table order (the gated composite first)."""
+TRIAL_METRICS = (OUTCOME, COMPOSITE, *ACES_METRICS)
+"""The metrics a trial reports a lift for, in table order (the default gated outcome first, the composite beside it)."""
 DERIVED = {COMPOSITE: ACES_METRICS, OUTCOME: OUTCOME_METRICS}
 """Derived metric → the metrics it averages."""
 LOADING_VIAS = frozenset({"skill_tool", "file_read", "shell_read", "preloaded"})

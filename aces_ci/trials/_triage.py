@@ -4,13 +4,14 @@ ACES finds negative Skill Lift in two classes in the traces, and only the second
 the skill: either the with-skill rollouts failed to produce a score (they hit a turn or token
 limit, timed out, gave no answer, their grading failed), or they finished with a worse answer
 (the skill steered the agent the wrong way). For each case whose with-condition did worse than
-its control, this module reads the trajectories and says which, with the evidence a skill author
-checks first: how each with-run ended, whether and at which step the skill was loaded, and the
-start of both conditions' answers.
+its control beyond what its runs' spread allows, this module reads the trajectories and says
+which, with the evidence a skill author checks first: how each with-run ended, whether and at
+which step the skill was loaded, and the start of every run's answer in both conditions.
 """
 
 from __future__ import annotations
 
+from .. import stats
 from ..engine import RolloutRecord
 from ..redact import redact_text, safe_prefix
 from ._result import TriageCase, TriageClass
@@ -18,7 +19,6 @@ from ._table import LOADING_VIAS, RunTable, score_rows
 
 ANSWER_CHARS = 160
 """How much of an answer the evidence quotes."""
-TIE = 1e-12
 
 
 def _shown(answer: str | None) -> str:
@@ -50,9 +50,23 @@ def _loaded(record: RolloutRecord, skill: str) -> str:
     return f"loaded the skill at {', '.join(steps)}" if steps else "never loaded the skill"
 
 
+def _answers(records: list[RolloutRecord]) -> list[str | None]:
+    return sorted((None if (a := r.result.final_answer) is None else " ".join(a.split()) for r in records), key=str)
+
+
 def triage_cases(table: RunTable, treatment: str, control: str, metric: str, skill: str) -> tuple[TriageCase, ...]:
-    """One entry per case whose mean ``metric`` score is lower in ``treatment`` than in ``control``."""
+    """One entry per case whose ``treatment`` runs did worse than run noise explains, or mostly gave no score.
+
+    A case whose runs all scored enters only when its mean is below the control's by more than the
+    runs' spread allows (:func:`aces_ci.stats.beyond_run_noise`, the same test discordance counts
+    with), and never when both conditions gave the same answers: a grader that scored one string two
+    ways measured itself, not the skill. Every run of both conditions is listed as evidence.
+    """
     with_rows, control_rows = score_rows(table, treatment, control, metric)
+    scores = stats.paired_scores(with_rows, control_rows, "independent", table.case_ids)
+    usable = scores.usable()
+    noise = stats.beyond_run_noise(scores)
+    beyond = dict(zip((c for c, ok in zip(table.case_ids, usable, strict=True) if ok), noise.beyond, strict=True))
     out: list[TriageCase] = []
     for case, w_row, c_row in zip(table.case_ids, with_rows, control_rows, strict=True):
         c_scores = [v for v in c_row if v is not None]
@@ -62,9 +76,8 @@ def triage_cases(table: RunTable, treatment: str, control: str, metric: str, ski
         w_scores = [v for v in w_row if v is not None]
         with_mean = sum(w_scores) / len(w_scores) if w_scores else None
         records = [r for i in range(table.replicates) if (r := table.get(case, treatment, i)) is not None]
+        partners = [r for i in range(table.replicates) if (r := table.get(case, control, i)) is not None]
         if not records:
-            continue
-        if with_mean is not None and with_mean >= control_mean - TIE:
             continue
         evidence: list[str] = []
         failed = 0
@@ -77,12 +90,17 @@ def triage_cases(table: RunTable, treatment: str, control: str, metric: str, ski
             else:
                 answer = _shown(record.result.final_answer)
                 evidence.append(f"{label}: {_loaded(record, skill)}; answered {answer} (score {value:g})")
-        partner = next((r for i in range(table.replicates) if (r := table.get(case, control, i)) is not None), None)
-        if partner is not None:
-            evidence.append(
-                f"{control} run {partner.request.replicate}: answered {_shown(partner.result.final_answer)}"
-            )
         # A case whose with-runs mostly gave no score failed to score; otherwise the answers were worse.
-        triage: TriageClass = "no_score" if with_mean is None or failed * 2 > len(records) else "steered"
+        no_score = with_mean is None or failed * 2 > len(records)
+        worse = with_mean is not None and with_mean < control_mean and beyond.get(case, False)
+        if not no_score and (not worse or _answers(records) == _answers(partners)):
+            continue
+        for partner in partners:
+            value = c_row[partner.request.replicate]
+            score = "" if value is None else f" (score {value:g})"
+            evidence.append(
+                f"{control} run {partner.request.replicate}: answered {_shown(partner.result.final_answer)}{score}"
+            )
+        triage: TriageClass = "no_score" if no_score else "steered"
         out.append(TriageCase(case, triage, with_mean, control_mean, tuple(evidence)))
     return tuple(out)

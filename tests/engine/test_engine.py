@@ -93,6 +93,8 @@ async def test_an_unchanged_rerun_is_served_from_the_cache_with_no_model_call(
     assert [r.source for r in second.records] == ["cache"] * 4
     assert scores(second) == scores(first) == [1.0, 0.0] * 2
     assert second.usage.model_calls == 0 and first.usage.model_calls == 4
+    # git never sees the paid rollouts: the cache directory ignores itself
+    assert (tmp_path / "cache" / ".gitignore").read_text().splitlines()[-1] == "*"
 
 
 async def test_a_changed_skill_misses_the_cache_but_the_baseline_hits(scripted_server: Server, tmp_path: Path) -> None:

@@ -205,9 +205,17 @@ def test_aces_extras_are_kept(tmp_path):
     assert second.acceptable_skills == ("pdf-tools", "docx")
 
 
-def test_unknown_fields_are_allowed(tmp_path):
-    dataset = {"skill_name": "demo", "version": 2, "evals": [{"id": 1, "prompt": "p", "bucket": "implicit"}]}
+def test_unknown_fields_are_errors_and_x_keys_are_the_authors_own(tmp_path):
+    dataset = {"skill_name": "demo", "version": 2, "evals": [{"id": 1, "prompt": "p", "expected_outptu": "4"}]}
     evalset = load(tmp_path, dataset)
+    assert [(p.code, p.pointer) for p in evalset.problems] == [
+        ("unknown-key", "/version"),
+        ("unknown-key", "/evals/0/expected_outptu"),
+    ]
+    assert "did you mean 'expected_output'?" in evalset.problems[1].message
+    assert "keep your own metadata under a key starting with x-" in evalset.problems[0].message
+    own = {"skill_name": "demo", "x-version": 2, "evals": [{"id": 1, "prompt": "p", "x-bucket": "implicit"}]}
+    evalset = load(tmp_path / "own", own)
     assert evalset.problems == ()
     assert [case.id for case in evalset.cases] == ["1"]
 

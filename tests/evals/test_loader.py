@@ -94,7 +94,7 @@ def test_deeply_nested_json_is_refused(tmp_path, depth):
 
 
 def test_nesting_within_the_limit_is_read(tmp_path):
-    text = '{"evals": [{"id": 1, "prompt": "p", "extra": ' + "[" * 29 + "]" * 29 + "}]}"
+    text = '{"evals": [{"id": 1, "prompt": "p", "x-extra": ' + "[" * 29 + "]" * 29 + "}]}"
     evalset = load(tmp_path, text)
     assert evalset.problems == () and len(evalset.cases) == 1
 
@@ -152,11 +152,12 @@ def test_bad_yaml_becomes_a_problem(tmp_path, text, code, line):
 
 def test_yaml_keys_are_read_as_json_would_spell_them(tmp_path):
     evalset = load(tmp_path, "evals:\n  - id: 1\n    prompt: p\n    on: 3\n    null: 4\n", "evals.yaml")
-    assert evalset.problems == () and [case.id for case in evalset.cases] == ["1"]
+    assert [p.pointer for p in evalset.problems] == ["/evals/0/true", "/evals/0/null"]  # unknown, spelt as JSON
+    assert [case.id for case in evalset.cases] == ["1"]
 
 
 def test_yaml_merge_keys_share_fields_between_cases(tmp_path):
-    text = "shared: &shared\n  expected_output: a haiku\nevals:\n  - <<: *shared\n    id: 1\n    prompt: Write one\n"
+    text = "x-shared: &shared\n  expected_output: a haiku\nevals:\n  - <<: *shared\n    id: 1\n    prompt: Write one\n"
     evalset = load(tmp_path, text, "evals.yaml")
     assert evalset.problems == ()
     assert [(case.expected_output, case.line) for case in evalset.cases] == [("a haiku", 5)]

@@ -143,6 +143,11 @@ def test_a_release_with_a_harmful_skill_fails_with_a_junit_failure_naming_metric
     values = read_outputs(output)
     assert (values["work"], values["verdict"]) == ("release", "fail")
     assert float(values["lift-ci-high"]) <= -0.10 and float(values["lift"]) < 0
+    # the lift output is the headline's number, and says which contrast it is
+    assert values["lift-contrast"] == "accuracy, with marker vs without marker, skills/marker"
+    low, high = 100 * float(values["lift-ci-low"]), 100 * float(values["lift-ci-high"])
+    headline = f"{100 * float(values['lift']):+.0f} pp, 95% CI {low:+.0f} … {high:+.0f}, **fail**"
+    assert headline in summary.read_text()
     junit = tmp_path / "reports" / "junit.xml"
     case = _testcases(junit)["lift.accuracy"]
     failure = case.find("failure")
@@ -176,9 +181,10 @@ def test_a_results_branch_that_cannot_be_pushed_warns_and_the_release_still_gets
 
     assert _ci(root, server) == 0
     assert read_outputs(output)["verdict"] == "pass"
-    not_stored = "The results of v1.0.0 were not stored on branch aces-results (the workflow needs "
-    assert not_stored + "\\`permissions: contents: write\\`)" in summary.read_text()  # Markdown escapes backticks
-    annotation = "::warning title=aces-ci%3A baseline not stored::" + not_stored + "`permissions: contents: write`)"
+    # The cause is the missing remote, not the token's permissions: the warning says so.
+    not_stored = "The results of v1.0.0 were not stored on branch aces-results (the checkout has no "
+    assert not_stored + "\\`origin\\` remote to push to)" in summary.read_text()  # Markdown escapes backticks
+    annotation = "::warning title=aces-ci%3A baseline not stored::" + not_stored + "`origin` remote to push to)"
     assert annotation in capsys.readouterr().out
 
 
@@ -259,7 +265,7 @@ def test_release_stores_the_baseline_and_reruns_flag_a_regression_only_when_the_
     text = summary.read_text()
     assert "| regression |" in text
     assert "skill edited since v1.0.0; model openai/scripted-model → openai/scripted-model-2" in text
-    assert "**underpowered** on accuracy" in text and "To settle it: about" in text
+    assert "**underpowered** on accuracy" in text and "To settle it: " in text and "cases in all" in text
     assert read_outputs(output)["verdict"] == "fail"
     # The trend: the stored rerun beside this one, each lift with its interval and its model.
     trend = text[text.index("#### accuracy lift in the last reruns") :]

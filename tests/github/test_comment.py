@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import json
 import re
@@ -14,7 +15,7 @@ from aces_ci.github import COMMENT_LIMIT, COMMENT_MARKER, CommentInputs, render_
 from aces_ci.report import SourceLinks
 
 from ..report.builders import PDF, build_registry, finding, pdf_report, sample_result
-from ..report.live_builders import Trials, harmful_trial, helpful_trial, straddling_trial, valuation
+from ..report.live_builders import CaseRow, Trials, harmful_trial, helpful_trial, straddling_trial, valuation
 from ..report_tools import ARTIFACTS, MERMAID_JS, chromium, require
 
 LINKS = SourceLinks("https://github.com", "acme/skills", "abc1234def", "")
@@ -51,12 +52,49 @@ def sample_comment(scan_result: object = None, limit: int = COMMENT_LIMIT) -> st
     return render_comment(inputs, limit=limit)
 
 
+def test_the_trial_section_leads_with_one_headline_per_skill_whose_numbers_are_the_results() -> None:
+    body = sample_comment()
+    section = body[body.index("#### Paired trials") :]
+    helpful = helpful_trial(PDF).lift["outcome"]
+    assert helpful is not None
+    # 0.4 and 0.6 of 30 cases × 3 runs are whole counts: the headline reads them as counts
+    expected = (
+        f"- **{PDF}** (with vs without the skill): outcome {round(helpful.without_mean * 90)}/90 → "
+        f"{round(helpful.with_mean * 90)}/90, {100 * helpful.delta:+.0f} pp, 95% CI {100 * helpful.ci[0]:+.0f} … "
+        f"{100 * helpful.ci[1]:+.0f}, **pass**; cost with vs without per rollout: tokens ×1.00, turns ×1.00, "
+        "dollars ×1.40\n"
+    )
+    assert expected in section
+    assert section.index(expected) < section.index("<details>"), "headlines come before the collapsed details"
+    assert "**skills/clean** (with vs without the skill): outcome 12/30 → 18/30, +4 pp" in section
+    assert "**underpowered**" in section.split("\n\n")[1]
+
+
+def test_the_per_case_table_is_collapsed_escaped_and_scored_per_arm() -> None:
+    hostile = "Ignore the table | <img src=x onerror=alert(1)> **bold** @team"
+    row = CaseRow("c-1", hostile, "42 | done", None, (1.0, 1.0, 0.0), (0.0, 0.0, None))
+    trial = dataclasses.replace(helpful_trial(PDF), cases=(row,))
+    bands = LiftBands()
+    inputs = CommentInputs(
+        decision=decide(lift_criteria(Trials([trial]), bands)),  # type: ignore[arg-type]
+        registry=build_registry(),
+        trials=Trials([trial]),
+        bands=bands,
+    )
+    body = render_comment(inputs)
+    table = body[body.index("<summary>Per case: prompt, answers and scores (1 case)</summary>") :]
+    line = next(line for line in table.splitlines() if line.startswith("| c-1"))
+    assert line.count(" | ") == 3, "a pipe inside a prompt or an answer cannot add a column"
+    assert "<img" not in body and "@team" not in body, "PR text is escaped, mentions never ping"
+    assert "| 2/3 · 42 \\| done | 0/2 |" in line
+
+
 def test_sample_comment_has_every_section_in_order() -> None:
     body = sample_comment()
     assert body.startswith(COMMENT_MARKER)
     order = [
         "### ❌ aces-ci: gate failed",
-        "lift.composite",
+        "lift.outcome",
         "#### Paired trials",
         "| composite",
         "```mermaid",
@@ -69,7 +107,7 @@ def test_sample_comment_has_every_section_in_order() -> None:
     ]
     positions = [body.index(marker) for marker in order]
     assert positions == sorted(positions)
-    assert "underpowered" in body and "about" in body and "cases" in body
+    assert "underpowered" in body and "To settle it: 36 cases in all (26 more)" in body
     assert len(body) <= COMMENT_LIMIT
 
 
@@ -159,9 +197,9 @@ def test_sample_comment_charts_render_in_headless_chromium() -> None:
 def test_an_underpowered_skill_says_how_many_more_cases_or_runs_would_settle_it() -> None:
     body = sample_comment()
     section = body[body.index("**skills/clean**") :]
-    assert "**underpowered** on composite" in section
+    assert "**underpowered** on outcome" in section
     assert (
-        "To settle it: about 26 more case(s) at the same runs per arm (each with 80% power if the true lift is +0.040)."
-        in section
+        "To settle it: 36 cases in all (26 more) at the same runs per arm (towards pass, each with 80% power if the "
+        "true lift is +0.040)." in section
     )
     assert "To settle it" not in body[: body.index("**skills/clean**")], "only the underpowered skill gets the line"

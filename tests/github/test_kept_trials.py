@@ -47,7 +47,7 @@ def test_a_run_with_trials_embeds_a_digest_that_a_later_run_reads_back() -> None
     assert kept is not None and kept.commit == "abc1234def" and kept.verdict == "fail"
     assert kept.run_url == "https://github.com/acme/skills/actions/runs/42"
     assert "#### Paired trials" in kept.markdown and "| composite" in kept.markdown
-    assert "What these numbers estimate" in kept.markdown and "lift.composite" in kept.markdown
+    assert "What these numbers estimate" in kept.markdown and "lift.outcome" in kept.markdown
     assert "#### Static scan" not in kept.markdown, "the scan is each run's own; only the trials are carried"
 
 

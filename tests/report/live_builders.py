@@ -15,6 +15,7 @@ class Lift:
     with_mean: float = 0.6
     without_mean: float = 0.4
     mde: float | None = 0.08
+    se: float | None = 0.04
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,17 @@ class Settle:
     extra_cases: int | None
     extra_runs: int | None
     reason: str = "each with 80% power if the true lift holds"
+    advice: str = ""
+
+
+@dataclass(frozen=True)
+class CaseRow:
+    case: str
+    prompt: str | None
+    with_answer: str | None
+    control_answer: str | None
+    with_scores: Sequence[float | None]
+    control_scores: Sequence[float | None]
 
 
 @dataclass(frozen=True)
@@ -54,6 +66,7 @@ class Trial:
     estimand: str = "Mean paired lift over the population of cases the evals stand for; case-clustered interval."
     settle: Settle | None = None
     name: str = "pdf-tools"
+    cases: Sequence[CaseRow] = ()
 
 
 @dataclass(frozen=True)
@@ -127,9 +140,18 @@ def harmful_trial(skill: str = "skills/harmful") -> Trial:
 def straddling_trial(skill: str = "skills/clean") -> Trial:
     return Trial(
         skill,
-        {"composite": Lift(0.04, (-0.06, 0.14), n_cases=10, runs_per_arm=3)},
+        {
+            "outcome": Lift(0.04, (-0.06, 0.14), n_cases=10, runs_per_arm=3),
+            "composite": Lift(0.04, (-0.06, 0.14), n_cases=10, runs_per_arm=3),
+        },
         skill_md=f"{skill}/SKILL.md",
-        settle=Settle(extra_cases=26, extra_runs=None, reason="each with 80% power if the true lift is +0.040"),
+        settle=Settle(
+            extra_cases=26,
+            extra_runs=None,
+            reason="each with 80% power if the true lift is +0.040",
+            advice="36 cases in all (26 more) at the same runs per arm (towards pass, each with 80% power if the true "
+            "lift is +0.040)",
+        ),
     )
 
 

@@ -126,6 +126,30 @@ def test_schema_violations_name_path_and_line(tmp_path):
     assert lines_of(found) == [4]
 
 
+def test_an_unknown_key_is_an_error_with_its_line_pointer_and_suggestion(tmp_path):
+    dataset = '{\n  "evals": [\n    {"id": 1, "prompt": "a",\n     "expected_outptu": "42"}\n  ]\n}\n'
+    found = hits(tmp_path, "EVAL003", dataset)
+    assert messages(found) == [
+        "$.evals[0].expected_outptu: unknown case key 'expected_outptu'; did you mean 'expected_output'?"
+    ]
+    assert lines_of(found) == [4]
+
+
+def test_each_dialects_own_keys_are_not_unknown(tmp_path):
+    aces_case = {
+        "id": "a",
+        "question": "q",
+        "ground_truth": "1",
+        "expected_behavior": "x",
+        "expected_skill": "demo",
+        "acceptable_alternates": [],
+        "expected_script": None,
+    }
+    creator_case = {"id": 1, "prompt": "p", "expected_output": "o", "files": [], "expectations": ["e"]}
+    for i, dataset in enumerate(({"skill_name": "demo", "cases": [aces_case]}, {"evals": [creator_case]})):
+        assert hits(tmp_path / str(i), "EVAL003", json.dumps(dataset)) == []
+
+
 # EVAL004 evals-too-few
 
 
@@ -232,6 +256,20 @@ def test_a_second_dataset_file_is_reported_on_that_file(tmp_path):
     found = hits(tmp_path, "EVAL010", GOOD_DATASET, files={"evals/evals.yml": "- id: 9\n  question: q\n"})
     assert [str(hit.location) for hit in found] == ["skills/demo/evals/evals.yml"]
     assert messages(found) == ["evals/evals.yml is not read: evals/evals.json takes precedence"]
+
+
+# EVAL011 evals-draft
+
+
+def test_a_case_still_marked_fill_in_is_an_error(tmp_path):
+    dataset = (
+        '{"evals": [\n  {"id": "when-1", "prompt": "Fill a form.", "expected_output": null,\n'
+        '   "_fill_in": "prompt: write it"}\n]}\n'
+    )
+    found = hits(tmp_path, "EVAL011", dataset)
+    assert messages(found) == ["case 'when-1' is still a draft from `aces-ci init`: 'prompt: write it'"]
+    assert lines_of(found) == [2]
+    assert hits(tmp_path / "done", "EVAL011", GOOD_DATASET) == []
 
 
 # The example repository

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -154,6 +155,10 @@ def test_compile_verb_prints_units_and_writes_json(tmp_path: Path, capsys: pytes
     assert "planted: 4 units" in text
     assert "R2 path: path 'scripts/x.sh' at SKILL.md:8" in text
     assert "* fallback" in text
+    # the header and the list count the same dependencies (R6's edges to m are counted apart)
+    header = re.search(r"· (\d+) dependencies \(\+(\d+) on m by R6\)", text)
+    listed = re.search(r"not listed\): (\d+)", text)
+    assert header is not None and listed is not None and header.group(1) == listed.group(1)
     document = json.loads(out_file.read_text())
     assert [u["id"] for u in document["units"]] == ["m", "u1", "u2", "r1"]
     assert document["units"][1]["lines"] == [6, 6]

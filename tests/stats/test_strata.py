@@ -7,6 +7,7 @@ import pytest
 
 from aces_ci.stats import (
     DISCORDANCE_LABEL,
+    beyond_run_noise,
     degradation_shares,
     mean_interval,
     paired_discordance,
@@ -16,12 +17,20 @@ from aces_ci.stats import (
 )
 
 
-def test_discordance_compares_per_case_means() -> None:
+def test_discordance_counts_only_differences_beyond_run_noise() -> None:
     s = paired_scores([[1, 1], [0, 1], [0, 0], [0.5, 0.5]], [[0, 1], [1, 0], [1, 1], [0.5, 0.5]])
     d = paired_discordance(s)
-    assert (d.gains, d.regressions, d.ties, d.n_cases) == (1, 1, 2, 4)
+    # pooled run sd = sqrt(1.5 / 8) = 0.433, so a case must differ by more than 1.96 · 0.433 = 0.85:
+    # 2/2 against 1/2 (+0.5) is within run noise, 0/2 against 2/2 (−1) is a regression.
+    assert (d.gains, d.regressions, d.ties, d.n_cases) == (0, 1, 3, 4)
     assert d.label == DISCORDANCE_LABEL and "not the share of tasks the skill harms" in d.label
-    assert d.gains - d.regressions == pytest.approx(4 * 0)  # matches the sign of the lift here (0)
+    assert "run sd 0.433" in d.comparison
+    identical = paired_discordance(paired_scores([[0.3, 0.3]] * 3, [[0.3, 0.3]] * 3))
+    assert (identical.gains, identical.regressions, identical.ties) == (0, 0, 3)
+    noise = beyond_run_noise(s)
+    assert noise.run_sd == pytest.approx((1.5 / 8) ** 0.5) and list(noise.beyond) == [False, False, True, False]
+    deterministic = paired_discordance(paired_scores([[1, 1], [0, 0]], [[0, 0], [0, 0]]))
+    assert (deterministic.gains, deterministic.ties) == (1, 1), "no run spread: every real difference counts"
     tolerant = paired_discordance(paired_scores([[0.52]], [[0.5]]), tolerance=0.05)
     assert tolerant.ties == 1
 
@@ -47,8 +56,11 @@ def test_plug_in_share_is_biased_and_interval_shares_are_not() -> None:
     w = (rng.random((20_000, 3)) < 0.5).astype(float)
     c = (rng.random((20_000, 3)) < 0.5).astype(float)
     s = paired_scores(w, c)
-    plug_in = paired_discordance(s).regressions / 20_000
+    w_mean, c_mean = w.mean(axis=1), c.mean(axis=1)
+    plug_in = float(np.mean(w_mean < c_mean))
     assert plug_in == pytest.approx(22 / 64, abs=0.01)
+    # Discordance counts a regression only beyond run noise: here only 0/3 against 3/3 (1 of 64 outcomes).
+    assert paired_discordance(s).regressions / 20_000 == pytest.approx(1 / 64, abs=0.004)
     shares = degradation_shares(paired_scores(w[:200], c[:200]))
     assert shares.confidently_degraded == 0.0  # the truth is 0: no case is confidently degraded
     assert shares.possibly_degraded == 1.0  # and with 3 runs no case can be ruled out

@@ -17,6 +17,7 @@ from aces_ci.stats import (
     paired_scores,
     plan,
     power_to_detect,
+    settle_cases,
     variance_components,
     verdict,
     verdict_label,
@@ -67,9 +68,32 @@ def test_settle_from_observed_variance_reaches_the_power_it_promises() -> None:
     v = verdict(lift)
     assert v.label == "underpowered" and v.settle is not None and lift.delta is not None
     assert v.settle.target == "pass" and v.settle.cases_needed is not None
-    sd = lift.variance.design_sd(2)
+    assert lift.se is not None
+    sd = lift.se * math.sqrt(lift.n_cases)  # the observed spread of the per-case differences, as the gate reads it
     n = v.settle.cases_needed
     assert power_to_detect(lift.delta, n, sd, margin=0.05) >= 0.8 > power_to_detect(lift.delta, n - 1, sd, margin=0.05)
+
+
+def test_a_lift_sitting_on_a_band_gets_no_design_and_the_dataset_caps_the_advice() -> None:
+    on_band = settle_cases(0.045, n_cases=30, runs=3, alpha=0.05, bands=Bands(), case_sd=0.3)
+    assert on_band.cases_needed is None and on_band.runs_needed is None
+    assert on_band.advice == (
+        "no design settles it: this lift is within 0.01 of the band +0.05: no affordable design settles it"
+    )
+    capped = settle_cases(0.2, n_cases=30, runs=3, alpha=0.05, bands=Bands(), case_sd=0.6, available_cases=30)
+    assert capped.cases_needed is not None and capped.cases_needed > 30
+    assert f"the dataset holds 30: add {capped.cases_needed - 30} cases" in capped.advice
+
+
+def test_runs_that_cannot_help_say_the_cases_spread_is_the_limit() -> None:
+    rng = np.random.default_rng(11)
+    lift_per_case = rng.choice([-0.4, 0.6], 20)  # the lift varies across cases; runs are nearly noiseless
+    w = np.clip(0.4 + lift_per_case[:, None] + rng.normal(0, 0.01, (20, 3)), 0, 1)
+    c = np.full((20, 3), 0.4)
+    v = verdict(paired_lift(paired_scores(w, c)), available_cases=20)
+    assert v.label == "underpowered" and v.settle is not None
+    assert v.settle.runs_needed is None
+    assert "more runs (up to 20) cannot settle this: the cases' own spread is the limit" in v.settle.advice
 
 
 def test_no_data_verdict_says_so() -> None:

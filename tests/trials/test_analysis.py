@@ -212,6 +212,52 @@ def test_triage_counts_a_case_whose_with_runs_mostly_gave_no_score() -> None:
     assert any("infrastructure error (timeout)" in e for e in c0.evidence)
 
 
+def _triage_of(runs: int, per_case: dict[str, list[tuple[str, float, str, float]]]):  # type: ignore[no-untyped-def]
+    """Triage of cases scripted run by run: ``per_case[case][r] = (with answer, with score, control answer, score)``."""
+    design = TrialDesign(runs=runs)
+    plan = plan_skill(rendered("marker"), design)
+    cases = [EvalCase(id=c, prompt=f"q {c}", expected_output="42") for c in per_case]
+    requests = requests_for(
+        plan,
+        cases,
+        {},
+        design,
+        harness=HarnessSpec(name="builtin"),
+        model=ModelSpec(provider="openai", model="m"),
+        replicates=range(runs),
+    )
+    records = []
+    for req in requests:
+        w_answer, w_score, c_answer, c_score = per_case[req.case.id][req.replicate]
+        mine = req.condition == "with"
+        records.append(record(req, {"accuracy": w_score if mine else c_score}, answer=w_answer if mine else c_answer))
+    table = RunTable.of(list(per_case), records, runs)
+    return analyse_skill(table, SkillInputs(plan, "skills/marker", "evals.json"), settings(design)).triage
+
+
+def test_triage_calls_no_case_steered_when_answers_match_or_run_noise_explains_the_gap() -> None:
+    noisy = [("x", 1.0, "x", 1.0), ("y", 0.0, "y", 1.0), ("x", 1.0, "x", 1.0)]
+    triage = _triage_of(
+        3,
+        {
+            "same-answers": [("42", 0.0, "42", 1.0)] * 3,  # a grader that scored one string two ways
+            "within-noise": noisy,  # 2/3 against 3/3 while other cases show runs flipping
+            "noise-a": [("a", 1.0, "a", 0.0), ("b", 0.0, "b", 1.0), ("a", 1.0, "a", 0.0)],
+            "steered": [("wrong", 0.0, "42", 1.0)] * 3,
+        },
+    )
+    assert [case.case for case in triage] == ["steered"]
+    evidence = triage[0].evidence
+    assert [e.split(":")[0] for e in evidence] == [
+        "with run 0",
+        "with run 1",
+        "with run 2",
+        "without run 0",
+        "without run 1",
+        "without run 2",
+    ], "every run of both conditions is listed"
+
+
 def test_metadata_only_splits_the_total_lift_into_presence_and_content() -> None:
     design = TrialDesign(runs=2, metadata_only=True)
     result = trial(
@@ -251,3 +297,36 @@ def test_trigger_strata_split_the_lift_by_whether_the_skill_was_loaded() -> None
     assert result.trigger is not None
     assert result.trigger.rate == 1.0 and result.trigger.d_pair == 1.0 and result.trigger.d_skip is None
     assert result.trigger.tau is not None and math.isclose(result.trigger.tau, 1.0)
+
+
+def test_each_case_row_carries_its_prompt_and_answers_cut_and_redacted() -> None:
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    long = "word " * 100
+    design = TrialDesign(runs=1)
+    plan = plan_skill(rendered("marker"), design)
+    cases = [EvalCase(id="c0", prompt="q " * 200, expected_output="42")]
+    requests = requests_for(
+        plan,
+        cases,
+        {},
+        design,
+        harness=HarnessSpec(name="builtin"),
+        model=ModelSpec(provider="openai", model="m"),
+        replicates=range(1),
+    )
+    records = [
+        record(
+            req,
+            {"accuracy": 1.0 if req.condition == "with" else 0.0},
+            answer=f"key {token}" if req.condition == "with" else long,
+        )
+        for req in requests
+    ]
+    result = analyse_skill(
+        RunTable.of(["c0"], records, 1), SkillInputs(plan, "skills/marker", "evals.json"), settings(design)
+    )
+    (row,) = result.cases
+    assert row.with_scores == (1.0,) and row.control_scores == (0.0,)
+    assert row.with_answer is not None and token not in row.with_answer and row.with_answer.startswith("key ")
+    assert row.control_answer is not None and len(row.control_answer) <= 121 and row.control_answer.endswith("…")
+    assert row.prompt is not None and row.prompt.startswith("q q") and row.prompt.endswith("…")

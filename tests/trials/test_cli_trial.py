@@ -53,6 +53,11 @@ def test_the_accuracy_interval_contains_the_planted_lift_and_a_rerun_makes_no_mo
     assert trigger["cases_always"] + trigger["cases_sometimes"] + trigger["cases_never"] == 30
     assert "case's mean control score" in trigger["definition"]
     assert "accuracy" in out and "naive (pooled runs)" in out
+    outcome = data["skills"][0]["lift"]["outcome"]  # the gated metric: the headline reads its numbers
+    low, high = (100 * bound for bound in outcome["ci"])
+    counts = f"{round(outcome['without_mean'] * 90)}/90 → {round(outcome['with_mean'] * 90)}/90"
+    headline = f"outcome {counts}, {100 * outcome['delta']:+.0f} pp, 95% CI {low:+.0f} … {high:+.0f}, pass; cost with"
+    assert headline in out.splitlines()[3], out.splitlines()[:5]
     shares = data["skills"][0]["degradation"]
     surely = f"degraded cases: {shares['confidently_degraded']:.0%} ({shares['confidently_count']}) of 30 cases"
     assert surely in out
@@ -185,7 +190,8 @@ def test_aa_control_and_metadata_only_split_the_lift(scripted_server: Server, tm
     assert split["presence"] + split["content"] == pytest.approx(split["total"])
     assert split["presence"] == pytest.approx(0.0, abs=0.25)  # the stub lacks the body, hence the marker
     # On the composite the pairs compare different things (efficiency is a ratio to each pair's partner): said so.
-    assert main([*argv[:-2], "--quiet", *run_flags(server, tmp_path), *reports(tmp_path)]) == 0
+    argv = [*argv[:-2], "--lift-metric", "composite", "--quiet"]
+    assert main([*argv, *run_flags(server, tmp_path), *reports(tmp_path)]) == 0
     split = valid_reports(tmp_path)["skills"][0]["presence"]
     assert split["metric"] == "composite"
     if split["note"] is not None:
@@ -371,3 +377,20 @@ def test_on_a_model_that_costs_nothing_the_report_states_the_skills_cost_in_toke
     per_dollar = valid_reports(tmp_path)["skills"][0]["cost"]["lift_per_dollar"]
     assert per_dollar["lift_per_extra_usd"] is None and "2.60× as many" in per_dollar["note"]
     assert "2.60× as many" in (tmp_path / "trial.md").read_text()
+
+
+def test_a_typo_in_an_evals_key_exits_2_naming_line_pointer_and_suggestion(
+    scripted_server: Server, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = scripted_server(planted_accuracy(1.0, 0.0))
+    skill = repo_with_skill(tmp_path / "repo", cases=7)
+    evals = skill / "evals" / "evals.json"
+    document = json.loads(evals.read_text())
+    document["evals"][6]["expected_outptu"] = document["evals"][6].pop("expected_output")
+    evals.write_text(json.dumps(document, indent=2))
+    line = evals.read_text().splitlines().index('      "expected_outptu": "42"') + 1
+    assert main(["trial", str(skill), *run_flags(server, tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert f"evals.json:{line}" in err and "/evals/6/expected_outptu" in err
+    assert "did you mean 'expected_output'?" in err
+    assert server.calls == 0, "nothing is paid for before the dataset is right"

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ...evals import EVAL_MD, MATCH_INVALID, SCHEMA_VIOLATION, EvalSet
+from ...evals import DRAFT_KEY, EVAL_MD, MATCH_INVALID, SCHEMA_VIOLATION, UNKNOWN_KEY, EvalSet
 from ...redact import safe_prefix
 from ...skill import ParseProblem
 from .._context import ScanContext
@@ -32,6 +32,7 @@ AUTHOR_CASES = f"evals/{EVAL_MD}"
 ROUTES: dict[str, str] = {
     SCHEMA_VIOLATION: "EVAL003",
     MATCH_INVALID: "EVAL003",
+    UNKNOWN_KEY: "EVAL003",
     "fixture-missing": "EVAL008",
     "fixture-escapes": "EVAL008",
     "ignored-dataset": "EVAL010",
@@ -137,13 +138,16 @@ def evals_unreadable(ctx: ScanContext) -> Iterator[Hit]:
     id="EVAL003",
     name="evals-schema",
     severity=Severity.ERROR,
-    summary="The evaluation dataset does not fit the dataset schema (a field is missing, mistyped or doubled).",
+    summary="The evaluation dataset does not fit the dataset schema (a field is missing, mistyped, doubled or "
+    "unknown).",
     fix="Fix the field at the reported JSON path; see schemas/evals.schema.json for every accepted field.",
 )
 def evals_schema(ctx: ScanContext) -> Iterator[Hit]:
     """Harnesses drop or misread cases that do not fit the format: a case without ``prompt`` cannot
     run, an ``id`` of ``true`` means nothing, and ``prompt`` beside its ACES alias ``question`` leaves
-    one of the two ignored. The message names the JSON path, e.g. ``$.evals[2].prompt``. A
+    one of the two ignored. A key no dialect defines (``expected_outptu``) is an error with the key
+    it most likely meant, since the case would otherwise be scored against nothing. The message
+    names the JSON path, e.g. ``$.evals[2].prompt``. A
     reference the case's ``match`` cannot use is reported here too: a ``regex`` that does not
     compile, a ``numeric`` reference without a number, a ``tolerance`` on another mode.
 
@@ -364,3 +368,32 @@ def evals_several_datasets(ctx: ScanContext) -> Iterator[Hit]:
     for problem in _problems_of(evalset, "EVAL010"):
         where = Location(problem.path) if problem.path else _at(ctx, evalset, problem.line)
         yield Hit(problem.message, where, clause="aces-ci: one dataset per skill")
+
+
+@define(
+    RULES,
+    id="EVAL011",
+    name="evals-draft",
+    severity=Severity.ERROR,
+    summary=f"A case is still a draft from `aces-ci init` (marked {DRAFT_KEY}): a trial refuses to run it.",
+    fix=f"Write the case's prompt and expected_output as the {DRAFT_KEY} note asks, then delete {DRAFT_KEY}.",
+)
+def evals_draft(ctx: ScanContext) -> Iterator[Hit]:
+    """``aces-ci init`` scaffolds cases from the skill's own text and marks what only the author can
+    write (a real user's phrasing, the expected output) with ``_fill_in``. ``aces-ci trial`` refuses
+    such a case, so a scan that passed it would promise a dataset the live tier cannot run.
+
+    PASS: ``{"id": "when-1", "prompt": "Fill in w9.pdf for Acme", "expected_output": "w9-filled.pdf"}``.
+
+    FAIL: ``{"id": "when-1", "prompt": "Fill a PDF form.", "expected_output": null, "_fill_in": "prompt: ..."}``.
+    """
+    evalset = _usable(ctx)
+    if evalset is None:
+        return
+    for case in evalset.cases:
+        if case.draft is not None:
+            yield Hit(
+                f"case {_shown(case.id)} is still a draft from `aces-ci init`: {_shown(case.draft)}",
+                _at(ctx, evalset, case.line),
+                clause="aces-ci trial refuses cases marked _fill_in",
+            )

@@ -38,7 +38,9 @@ def real_cli(name: str, *, api_retries: int = 0, kill_grace_s: float = 2.0) -> C
     """The adapter for an installed CLI; the test is skipped, saying how to install it, when it is missing."""
     command = CLI_HARNESSES[name].command
     if find_cli(command) is None:
-        unavailable(f"{command!r} is not installed: run scripts/install-harness-clis.sh and export ACES_CLI_BIN")
+        unavailable(
+            f"{command!r} is not installed: run scripts/install-harness-clis.sh and export ACES_CLI_BIN", "harness-clis"
+        )
     spec = HarnessSpec(name=name)  # type: ignore[arg-type]
     harness = create_cli_harness(spec, api_retries=api_retries, kill_grace_s=kill_grace_s)
     assert isinstance(harness, CliHarness)
