@@ -52,11 +52,13 @@ from ..skillsv import (
     SkillScorer,
     TooLargeForExact,
     UniformIntractable,
+    Valuation,
     ValueReport,
     ValueSettings,
     compile_skill,
+    decision_line,
+    decision_summary,
     load_tasks,
-    low_value_units,
     valuate,
     value_json,
 )
@@ -106,8 +108,13 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument("--orders", choices=ORDER_DISTRIBUTIONS, default="layer", help="μ: default layer (the paper's)")
     parser.add_argument("-K", "--chains", type=_COUNT, default=12, metavar="K", help="orders to sample (default 12)")
     parser.add_argument("--window", type=_COUNT, default=8, metavar="B", help="cases per order's window (default 8)")
-    parser.add_argument("--tolerance", type=_FRACTION, default=0.05, metavar="TAU", help="truncation τ (default 0.05)")
-    parser.add_argument("--no-truncation", action="store_true", help="walk every chain to the full skill")
+    parser.add_argument(
+        "--tolerance",
+        type=_FRACTION,
+        metavar="TAU",
+        help="truncate a chain once a prefix is within τ of the full skill (the paper's τ = 0.05); default off: "
+        "truncation pulls every value toward 0",
+    )
     parser.add_argument("--gate-hits", type=_COUNT, default=1, metavar="N", help="prefixes within τ before truncating")
     parser.add_argument(
         "--pooling",
@@ -135,7 +142,12 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="hold out this share of cases for the pruning test against Closure-LOO and random (default: no test)",
     )
     parser.add_argument("--max-evaluations", type=_COUNT, metavar="N", help="stop after N coalition scores")
-    parser.add_argument("--resolution", type=_FRACTION, default=0.01, help="|value| below this is unresolved")
+    parser.add_argument(
+        "--margin",
+        type=_FRACTION,
+        metavar="DELTA",
+        help="δ: a net effect whose interval lies inside ±δ is negligible (default: aces.yml value.margin, else 0.05)",
+    )
     add_run_options(parser)
     add_judge_options(parser)
     parser.set_defaults(run=run)
@@ -194,7 +206,9 @@ def _seed(args: argparse.Namespace, project: Project) -> int:
     return int(seed)
 
 
-def _settings(args: argparse.Namespace, game: CompiledSkill, seed: int, score: ScoreSettings) -> ValueSettings:
+def _settings(
+    args: argparse.Namespace, game: CompiledSkill, seed: int, score: ScoreSettings, project: Project
+) -> ValueSettings:
     if args.exact and len(game.players) > MAX_EXACT_UNITS:
         raise ConfigError(
             f"--exact enumerates every feasible coalition; this skill has {len(game.players)} units "
@@ -206,7 +220,7 @@ def _settings(args: argparse.Namespace, game: CompiledSkill, seed: int, score: S
     estimator = EstimatorSettings(
         orders=args.chains,
         window=args.window,
-        tolerance=None if args.no_truncation else args.tolerance,
+        tolerance=args.tolerance,
         operators=("del",) if args.operators == "del" else ("del", "pad"),
         distribution=args.orders,
         seed=seed,
@@ -222,7 +236,7 @@ def _settings(args: argparse.Namespace, game: CompiledSkill, seed: int, score: S
         score=score,
         exact=args.exact,
         holdout=args.holdout,
-        rules=DecisionRules(args.resolution),
+        rules=DecisionRules(margin=args.margin if args.margin is not None else project.config.value.margin),
     )
 
 
@@ -239,7 +253,7 @@ def _shown(estimate: Estimate | None, signed: bool = True) -> str:
     return text
 
 
-def render_value_text(report: ValueReport, out: TextIO) -> None:
+def _header(report: ValueReport, out: TextIO) -> None:
     game, valuation, settings = report.game, report.valuation, report.settings
     estimator = settings.estimator
     operators = "+".join(estimator.operators)
@@ -247,7 +261,7 @@ def render_value_text(report: ValueReport, out: TextIO) -> None:
         "exact enumeration"
         if valuation.method == "exact"
         else (
-            f"K={estimator.orders} b={estimator.window} "
+            f"K={estimator.orders} b={min(estimator.window, report.attribution_tasks)} "
             f"τ={estimator.tolerance if estimator.tolerance is not None else 'off'} "
             f"{valuation.pooling or estimator.pooling}"
         )
@@ -260,24 +274,65 @@ def render_value_text(report: ValueReport, out: TextIO) -> None:
     judge = f" · judge {settings.score.judge}" if settings.score.judge else ""
     out.write(f"score of a case: {settings.score.definition}{judge}\n")
     out.write(f"cases: {report.attribution_tasks} for attribution, {held} held out for the pruning test\n\n")
+
+
+def _stop_reason(valuation: Valuation) -> str:
+    return {
+        "max_evaluations": "--max-evaluations",
+        "budget_usd": "--budget-usd",
+        "max_rollouts": "--max-rollouts",
+        "max_wall": "--max-wall",
+        "oracle_error": "an oracle failure",
+    }.get(valuation.stopped_by or "", valuation.stopped_by or "")
+
+
+def _decisions_text(report: ValueReport, out: TextIO) -> None:
+    """What to do, first: the decision sentence, then the units to cut, compress and settle."""
+    game, valuation = report.game, report.valuation
+    summary = decision_summary(game, valuation)
+    out.write(f"decisions (δ = {valuation.margin:g}): {decision_line(summary, valuation.margin)}\n")
+    by_id = {unit.unit: unit for unit in valuation.units}
+    for label, ids in (("cut", summary.cut), ("compress", summary.compress), ("unresolved", summary.unresolved)):
+        for unit_id in ids:
+            unit, player = by_id[unit_id], game.player(unit_id)
+            need = f" (~{unit.scores_to_decide:,} more scores)" if unit.scores_to_decide else ""
+            out.write(
+                f"  {label:<10} {player.file}:{player.lines[0]}  {unit_id}  {_shown(unit.net_effect)}  "
+                f"{unit.reason}{need}\n"
+            )
+    out.write("\n")
+
+
+def render_value_text(report: ValueReport, out: TextIO) -> None:
+    game, valuation = report.game, report.valuation
+    _header(report, out)
+    if not valuation.measured:
+        _nothing_measured(report, out)
+        return
+    _decisions_text(report, out)
     anchors = valuation.anchors
     out.write(
         f"anchors (ρ_del): V(∅) {_shown(anchors['empty'], False)} · V({{m}}) {_shown(anchors['trigger_only'], False)}"
         f" · V(N) {_shown(anchors['full'], False)}\n"
         f"trigger value θ_m {_shown(valuation.trigger_value)} · content lift Λ = V(N) − V({{m}}) "
         f"{_shown(valuation.content_lift)}\n"
-        f"sum of net effects {_shown(valuation.sum_values)} · closure Σφ/Λ {_shown(valuation.closure_ratio, False)}\n\n"
     )
+    if report.settings.estimator.tolerance is not None and valuation.method == "estimate":
+        # Without truncation the pooled values add up to the window means of Λ by construction: the
+        # closure ratio would be an identity shown as a check, so it is shown only where τ can break it.
+        out.write(
+            f"sum of net effects {_shown(valuation.sum_values)} · closure Σφ/Λ "
+            f"{_shown(valuation.closure_ratio, False)} (truncation can break it)\n"
+        )
+    out.write("\n")
     rows = []
-    by_id = {unit.id: unit for unit in game.players}
     ordered = sorted(valuation.units, key=lambda u: -(u.net_effect.value if u.net_effect else float("-inf")))
     for unit in ordered:
-        player = by_id[unit.unit]
-        where = f"{player.file}:{player.lines[0]}"
+        player = game.player(unit.unit)
         rows.append(
             [
                 unit.unit,
-                where,
+                f"{player.file}:{player.lines[0]}",
                 f"{player.tokens:,}",
                 _shown(unit.net_effect),
                 _shown(unit.content_value),
@@ -292,26 +347,7 @@ def render_value_text(report: ValueReport, out: TextIO) -> None:
         out.write("\nby section and folder (sums of net effects):\n")
         for group in valuation.groups:
             out.write(f"  {group.label}: {_shown(group.net_effect)} over {len(group.units)} units\n")
-    low = low_value_units(report)
-    if low:
-        out.write("\nlow-value units:\n")
-        for unit in low:
-            player = by_id[unit.unit]
-            out.write(f"  {player.file}:{player.lines[0]}  {unit.unit}  {unit.decision}: {unit.reason}\n")
-    cost = valuation.cost
-    if valuation.method == "estimate":
-        ratio = f" ({cost.full_audit / max(1, cost.requested):.1f}× the scores this run used)" if cost.requested else ""
-        out.write(
-            f"\ncost: {cost.rollouts:,} rollouts paid, {cost.evaluations:,} coalition scores asked of the oracle "
-            f"({cost.requested:,} used, repeats served by the coalition cache); the full audit would be "
-            f"{cost.full_audit:,}{ratio} · ${cost.cost_usd:.4f}\n"
-            f"{valuation.chains}/{valuation.chains_planned} chains completed"
-        )
-        if valuation.truncation_rate is not None:
-            out.write(f"; {valuation.truncation_rate:.0%} of intermediate prefixes scored before truncation")
-        out.write("\n")
-    else:
-        out.write(f"\ncost: {cost.rollouts:,} rollouts paid for {cost.evaluations:,} coalition scores (exact)\n")
+    _cost_text(report, out)
     if report.held_out is not None:
         block = report.held_out
         out.write(
@@ -321,19 +357,46 @@ def render_value_text(report: ValueReport, out: TextIO) -> None:
         for curve in block.curves:
             out.write(f"  {curve.method}: {curve.auc:.3f}\n")
     if valuation.stopped_by is not None:
-        reason = {
-            "max_evaluations": "--max-evaluations",
-            "budget_usd": "--budget-usd",
-            "max_rollouts": "--max-rollouts",
-            "max_wall": "--max-wall",
-            "oracle_error": "an oracle failure",
-        }[valuation.stopped_by]
         out.write(
-            f"\nSTOPPED by {reason} after {valuation.chains}/{valuation.chains_planned} chains: the values above come "
-            "from the completed chains only and their intervals are wider. Every score is cached: a rerun resumes.\n"
+            f"\nSTOPPED by {_stop_reason(valuation)} after {valuation.chains}/{valuation.chains_planned} chains: the "
+            "values above come from the completed chains only and their intervals are wider. Every score is "
+            "cached: a rerun resumes.\n"
         )
         if valuation.error:
             out.write(f"  {valuation.error}\n")
+
+
+def _cost_text(report: ValueReport, out: TextIO) -> None:
+    valuation = report.valuation
+    cost = valuation.cost
+    served = max(0, cost.evaluations - cost.rollouts)
+    if valuation.method == "estimate":
+        out.write(
+            f"\ncost: {cost.evaluations:,} coalition scores asked of the oracle: {cost.rollouts:,} rollouts paid, "
+            f"the rest served by the score and rollout caches ({served:,} free when each score is one rollout); "
+            f"{cost.requested:,} scores used, repeats served by the in-run coalition cache · ${cost.cost_usd:.4f}\n"
+            f"{valuation.chains}/{valuation.chains_planned} chains completed"
+        )
+        if valuation.truncation_rate is not None and report.settings.estimator.tolerance is not None:
+            out.write(f"; {valuation.truncation_rate:.0%} of intermediate prefixes scored before truncation")
+        out.write("\n")
+    else:
+        out.write(f"\ncost: {cost.rollouts:,} rollouts paid for {cost.evaluations:,} coalition scores (exact)\n")
+
+
+def _nothing_measured(report: ValueReport, out: TextIO) -> None:
+    """No completed chain: say what ran and why it stopped, and nothing that reads like a finding."""
+    valuation = report.valuation
+    cost = valuation.cost
+    why = _stop_reason(valuation) if valuation.stopped_by else "nothing to run"
+    out.write(
+        f"NO VALUES: the valuation stopped ({why}) before any of its {valuation.chains_planned} chains completed, "
+        "so no unit has a value and nothing is concluded about any unit.\n"
+        f"What ran: {cost.evaluations:,} coalition scores asked of the oracle, {cost.rollouts:,} rollouts paid, "
+        f"${cost.cost_usd:.4f}. Every score is cached: a rerun with a larger budget resumes from them.\n"
+    )
+    if valuation.error:
+        out.write(f"  {valuation.error}\n")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -342,7 +405,8 @@ def run(args: argparse.Namespace) -> int:
     render_value_text(report, sys.stdout)
     if args.json is not None:
         write_output(args.json, json_bytes(value_json(report)), "value report")
-    return EXIT_RUNTIME_ERROR if report.valuation.stopped_by == "oracle_error" else EXIT_PASS
+    measured = report.valuation.measured
+    return EXIT_RUNTIME_ERROR if report.valuation.stopped_by == "oracle_error" or not measured else EXIT_PASS
 
 
 def measure_value(
@@ -366,7 +430,7 @@ def measure_value(
         _refuse_judge_flags(args)
     tasks = list(panel.tasks) if panel is not None else load_tasks(_evals_file(args, skill_dir))
     score = panel.score if panel is not None else ScoreSettings()
-    settings = _settings(args, game, _seed(args, project), score)
+    settings = _settings(args, game, _seed(args, project), score, project)
     root = cache_root(args, skill_dir, project)
     store = EvaluationStore(root / STORE_DIR) if root is not None else None
     try:

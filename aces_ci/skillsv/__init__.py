@@ -3,6 +3,7 @@ counterfactual skills, and estimate structure-aware Shapley values of its units.
 """
 
 from ._compile import COMPILE_SCHEMA_VERSION, compile_skill, compiled_json
+from ._decisions import DecisionSummary, decision_line, decision_summary
 from ._estimate import EstimateRun, Estimator, EstimatorSettings, Meter, Pooling, published_settings
 from ._exact import ExactGame, TooLargeForExact, unanimity_values
 from ._hierarchy import repair_hierarchy
@@ -38,10 +39,10 @@ from ._orders import ORDER_DISTRIBUTIONS, OrderDistribution, OrderSampler, Unifo
 from ._pooled import UnitSamples, unit_samples
 from ._python_oracle import PythonScorer
 from ._render import InfeasibleCoalition, render, tree_tokens
-from ._result import Cost, Decision, Estimate, GroupValue, Interval, UnitValue, Valuation
+from ._result import CUT_DECISIONS, Cost, Decision, Estimate, GroupValue, Interval, UnitValue, Valuation
 from ._store import EvaluationStore
 from ._structure import GameStructure
-from ._summary import DecisionRules, decide, summarize
+from ._summary import DEFAULT_MARGIN, DecisionRules, decide, scores_to_decide, summarize
 from ._tasks import load_tasks, split_panels
 from ._tokens import TOKENIZER, count_tokens
 from ._valuate import HeldOut, ScoreSettings, ValueReport, ValueSettings, valuate
@@ -52,6 +53,8 @@ __all__ = [
     "BARE_CONDITION",
     "COMPILE_SCHEMA_VERSION",
     "COMPOSITE_METRICS",
+    "CUT_DECISIONS",
+    "DEFAULT_MARGIN",
     "MEANS",
     "NOT_A_COALITION_SCORE",
     "OPERATORS",
@@ -68,6 +71,7 @@ __all__ = [
     "CurveView",
     "Decision",
     "DecisionRules",
+    "DecisionSummary",
     "Edge",
     "Estimate",
     "EstimateRun",
@@ -117,6 +121,8 @@ __all__ = [
     "compiled_json",
     "count_tokens",
     "decide",
+    "decision_line",
+    "decision_summary",
     "live_scorer",
     "load_tasks",
     "low_value_units",
@@ -125,6 +131,7 @@ __all__ = [
     "repair_hierarchy",
     "score_definition",
     "scored_over",
+    "scores_to_decide",
     "skill_value",
     "split_panels",
     "store_key",

@@ -125,5 +125,5 @@ def exact_valuation(
         cost=Cost(meter.rollouts, meter.evaluated, meter.requested, meter.requested, meter.cost_usd),
         stopped_by=None,
         error=None,
-        resolution=rules.resolution,
+        margin=rules.margin,
     )

@@ -9,7 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-Decision = Literal["keep", "compress", "delete", "unresolved"]
+Decision = Literal["keep", "compress", "delete", "negligible", "unresolved"]
+"""What an author does with a unit (:func:`~aces_ci.skillsv.decide` says when each applies)."""
+CUT_DECISIONS: tuple[Decision, ...] = ("delete", "negligible")
+"""Decisions that say to remove the unit: it hurts, or it does nothing worth its context."""
 Method = Literal["estimate", "exact"]
 
 
@@ -45,6 +48,9 @@ class UnitValue:
     """Chains in which a truncation gave this unit marginal zero."""
     decision: Decision
     reason: str
+    scores_to_decide: int | None = None
+    """For an ``unresolved`` unit: about how many more coalition scores the run would need before its
+    interval decides (from its current spread, at the run's scores per chain); None otherwise."""
 
 
 @dataclass(frozen=True)
@@ -93,7 +99,16 @@ class Valuation:
     cost: Cost
     stopped_by: str | None
     error: str | None
-    resolution: float
-    """|value| below this is reported unresolved even when its interval excludes zero."""
+    margin: float
+    """δ: a net effect inside ±δ is negligible (aces.yml ``value.margin``)."""
     pooling: Literal["pooled", "chain"] | None = None
     """How chains became unit values (:mod:`._pooled`); None for exact values."""
+
+    @property
+    def measured(self) -> bool:
+        """Whether any unit value was measured: an exact enumeration, or at least one completed chain.
+
+        A run stopped before its first chain finished may still hold panel anchors (V(N), Λ); those say
+        nothing about any unit, so such a run reports no values and no conclusions.
+        """
+        return self.method == "exact" or self.chains > 0

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from aces_ci.skillsv import EstimatorSettings, GameStructure
+from aces_ci.skillsv import GameStructure
 from benchmarks import skillsv_efficiency
 from benchmarks.skillsv_games import PlantedGame, planted_game
 
@@ -51,7 +51,7 @@ def test_window_variants_spend_the_same_rollouts_on_more_orders() -> None:
     variants = skillsv_efficiency.window_variants([2, 8])
     assert set(variants) == {"ours-window-2", "ours-window-2-untruncated", "ours-window-8-untruncated"}
     small = variants["ours-window-2"].settings(8, 1)
-    assert (small.orders, small.window, small.tolerance) == (32, 2, EstimatorSettings().tolerance)
+    assert (small.orders, small.window, small.tolerance) == (32, 2, 0.05)
     assert variants["ours-window-8-untruncated"].settings(8, 1).tolerance is None
 
 

@@ -21,6 +21,7 @@ from aces_ci.skillsv import (
     Task,
     decide,
     published_settings,
+    scores_to_decide,
     summarize,
     unit_samples,
 )
@@ -168,16 +169,31 @@ def test_closure_of_an_untruncated_run_is_exact_and_anchors_come_from_the_whole_
     assert valuation.cost.full_audit == 2 * 16 * (game.structure.size + 1) * 32
 
 
-def test_decisions_follow_the_intervals() -> None:
-    rules = DecisionRules(resolution=0.01, compress_share=0.5)
+def test_decisions_follow_the_intervals_and_the_margin() -> None:
+    rules = DecisionRules(margin=0.05, compress_share=0.5)
     value = lambda v, lo, hi: Estimate(v, Interval(lo, hi), 10)  # noqa: E731
     assert decide(value(-0.1, -0.2, -0.01), None, None, rules)[0] == "delete"
-    assert decide(value(0.0, 0.0, 0.0), None, None, rules)[0] == "delete"
+    assert decide(value(0.0, 0.0, 0.0), None, None, rules)[0] == "negligible"
+    assert decide(value(-0.01, -0.04, 0.03), None, None, rules)[0] == "negligible"
+    assert decide(value(0.02, 0.005, 0.04), None, None, rules)[0] == "negligible"  # positive, but under δ
     assert decide(value(0.2, 0.1, 0.3), value(0.2, 0.1, 0.3), value(0.0, -0.05, 0.05), rules)[0] == "keep"
+    assert decide(value(0.06, 0.01, 0.11), None, None, rules)[0] == "keep"  # above 0, reaching past δ
     assert decide(value(0.05, 0.01, 0.09), value(0.3, 0.2, 0.4), value(0.25, 0.15, 0.35), rules)[0] == "compress"
     assert decide(value(0.1, -0.05, 0.2), None, None, rules)[0] == "unresolved"
-    assert decide(value(0.005, 0.001, 0.009), None, None, rules)[0] == "unresolved"
     assert decide(None, None, None, rules)[0] == "unresolved"
+    # a smaller margin makes fewer units negligible
+    assert decide(value(0.0, -0.04, 0.04), None, None, DecisionRules(margin=0.01))[0] == "unresolved"
+
+
+def test_scores_to_decide_grow_with_the_spread_and_vanish_once_decided() -> None:
+    near_zero = Estimate(0.0, Interval(-0.1, 0.1), 8)
+    # h = 0.1 must fall to δ = 0.05: 4× the chains, 3× more of them, 100 scores each
+    assert scores_to_decide(near_zero, 0.05, 100.0) == 2400
+    wider = Estimate(0.0, Interval(-0.2, 0.2), 8)
+    assert scores_to_decide(wider, 0.05, 100.0) == 12000
+    # a value far from 0 decides sooner: h* = |v|
+    assert scores_to_decide(Estimate(0.15, Interval(-0.05, 0.35), 8), 0.05, 100.0) == pytest.approx(622, abs=2)
+    assert scores_to_decide(Estimate(0.0, Interval(-0.04, 0.04), 8), 0.05, 100.0) is None
 
 
 class _CappedOracle(ExpectedOracle):

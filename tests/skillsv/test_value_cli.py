@@ -58,7 +58,15 @@ def test_exact_mode_matches_the_closed_form_values(tmp_path: Path) -> None:
     assert report["content_lift"]["value"] == pytest.approx(0.7)
     assert report["closure_ratio"]["value"] == pytest.approx(1.0)
     decisions = {marker: unit["decision"] for marker, unit in units.items()}
-    assert decisions["HARM"] == decisions["DEAD"] == "delete"
+    # the product is the decision: the harmful rule is cut as harmful, the dead one as negligible, the
+    # load-bearing ones are kept, and the report leads with it
+    assert decisions["HARM"] == "delete" and decisions["DEAD"] == "negligible"
+    assert {decisions[m] for m in ("ALPHA", "BETA", "GAMMA", "DELTA", "TOOLUSE")} == {"keep"}
+    assert report["settings"]["margin"] == 0.05
+    summary = report["decisions"]
+    assert summary["delete"] == [units["HARM"]["id"]] and summary["negligible"] == [units["DEAD"]["id"]]
+    assert summary["cut_tokens"] == units["HARM"]["tokens"] + units["DEAD"]["tokens"]
+    assert summary["summary"].startswith("cut 2 units")
     script = next(unit for unit in report["units"] if unit["kind"] == "resource")
     assert script["net_effect"] == pytest.approx(0.0, abs=1e-12)
     assert script["decision"] == "keep" and "required by" in script["reason"]
@@ -105,9 +113,11 @@ def test_text_report_names_the_units_and_the_cost(tmp_path: Path, capsys: pytest
     code, _ = _value(tmp_path, str(skill), "--evals", str(evals), "--oracle", f"{ORACLE}:noisy", "-K", "4")
     assert code == 0
     text = capsys.readouterr().out
-    assert "SkillSV values of planted" in text and "μ layer" in text and "K=4 b=8 τ=0.05 pooled" in text
-    assert "SKILL.md:10" in text and "net effect [95% CI]" in text
-    assert "the full audit would be" in text and "4/4 chains completed" in text
+    assert "SkillSV values of planted" in text and "μ layer" in text and "K=4 b=8 τ=off pooled" in text
+    assert text.index("decisions (δ = 0.05): ") < text.index("net effect [95% CI]")  # what to do comes first
+    assert "SKILL.md:10" in text
+    assert "rollouts paid" in text and "4/4 chains completed" in text
+    assert "closure" not in text  # untruncated, Σφ = Λ on the windows by construction: nothing to check
 
 
 def test_a_budget_stop_reports_values_so_far_and_a_rerun_resumes_for_free(tmp_path: Path) -> None:
@@ -221,7 +231,12 @@ def test_an_oracle_that_fails_mid_run_exits_3_and_keeps_what_it_scored(
     _valid(report)
     assert report["stopped_by"] == "oracle_error"
     assert "lost its database connection" in report["error"]
-    assert "STOPPED by an oracle failure" in capsys.readouterr().out
+    # the failure came before any chain completed: no values, no conclusions, and it says what ran
+    assert report["measured"] is False and report["decisions"] is None and report["low_value"] == []
+    assert all(unit.get("net_effect") is None for unit in report["units"])
+    text = capsys.readouterr().out
+    assert "NO VALUES: the valuation stopped (an oracle failure)" in text and "rollouts paid" in text
+    assert "decisions" not in text and "content lift" not in text
     stored = (tmp_path / "cache" / "skillsv" / "scores.jsonl").read_text().splitlines()
     assert len(stored) == 150  # every score returned before the failure is on disk
     code, _ = _value(tmp_path, str(skill), "--evals", str(evals), "--oracle", f"{ORACLE}:not_a_number", "-K", "2")

@@ -50,7 +50,7 @@ def test_the_live_valuation_recovers_the_planted_game_and_an_unchanged_rerun_is_
     residuals, which on a noise-free game only widens the intervals (see BENCHMARKS.md).
     """
     skill = acme_skill(tmp_path)
-    settings = ("-K", "16", "--window", "8", "--no-truncation", "--pooling", "chain", "--orders", orders)
+    settings = ("-K", "16", "--window", "8", "--pooling", "chain", "--orders", orders)
     args = value_args(skill, server, tmp_path, *settings)
     code, report = run_value(args, tmp_path / "value.json")
     assert code == 0, capsys.readouterr().err
