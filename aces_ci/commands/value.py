@@ -46,10 +46,12 @@ from ..skillsv import (
     Estimate,
     EstimatorSettings,
     EvaluationStore,
+    Plan,
     PythonScorer,
     RenderingOracle,
     ScoreSettings,
     SkillScorer,
+    Task,
     TooLargeForExact,
     UniformIntractable,
     Valuation,
@@ -59,6 +61,7 @@ from ..skillsv import (
     decision_line,
     decision_summary,
     load_tasks,
+    plan_valuation,
     valuate,
     value_json,
 )
@@ -142,6 +145,11 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="hold out this share of cases for the pruning test against Closure-LOO and random (default: no test)",
     )
     parser.add_argument("--max-evaluations", type=_COUNT, metavar="N", help="stop after N coalition scores")
+    parser.add_argument(
+        "--plan",
+        action="store_true",
+        help="print the design and what it will cost (scores, rollouts), sized to the budget, and spend nothing",
+    )
     parser.add_argument(
         "--margin",
         type=_FRACTION,
@@ -230,6 +238,7 @@ def _settings(
         pairs_per_window=args.pairs_per_window,
         max_evaluations=args.max_evaluations,
         max_usd=args.budget_usd,
+        budget_scores=_budget_scores(args, project),
     )
     return ValueSettings(
         estimator=estimator,
@@ -238,6 +247,42 @@ def _settings(
         holdout=args.holdout,
         rules=DecisionRules(margin=args.margin if args.margin is not None else project.config.value.margin),
     )
+
+
+def _runs(args: argparse.Namespace, project: Project) -> int:
+    """Rollouts per coalition score: the live agent runs each case ``runs`` times; a Python oracle once."""
+    if oracle_kind(args.oracle) != "live":
+        return 1
+    runs = getattr(args, "runs", None)
+    return int(runs if runs is not None else project.config.run.runs)
+
+
+def _budget_scores(args: argparse.Namespace, project: Project) -> int | None:
+    """The scores ``--max-rollouts`` (or aces.yml ``run.max_rollouts``) pays for: what the design is sized to."""
+    cap = getattr(args, "max_rollouts", None)
+    cap = cap if cap is not None else project.config.run.max_rollouts
+    return None if cap is None else max(0, int(cap) // _runs(args, project))
+
+
+def render_plan(game: CompiledSkill, plan: Plan | None, settings: ValueSettings, runs: int, out: TextIO) -> None:
+    """The design and what it will cost, before anything is spent."""
+    if plan is None:
+        out.write(f"plan for {game.name}: exact enumeration of every feasible coalition on every case\n")
+        return
+    design = plan.settings
+    operators = "+".join(f"ρ_{op}" for op in design.operators)
+    rollouts = plan.scores * runs
+    out.write(
+        f"plan for {game.name}: K={design.orders} orders × {design.window} cases a window, {operators}: "
+        f"{plan.scores:,} coalition scores = up to {rollouts:,} rollouts ({runs} a score; scores already in the "
+        "cache are free)"
+    )
+    if settings.holdout:
+        out.write(", plus the pruning test on the held-out cases")
+    cap = f"; --budget-usd ${design.max_usd:g} caps the dollars" if design.max_usd is not None else ""
+    out.write(f"; dollars are counted as the rollouts are priced{cap}\n")
+    if plan.notes:
+        out.write(f"sized to the budget of {design.budget_scores:,} scores: {'; '.join(plan.notes)}\n")
 
 
 def _shown(estimate: Estimate | None, signed: bool = True) -> str:
@@ -356,6 +401,15 @@ def render_value_text(report: ValueReport, out: TextIO) -> None:
         )
         for curve in block.curves:
             out.write(f"  {curve.method}: {curve.auc:.3f}\n")
+    if report.fitted:
+        out.write(f"\ndesign sized to the budget: {'; '.join(report.fitted)}\n")
+    if valuation.left_out:
+        out.write(
+            f"\n{valuation.left_out} chain(s) left out: a score they needed failed twice ({valuation.failure}); "
+            "the values come from the other chains, and a rerun retries it\n"
+        )
+    elif valuation.failure:
+        out.write(f"\na failed score was retried and then scored ({valuation.failure})\n")
     if valuation.stopped_by is not None:
         out.write(
             f"\nSTOPPED by {_stop_reason(valuation)} after {valuation.chains}/{valuation.chains_planned} chains: the "
@@ -369,12 +423,11 @@ def render_value_text(report: ValueReport, out: TextIO) -> None:
 def _cost_text(report: ValueReport, out: TextIO) -> None:
     valuation = report.valuation
     cost = valuation.cost
-    served = max(0, cost.evaluations - cost.rollouts)
     if valuation.method == "estimate":
         out.write(
-            f"\ncost: {cost.evaluations:,} coalition scores asked of the oracle: {cost.rollouts:,} rollouts paid, "
-            f"the rest served by the score and rollout caches ({served:,} free when each score is one rollout); "
-            f"{cost.requested:,} scores used, repeats served by the in-run coalition cache · ${cost.cost_usd:.4f}\n"
+            f"\ncost: {cost.rollouts:,} rollouts paid (${cost.cost_usd:.4f}); {cost.evaluations:,} coalition scores "
+            f"asked of the oracle, {cost.served:,} of them served free from the caches (paid by an earlier run); "
+            f"{cost.requested:,} scores used, repeats served by the in-run coalition cache\n"
             f"{valuation.chains}/{valuation.chains_planned} chains completed"
         )
         if valuation.truncation_rate is not None and report.settings.estimator.tolerance is not None:
@@ -401,7 +454,12 @@ def _nothing_measured(report: ValueReport, out: TextIO) -> None:
 
 def run(args: argparse.Namespace) -> int:
     skill_dir = args.skill_dir.resolve()
-    report = measure_value(args, skill_dir, find_project(skill_dir, args.config))
+    project = find_project(skill_dir, args.config)
+    if args.plan:
+        game, tasks, settings = _inputs(args, skill_dir, project)
+        render_plan(game, plan_valuation(game, tasks, settings), settings, _runs(args, project), sys.stdout)
+        return EXIT_PASS
+    report = measure_value(args, skill_dir, project, announce=sys.stdout)
     render_value_text(report, sys.stdout)
     if args.json is not None:
         write_output(args.json, json_bytes(value_json(report)), "value report")
@@ -410,15 +468,44 @@ def run(args: argparse.Namespace) -> int:
 
 
 def measure_value(
-    args: argparse.Namespace, skill_dir: Path, project: Project, read: Dataset | None = None
+    args: argparse.Namespace,
+    skill_dir: Path,
+    project: Project,
+    read: Dataset | None = None,
+    announce: TextIO | None = None,
 ) -> ValueReport:
     """Compile and value the skill in ``skill_dir`` (resolved) as the flags in ``args`` say.
 
     ``aces-ci ci`` calls this too, with a namespace of this verb's defaults and its own run flags:
     one valuation path, so a release's values are the ones ``aces-ci value`` gives on the same
     settings (and share its score store), and with the dataset it already ``read`` for its trials.
-    ConfigError/InputError before anything is paid.
+    ConfigError/InputError before anything is paid. ``announce`` gets the plan (design and cost) first.
     """
+    game, tasks, settings, panel = _prepared(args, skill_dir, project, read)
+    try:
+        plan = plan_valuation(game, tasks, settings)
+    except (TooLargeForExact, UniformIntractable) as exc:
+        raise ConfigError(str(exc), field="--exact" if isinstance(exc, TooLargeForExact) else "--orders") from None
+    if announce is not None:
+        render_plan(game, plan, settings, _runs(args, project), announce)
+        announce.flush()
+    root = cache_root(args, skill_dir, project)
+    store = EvaluationStore(root / STORE_DIR) if root is not None else None
+    try:
+        with _scorer(args, panel, skill_dir, project, root) as scorer:
+            report = valuate(game, tasks, RenderingOracle(game, scorer, store), settings, plan)
+    except (TooLargeForExact, UniformIntractable) as exc:
+        raise ConfigError(str(exc), field="--exact" if isinstance(exc, TooLargeForExact) else "--orders") from None
+    finally:
+        if store is not None:
+            store.close()
+    return report
+
+
+def _prepared(
+    args: argparse.Namespace, skill_dir: Path, project: Project, read: Dataset | None
+) -> tuple[CompiledSkill, list[Task], ValueSettings, LivePanel | None]:
+    """The compiled skill, its cases, the settings and (live) the panel: everything before a score is paid."""
     kind = oracle_kind(args.oracle)
     game = compile_skill(skill_dir)
     panel = None
@@ -430,18 +517,14 @@ def measure_value(
         _refuse_judge_flags(args)
     tasks = list(panel.tasks) if panel is not None else load_tasks(_evals_file(args, skill_dir))
     score = panel.score if panel is not None else ScoreSettings()
-    settings = _settings(args, game, _seed(args, project), score, project)
-    root = cache_root(args, skill_dir, project)
-    store = EvaluationStore(root / STORE_DIR) if root is not None else None
-    try:
-        with _scorer(args, panel, skill_dir, project, root) as scorer:
-            report = valuate(game, tasks, RenderingOracle(game, scorer, store), settings)
-    except (TooLargeForExact, UniformIntractable) as exc:
-        raise ConfigError(str(exc), field="--exact" if isinstance(exc, TooLargeForExact) else "--orders") from None
-    finally:
-        if store is not None:
-            store.close()
-    return report
+    return game, tasks, _settings(args, game, _seed(args, project), score, project), panel
+
+
+def _inputs(
+    args: argparse.Namespace, skill_dir: Path, project: Project
+) -> tuple[CompiledSkill, list[Task], ValueSettings]:
+    game, tasks, settings, _ = _prepared(args, skill_dir, project, None)
+    return game, tasks, settings
 
 
 def _refuse_judge_flags(args: argparse.Namespace) -> None:

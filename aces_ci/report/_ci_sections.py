@@ -206,7 +206,10 @@ def estimand_section(trials: Sequence[SkillTrial]) -> str:
 
 def decision_counts(units: Sequence[UnitValue]) -> str:
     """``Cut 2 units (212 tokens: 1 harmful, 1 negligible); compress 1; keep 4; 5 unresolved.``"""
-    count = lambda *kinds: sum(1 for u in units if u.decision in kinds)  # noqa: E731
+
+    def count(*kinds: str) -> int:
+        return sum(1 for u in units if u.decision in kinds)
+
     cut = [u for u in units if u.decision in ("delete", "negligible")]
     parts = []
     if cut:

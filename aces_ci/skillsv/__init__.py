@@ -2,6 +2,7 @@
 counterfactual skills, and estimate structure-aware Shapley values of its units.
 """
 
+from ._budget import Plan, fit_to_budget, planned_scores
 from ._compile import COMPILE_SCHEMA_VERSION, compile_skill, compiled_json
 from ._decisions import DecisionSummary, decision_line, decision_summary
 from ._estimate import EstimateRun, Estimator, EstimatorSettings, Meter, Pooling, published_settings
@@ -45,7 +46,7 @@ from ._structure import GameStructure
 from ._summary import DEFAULT_MARGIN, DecisionRules, decide, scores_to_decide, summarize
 from ._tasks import load_tasks, split_panels
 from ._tokens import TOKENIZER, count_tokens
-from ._valuate import HeldOut, ScoreSettings, ValueReport, ValueSettings, valuate
+from ._valuate import HeldOut, ScoreSettings, ValueReport, ValueSettings, plan_valuation, valuate
 from ._value_json import VALUE_SCHEMA_VERSION, low_value_units, value_json
 from ._views import CurveView, SkillValueView, UnitView, compile_summary, skill_value
 
@@ -94,6 +95,7 @@ __all__ = [
     "OrderOdds",
     "OrderSampler",
     "Outcome",
+    "Plan",
     "Pooling",
     "PythonScorer",
     "RenderingOracle",
@@ -123,9 +125,12 @@ __all__ = [
     "decide",
     "decision_line",
     "decision_summary",
+    "fit_to_budget",
     "live_scorer",
     "load_tasks",
     "low_value_units",
+    "plan_valuation",
+    "planned_scores",
     "published_settings",
     "render",
     "repair_hierarchy",

@@ -75,6 +75,8 @@ class Cost:
     full_audit: int
     """2 (or 1) operators × K × (n + 1) prefixes × M tasks: every prefix of every order on every task."""
     cost_usd: float
+    served: int = 0
+    """Coalition scores the oracle served from its caches (score store, rollout cache): paid by an earlier run."""
 
 
 @dataclass(frozen=True)
@@ -103,6 +105,10 @@ class Valuation:
     """δ: a net effect inside ±δ is negligible (aces.yml ``value.margin``)."""
     pooling: Literal["pooled", "chain"] | None = None
     """How chains became unit values (:mod:`._pooled`); None for exact values."""
+    left_out: int = 0
+    """Chains left out because a score they needed failed twice (a rollout's timeout or infrastructure error)."""
+    failure: str | None = None
+    """The latest such failure (or a failure a retry recovered from), as the oracle said it."""
 
     @property
     def measured(self) -> bool:

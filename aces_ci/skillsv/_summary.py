@@ -84,17 +84,22 @@ def decide(
 def scores_to_decide(net: Estimate, margin: float, scores_per_chain: float) -> int | None:
     """About how many more coalition scores an unresolved unit needs, assuming its value stays put.
 
-    An interval's half-width h shrinks as 1/√chains. It decides once h < |v| (the sign, v its value)
-    or h < δ − |v| (inside the margin), whichever is easier: h* = max(|v|, δ − |v|) ≥ δ/2, so the
-    estimate is finite. Needed chains = chains · (h / h*)², each costing the run's scores per chain.
+    Each side of an interval shrinks about the value v as 1/√chains (the bootstrap's intervals need
+    not be symmetric, so each side is scaled on its own). The sign is decided once the side toward 0
+    no longer reaches it: (v − lo) → |v| for v > 0, factor ((v − lo)/v)²; *negligible* once both
+    sides fit inside ±δ: factor max(((hi − v)/(δ − v))², ((v − lo)/(δ + v))²) when |v| < δ. The
+    smaller factor f gives chains · (f − 1) more chains (at least one), each at the run's scores per chain.
     """
     if net.ci is None or net.n == 0 or scores_per_chain <= 0:
         return None
-    half = (net.ci.hi - net.ci.lo) / 2
-    target = max(abs(net.value), margin - abs(net.value))
-    if target <= 0 or half <= target:
+    value, lo, hi = net.value, net.ci.lo, net.ci.hi
+    toward_zero = value - lo if value > 0 else hi - value
+    factors = [(toward_zero / abs(value)) ** 2] if value != 0 else []
+    if abs(value) < margin:
+        factors.append(max(((hi - value) / (margin - value)) ** 2, ((value - lo) / (margin + value)) ** 2))
+    if not factors:
         return None
-    more_chains = net.n * ((half / target) ** 2 - 1)
+    more_chains = max(net.n * (min(factors) - 1), 1.0)
     return int(np.ceil(more_chains * scores_per_chain))
 
 
@@ -283,11 +288,13 @@ def summarize(
         chains=count,
         chains_planned=run.planned_chains,
         truncation_rate=gamma,
-        cost=Cost(meter.rollouts, meter.evaluated, meter.requested, full_audit, meter.cost_usd),
+        cost=Cost(meter.rollouts, meter.evaluated, meter.requested, full_audit, meter.cost_usd, meter.served),
         stopped_by=run.stopped_by,
         error=run.error,
         margin=rules.margin,
         pooling=pooling,
+        left_out=run.left_out,
+        failure=run.failure,
     )
 
 

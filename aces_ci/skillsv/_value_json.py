@@ -11,7 +11,8 @@ from ._valuate import ValueReport
 
 VALUE_SCHEMA_VERSION = 2
 """2: decisions with a margin δ (``negligible`` added, ``settings.resolution`` became ``margin``), a
-``decisions`` summary, ``measured``, and each unresolved unit's ``scores_to_decide``."""
+``decisions`` summary, ``measured``, each unresolved unit's ``scores_to_decide``, and the chains a failed
+rollout left out (``chains.left_out``, ``failure``)."""
 
 
 def _estimate(estimate: Estimate | None) -> dict[str, Any] | None:
@@ -132,6 +133,8 @@ def value_json(report: ValueReport) -> dict[str, Any]:
             "panel_anchors": estimator.panel_anchors,
             "max_evaluations": estimator.max_evaluations,
             "budget_usd": estimator.max_usd,
+            "budget_scores": estimator.budget_scores,
+            "fitted_to_budget": list(report.fitted),
             "margin": valuation.margin,
             "bootstrap": settings.bootstrap,
             "holdout": settings.holdout,
@@ -163,6 +166,7 @@ def value_json(report: ValueReport) -> dict[str, Any]:
             "completed": valuation.chains,
             "planned": valuation.chains_planned,
             "truncation_rate": valuation.truncation_rate,
+            "left_out": valuation.left_out,
         },
         "rollouts": {
             "spent": cost.rollouts + (pruning.rollouts if pruning else 0),
@@ -172,9 +176,11 @@ def value_json(report: ValueReport) -> dict[str, Any]:
             "requested": cost.requested,
             "full_audit": cost.full_audit,
             "cost_usd": cost.cost_usd + (pruning.cost_usd if pruning else 0.0),
+            "served_from_cache": cost.served,
         },
         "stopped_by": valuation.stopped_by,
         "error": valuation.error,
+        "failure": valuation.failure,
         "measured": valuation.measured,
         "decisions": _decisions(report),
         "low_value": [

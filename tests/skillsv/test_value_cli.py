@@ -241,3 +241,59 @@ def test_an_oracle_that_fails_mid_run_exits_3_and_keeps_what_it_scored(
     assert len(stored) == 150  # every score returned before the failure is on disk
     code, _ = _value(tmp_path, str(skill), "--evals", str(evals), "--oracle", f"{ORACLE}:not_a_number", "-K", "2")
     assert code == 3
+
+
+def _sixteen_units(tmp_path: Path, cases: int = 40) -> tuple[Path, Path]:
+    """The planted skill with eight more rules the oracle ignores: 15 execution units and the trigger."""
+    extra = "".join(f"- FILLER{i}: note number {i}.\n" for i in range(8))
+    skill = write_skill(tmp_path, PLANTED_BODY + extra, {"scripts/tool.sh": "#!/bin/sh\necho TOTALS\n"})
+    evals = tmp_path / "cases.json"
+    evals.write_text(json.dumps({"evals": [{"id": f"c{i}", "prompt": f"question {i}"} for i in range(cases)]}))
+    return skill, evals
+
+
+def test_a_small_rollout_budget_still_returns_an_interval_for_every_unit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    skill, evals = _sixteen_units(tmp_path)
+    log = tmp_path / "calls.log"
+    import tests.skillsv.planted_oracle as planted
+
+    monkeypatch.setattr(planted, "CALLS", log)
+    common = [str(skill), "--evals", str(evals), "--oracle", f"{ORACLE}:noisy", "--max-rollouts", "300"]
+    # --plan prints the design sized to the budget and what it costs, and scores nothing
+    assert main(["value", *common, "--plan", "--cache-dir", str(tmp_path / "cache")]) == 0
+    planned = capsys.readouterr().out
+    assert not log.exists()
+    assert "plan for planted: K=" in planned and "sized to the budget of 300 scores: " in planned
+    code, report = _value(tmp_path, *common)
+    assert code == 0
+    _valid(report)
+    text = capsys.readouterr().out
+    assert text.startswith(planned.strip())  # the same plan, printed before anything is spent
+    assert report["measured"] and report["stopped_by"] is None
+    assert report["rollouts"]["spent"] <= 300 and len(log.read_text().splitlines()) <= 300
+    assert report["settings"]["fitted_to_budget"] and report["settings"]["budget_scores"] == 300
+    valued = [unit for unit in report["units"] if unit["kind"] != "trigger"]
+    assert len(valued) == 16 and all(unit["ci"] is not None and unit["ci"][0] < unit["ci"][1] for unit in valued)
+    # each unit left unresolved by its own interval says what more evidence would settle it (one left
+    # unresolved because a unit that requires it is unresolved waits for that one)
+    unresolved = [u for u in valued if u["decision"] == "unresolved" and not u["reason"].startswith("required by")]
+    assert unresolved and all(unit["scores_to_decide"] > 0 for unit in unresolved)
+    assert report["decisions"]["scores_to_decide"] == max(unit["scores_to_decide"] for unit in unresolved)
+
+
+def test_a_run_stopped_before_any_chain_completed_reports_nothing_and_exits_3(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    skill, evals = _planted(tmp_path, cases=16)
+    code, report = _value(
+        tmp_path, str(skill), "--evals", str(evals), "--oracle", f"{ORACLE}:noisy", "--max-evaluations", "40"
+    )
+    assert code == 3  # nothing measured: the contract's runtime error
+    _valid(report)
+    assert report["stopped_by"] == "max_evaluations" and report["chains"]["completed"] == 0
+    assert report["measured"] is False and report["decisions"] is None and report["low_value"] == []
+    assert report["content_lift"] is None and report["closure_ratio"] is None
+    text = capsys.readouterr().out
+    assert "NO VALUES: the valuation stopped (--max-evaluations) before any of its 12 chains completed" in text

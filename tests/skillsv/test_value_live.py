@@ -139,7 +139,7 @@ def test_cases_the_live_agent_cannot_be_scored_on_are_refused_before_any_rollout
     assert not (tmp_path / "cache" / "skillsv").exists()
 
 
-def test_a_rollout_cap_and_a_dollar_budget_stop_the_valuation_with_wider_intervals(
+def test_a_dollar_budget_stops_the_valuation_and_a_rollout_cap_sizes_it_down(
     server: ScriptedServer, tmp_path: Path
 ) -> None:
     skill = acme_skill(tmp_path, cases=16)
@@ -148,26 +148,32 @@ def test_a_rollout_cap_and_a_dollar_budget_stop_the_valuation_with_wider_interva
     assert code == 0 and full["stopped_by"] is None and full["chains"]["completed"] == 32
     spent = server.calls
     width = lambda report: sum(u["ci"][1] - u["ci"][0] for u in body_units(report).values())  # noqa: E731
-    for flag, value, reason in (
-        ("--max-rollouts", str(spent // 2), "max_rollouts"),
-        # each rollout costs (100 + 2·10) / 1e6 = $0.00012 at the aces.yml price
-        ("--budget-usd", f"{0.00012 * (spent // 2):.6f}", "budget_usd"),
-    ):
-        before = server.calls
-        capped = value_args(skill, server, tmp_path / reason, *common, flag, value)
-        code, stopped = run_value(capped, tmp_path / "s.json")
-        assert code == 0, flag
-        assert_valid(stopped)
-        assert stopped["stopped_by"] == reason
-        assert server.calls - before <= spent // 2 + 4  # a cap stops new launches; the 4 in flight finish
-        assert 0 < stopped["chains"]["completed"] < 32
-        assert all(unit["ci"] is not None for unit in body_units(stopped).values())  # the values so far, with intervals
-        assert width(stopped) > width(full)
-        # resuming with the cap lifted pays only for what the stopped run did not run
-        resumed_before = server.calls
-        code, resumed = run_value(value_args(skill, server, tmp_path / reason, *common), tmp_path / "r.json")
-        assert code == 0 and resumed["units"] == full["units"]
-        assert server.calls - resumed_before == spent - (resumed_before - before)
+    # each rollout costs (100 + 2·10) / 1e6 = $0.00012 at the aces.yml price: dollars are not known in
+    # advance, so a dollar budget stops the run part-way
+    before = server.calls
+    capped = value_args(skill, server, tmp_path / "usd", *common, "--budget-usd", f"{0.00012 * (spent // 2):.6f}")
+    code, stopped = run_value(capped, tmp_path / "s.json")
+    assert code == 0
+    assert_valid(stopped)
+    assert stopped["stopped_by"] == "budget_usd"
+    assert server.calls - before <= spent // 2 + 4  # a cap stops new launches; the 4 in flight finish
+    assert 0 < stopped["chains"]["completed"] < 32
+    assert all(unit["ci"] is not None for unit in body_units(stopped).values())  # the values so far, with intervals
+    assert width(stopped) > width(full)
+    # resuming with the cap lifted pays only for what the stopped run did not run
+    resumed_before = server.calls
+    code, resumed = run_value(value_args(skill, server, tmp_path / "usd", *common), tmp_path / "r.json")
+    assert code == 0 and resumed["units"] == full["units"]
+    assert server.calls - resumed_before == spent - (resumed_before - before)
+    # a rollout cap is known in advance: the design is sized to it and finishes, wider, within it
+    before = server.calls
+    capped = value_args(skill, server, tmp_path / "rollouts", *common, "--max-rollouts", str(spent // 4))
+    code, sized = run_value(capped, tmp_path / "m.json")
+    assert code == 0 and sized["stopped_by"] is None and sized["measured"]
+    assert_valid(sized)
+    assert sized["settings"]["fitted_to_budget"] and server.calls - before <= spent // 4
+    assert all(unit["ci"] is not None for unit in body_units(sized).values())
+    assert width(sized) > width(full)
 
 
 def test_a_killed_live_valuation_loses_no_paid_rollout(server: ScriptedServer, tmp_path: Path) -> None:
