@@ -369,6 +369,7 @@ def render_value_text(report: ValueReport, out: TextIO) -> None:
             f"sum of net effects {_shown(valuation.sum_values)} · closure Σφ/Λ "
             f"{_shown(valuation.closure_ratio, False)} (truncation can break it)\n"
         )
+    _cases_text(valuation, out)
     out.write("\n")
     rows = []
     ordered = sorted(valuation.units, key=lambda u: -(u.net_effect.value if u.net_effect else float("-inf")))
@@ -418,6 +419,30 @@ def render_value_text(report: ValueReport, out: TextIO) -> None:
         )
         if valuation.error:
             out.write(f"  {valuation.error}\n")
+
+
+_CASES_SHOWN = 30
+
+
+def _cases_text(valuation: Valuation, out: TextIO) -> None:
+    """The whole skill's score per case beside the bare agent's: a unit is credited only where they differ."""
+    cases = valuation.cases
+    if not cases:
+        return
+    flat = [c.case for c in cases if c.full is not None and c.empty is not None and abs(c.full - c.empty) < 1e-12]
+    if flat:
+        shown = ", ".join(flat[:10]) + (f" and {len(flat) - 10} more" if len(flat) > 10 else "")
+        out.write(
+            f"on {len(flat)} of {len(cases)} cases the whole skill scores as the bare agent does ({shown}): no unit "
+            "is credited there, whatever it says\n"
+        )
+    if len(cases) <= _CASES_SHOWN:
+        scores = " · ".join(f"{c.case} {_score(c.empty)}→{_score(c.full)}" for c in cases)
+        out.write(f"per case, bare agent → whole skill: {scores}\n")
+
+
+def _score(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
 
 
 def _cost_text(report: ValueReport, out: TextIO) -> None:

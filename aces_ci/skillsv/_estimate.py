@@ -182,6 +182,8 @@ class EstimateRun:
     """Chains left out because a score they needed failed twice (a rollout's timeout or infrastructure error)."""
     failure: str | None = None
     """The first such failure, as the oracle reported it."""
+    case_scores: dict[str, dict[int, float]] = field(default_factory=dict)
+    """Per anchor (``empty``, ``trigger_only``, ``full``, all ρ_del), its score on each case it was scored on."""
 
 
 class _BudgetStop(Exception):
@@ -380,6 +382,12 @@ class Estimator:
             run.error = stop.detail
         run.incomplete_chains = run.planned_chains - len(run.chains)
         run.failure = self.scores.last_failure
+        anchors = {"empty": 0, "trigger_only": 1 << self.trigger, "full": self.structure.full}
+        for name, mask in anchors.items():
+            cached = self.scores.cache
+            run.case_scores[name] = {
+                t: cached[(mask, "del", t)] for t in range(len(run.tasks)) if (mask, "del", t) in cached
+            }
         return run
 
     def _panel_anchors(self) -> None:

@@ -65,6 +65,21 @@ class GroupValue:
 
 
 @dataclass(frozen=True)
+class CaseScore:
+    """One case's anchors: what the agent scores on it bare, with the trigger only, and with the whole skill.
+
+    A unit can only be credited on a case the whole skill changes: where the full skill scores as the
+    bare agent does (both fail, say), every unit's value there is 0 — "worthless" there means "the model
+    cannot do this case anyway", which this row tells apart.
+    """
+
+    case: str
+    empty: float | None
+    trigger_only: float | None
+    full: float | None
+
+
+@dataclass(frozen=True)
 class Cost:
     rollouts: int
     """Rollouts the oracle reports as paid by this run (0 for everything served by its cache)."""
@@ -105,6 +120,8 @@ class Valuation:
     """δ: a net effect inside ±δ is negligible (aces.yml ``value.margin``)."""
     pooling: Literal["pooled", "chain"] | None = None
     """How chains became unit values (:mod:`._pooled`); None for exact values."""
+    cases: tuple[CaseScore, ...] = ()
+    """Per case of the attribution panel that was scored with the full skill, its anchors (ρ_del)."""
     left_out: int = 0
     """Chains left out because a score they needed failed twice (a rollout's timeout or infrastructure error)."""
     failure: str | None = None

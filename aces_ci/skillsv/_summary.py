@@ -32,7 +32,7 @@ from ._estimate import EstimateRun, Pooling
 from ._model import UnitGroup
 from ._order_odds import OrderOdds
 from ._pooled import unit_samples
-from ._result import CUT_DECISIONS, Cost, Decision, Estimate, GroupValue, Interval, UnitValue, Valuation
+from ._result import CUT_DECISIONS, CaseScore, Cost, Decision, Estimate, GroupValue, Interval, UnitValue, Valuation
 from ._structure import GameStructure, bits
 
 CONFIDENCE = 0.95
@@ -295,6 +295,13 @@ def summarize(
         pooling=pooling,
         left_out=run.left_out,
         failure=run.failure,
+        cases=tuple(
+            CaseScore(
+                task.id, *(run.case_scores.get(name, {}).get(index) for name in ("empty", "trigger_only", "full"))
+            )
+            for index, task in enumerate(run.tasks)
+            if index in run.case_scores.get("full", {})
+        ),
     )
 
 

@@ -183,6 +183,10 @@ def value_json(report: ValueReport) -> dict[str, Any]:
         "failure": valuation.failure,
         "measured": valuation.measured,
         "decisions": _decisions(report),
+        "cases": [
+            {"id": case.case, "empty": case.empty, "trigger_only": case.trigger_only, "full": case.full}
+            for case in valuation.cases
+        ],
         "low_value": [
             {
                 "id": unit.unit,

@@ -67,6 +67,8 @@ def test_exact_mode_matches_the_closed_form_values(tmp_path: Path) -> None:
     assert summary["delete"] == [units["HARM"]["id"]] and summary["negligible"] == [units["DEAD"]["id"]]
     assert summary["cut_tokens"] == units["HARM"]["tokens"] + units["DEAD"]["tokens"]
     assert summary["summary"].startswith("cut 2 units")
+    # the whole skill's score per case beside the bare agent's: what a unit can be credited with there
+    assert [(c["empty"], c["full"]) for c in report["cases"]] == [pytest.approx((0.1, 0.8))] * 3
     script = next(unit for unit in report["units"] if unit["kind"] == "resource")
     assert script["net_effect"] == pytest.approx(0.0, abs=1e-12)
     assert script["decision"] == "keep" and "required by" in script["reason"]
@@ -117,6 +119,7 @@ def test_text_report_names_the_units_and_the_cost(tmp_path: Path, capsys: pytest
     assert text.index("decisions (δ = 0.05): ") < text.index("net effect [95% CI]")  # what to do comes first
     assert "SKILL.md:10" in text
     assert "rollouts paid" in text and "4/4 chains completed" in text
+    assert "per case, bare agent → whole skill: c0 " in text
     assert "closure" not in text  # untruncated, Σφ = Λ on the windows by construction: nothing to check
 
 
