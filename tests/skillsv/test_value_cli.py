@@ -300,3 +300,15 @@ def test_a_run_stopped_before_any_chain_completed_reports_nothing_and_exits_3(
     assert report["content_lift"] is None and report["closure_ratio"] is None
     text = capsys.readouterr().out
     assert "NO VALUES: the valuation stopped (--max-evaluations) before any of its 12 chains completed" in text
+
+
+def test_the_margin_comes_from_aces_yml_and_the_flag_overrides_it(tmp_path: Path) -> None:
+    skill, evals = _planted(tmp_path, cases=2)
+    (tmp_path / "aces.yml").write_text("value:\n  margin: 0.25\n")
+    common = [str(skill), "--evals", str(evals), "--oracle", f"{ORACLE}:expected", "--exact"]
+    code, report = _value(tmp_path, *common, "--config", str(tmp_path / "aces.yml"))
+    assert code == 0 and report["settings"]["margin"] == 0.25
+    # every planted effect (|φ| ≤ 0.2) is inside ±0.25: not worth its context at that margin
+    assert {unit["decision"] for unit in _by_marker(report).values()} == {"negligible"}
+    code, report = _value(tmp_path, *common, "--config", str(tmp_path / "aces.yml"), "--margin", "0.1")
+    assert report["settings"]["margin"] == 0.1 and _by_marker(report)["ALPHA"]["decision"] == "keep"
