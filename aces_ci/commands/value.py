@@ -2,9 +2,12 @@
 
 Compiles the skill, samples feasible insertion orders, scores every prefix of each order on a
 shared window of cases with an oracle, under deletion (ρ_del) and length-neutral padding (ρ_pad),
-and reports per unit its net effect, content value and context cost with 95% intervals, a
-keep / compress / delete / unresolved decision, the anchors V(∅), V({m}), V(N), the content lift
-and the closure ratio, and what it cost against the full two-operator audit.
+and reports first what to do — per unit keep / delete / negligible / compress / unresolved, read off
+its 95% interval against the margin δ (``--margin``, aces.yml ``value.margin``), with the scores an
+unresolved unit would need — then its net effect, content value and context cost, the anchors
+V(∅), V({m}), V(N), the content lift, the whole skill's score per case, and what it cost (rollouts
+paid, scores served by the caches). The plan (design, scores, rollouts) is printed before anything
+is spent, sized down to ``--max-rollouts``; ``--plan`` prints only the plan.
 
 The oracle is the live agent by default: each coalition's rendered skill is run on the cases a
 trial would run (the skill's dataset, or the file ``--evals`` names) through one rollout engine
@@ -16,12 +19,14 @@ function instead, on the cases of ``--evals`` as written.
 Every score is kept in a cache on disk as it arrives, and every rollout in the engine's cache and
 journal, so a killed valuation loses nothing and an unchanged rerun calls the model zero times.
 
-Exit codes: 0 the valuation ran (a budget stop included: the values so far are reported, with
-their wider intervals); 2 bad input or configuration (no skill, no cases, a bad ``--oracle``, an
+Exit codes: 0 the valuation ran (a budget stop after a completed chain included: the values so far
+are reported, with their wider intervals); 2 bad input or configuration (no skill, no cases, a bad ``--oracle``, an
 oracle module that cannot be imported, a case the live agent's answer cannot be scored on with
 the chosen metric and judge, a judge that cannot run, settings out of range); 3 the oracle
-failed while scoring (it raised or returned a non-number, a rollout ended in an infrastructure
-error): what was scored is kept and reported.
+failed while scoring (it raised or returned a non-number, or every chain of a wave failed; a single
+rollout's timeout or infrastructure error is retried, then its chains left out, and said), or no
+chain completed at all (nothing measured: the report says what ran and concludes nothing); what was
+scored is kept.
 """
 
 from __future__ import annotations
