@@ -114,7 +114,7 @@ def respect_dependencies(units: Sequence[UnitValue], structure: GameStructure) -
     by_id = {unit.unit: unit for unit in units}
     out: list[UnitValue] = []
     for unit in units:
-        if unit.decision not in CUT_DECISIONS:
+        if unit.decision not in (*CUT_DECISIONS, "unresolved"):
             out.append(unit)
             continue
         index = structure.index[unit.unit]
@@ -126,8 +126,9 @@ def respect_dependencies(units: Sequence[UnitValue], structure: GameStructure) -
         kept = [d for d in dependents if by_id[d].decision in ("keep", "compress")]
         open_ = [d for d in dependents if by_id[d].decision == "unresolved"]
         if kept:
-            out.append(replace(unit, decision="keep", reason=f"required by {', '.join(kept)}, which carry value"))
-        elif open_:
+            reason = f"required by {', '.join(kept)}, which carry value"
+            out.append(replace(unit, decision="keep", reason=reason, scores_to_decide=None))
+        elif open_ and unit.decision != "unresolved":
             out.append(replace(unit, decision="unresolved", reason=f"required by {', '.join(open_)} (unresolved)"))
         else:
             out.append(unit)

@@ -96,6 +96,12 @@ def test_the_noisy_estimate_recovers_the_planted_roles_within_its_intervals(tmp_
         assert units[positive]["ci"][0] > 0 and units[positive]["decision"] == "keep", positive
     assert units["HARM"]["ci"][1] < 0 and units["HARM"]["decision"] == "delete"
     assert units["DEAD"]["ci"][0] < 0 < units["DEAD"]["ci"][1]
+    # the dead unit is not decided at this budget, and says what would decide it; the script TOOLUSE
+    # needs is kept with it, whatever its own interval says
+    assert units["DEAD"]["decision"] == "unresolved" and units["DEAD"]["scores_to_decide"] > 0
+    script = next(unit for unit in report["units"] if unit["kind"] == "resource")
+    assert script["decision"] == "keep" and script["reason"].startswith("required by")
+    assert report["decisions"]["scores_to_decide"] == units["DEAD"]["scores_to_decide"]
     assert min(units[m]["net_effect"] for m in ("ALPHA", "BETA", "TOOLUSE")) > units["DEAD"]["net_effect"]
     assert units["DEAD"]["net_effect"] > units["HARM"]["net_effect"]
     held_out = report["held_out"]
