@@ -17,7 +17,7 @@ import pytest
 
 from aces_ci.cli import main
 from tests.engine.helpers import complete_records, kill_once_journaled, settled_calls
-from tests.servers import ScriptedServer
+from tests.servers import Hang, Reply, ScriptedRequest, ScriptedServer
 from tests.skillsv.acme import (
     BODY,
     DECISIONS,
@@ -202,3 +202,25 @@ def test_a_killed_live_valuation_loses_no_paid_rollout(server: ScriptedServer, t
     assert server.calls - total - paid_before_kill == total - len(finished)  # only what the kill lost is re-run
     assert len({record["key"] for record in complete_records(journal)}) == total
     assert json.loads(out.read_text())["units"] == json.loads(reference.read_text())["units"]
+
+
+def test_a_rollout_that_times_out_is_retried_and_the_valuation_finishes_with_values(
+    scripted_server: Callable[..., ScriptedServer], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    calls = {"n": 0}
+
+    def hangs_once(request: ScriptedRequest) -> Reply:
+        calls["n"] += 1
+        return Hang(120) if calls["n"] == 3 else planted_model(request)
+
+    server = scripted_server(hangs_once)
+    skill = acme_skill(tmp_path, cases=8)
+    args = value_args(skill, server, tmp_path / "run", "-K", "4", "--window", "4", "--timeout", "5")
+    code, report = run_value(args, tmp_path / "value.json")
+    assert code == 0 and report["stopped_by"] is None and report["measured"]
+    assert_valid(report)
+    assert "timeout" in (report["failure"] or "")  # said, not hidden
+    # only the first attempt hung: its retry scored it, so no chain was lost
+    assert report["chains"]["completed"] == 4 and report["chains"]["left_out"] == 0
+    assert all(unit["ci"] is not None for unit in body_units(report).values())
+    assert "a failed score was retried and then scored" in capsys.readouterr().out
