@@ -186,6 +186,11 @@ def measure(units: int, per_unit: int, seed: int, margin: float = DEFAULT_MARGIN
     )
 
 
+def _share(hits: int, total: int) -> str:
+    """``2/4``: a share with what it is out of; ``–`` when there is nothing to count."""
+    return f"{hits}/{total}" if total else "– (none)"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--sizes", default="16,24")
@@ -205,8 +210,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(
                 f"| {units} | {per_unit} | {sum(r.rollouts for r in results) / len(results):,.0f} "
                 f"| {sum(r.severe for r in results) / len(results):.2f} "
-                f"| {sum(r.right for r in results) / max(1, sum(r.effective for r in results)):.2f} "
-                f"| {sum(r.dead_negligible for r in results) / max(1, sum(r.dead for r in results)):.2f} "
+                f"| {_share(sum(r.right for r in results), sum(r.effective for r in results))} "
+                f"| {_share(sum(r.dead_negligible for r in results), sum(r.dead for r in results))} "
                 f"| {sum(r.unresolved for r in results) / total:.2f} "
                 f"| {sum(r.covered for r in results) / total:.3f} |",
                 flush=True,

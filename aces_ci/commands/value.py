@@ -91,7 +91,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "value",
         help="estimate what each unit of a skill is worth (SkillSV)",
         description="Value every unit of the skill in SKILL_DIR: net effect (deletion), content value "
-        "(length-neutral padding) and context cost, each with a 95%% interval and a decision.",
+        "(length-neutral padding) and context cost, each with a 95% interval and a decision.",
     )
     parser.add_argument("skill_dir", type=Path, metavar="SKILL_DIR", help="folder holding SKILL.md")
     parser.add_argument(

@@ -318,3 +318,10 @@ def test_the_margin_comes_from_aces_yml_and_the_flag_overrides_it(tmp_path: Path
     assert {unit["decision"] for unit in _by_marker(report).values()} == {"negligible"}
     code, report = _value(tmp_path, *common, "--config", str(tmp_path / "aces.yml"), "--margin", "0.1")
     assert report["settings"]["margin"] == 0.1 and _by_marker(report)["ALPHA"]["decision"] == "keep"
+
+
+def test_help_says_95_percent_once(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["value", "--help"])
+    text = capsys.readouterr().out
+    assert "95% interval" in text and "%%" not in text and "--plan" in text and "--margin" in text
