@@ -120,6 +120,15 @@ class GateSettings:
 
 
 @dataclass(frozen=True)
+class ValueConfig:
+    """How ``aces-ci value`` decides (``value:`` in aces.yml)."""
+
+    margin: float = 0.05
+    """δ: net effects inside ±δ are negligible. 0.05 is the gate's pass band: an effect smaller than what
+    counts as a lift for a whole skill is not worth a unit's context (``skillsv.DEFAULT_MARGIN``)."""
+
+
+@dataclass(frozen=True)
 class AcesConfig:
     path: Path | None = None
     """Where the config was read from; None when defaults are used."""
@@ -129,6 +138,7 @@ class AcesConfig:
     evals: EvalSettings = field(default_factory=EvalSettings)
     trial: TrialSettings = field(default_factory=TrialSettings)
     gate: GateSettings = field(default_factory=GateSettings)
+    value: ValueConfig = field(default_factory=ValueConfig)
     field_lines: dict[str, int] = field(default_factory=dict)
     """Line of each field in aces.yml by dotted path (``scan.rules.SPEC001``, ``scan.ignore[0].rule``),
     so checks made after loading (unknown rule ids) can point at the line."""
@@ -506,5 +516,6 @@ def load_config(path: Path | None, start_dir: Path) -> AcesConfig:
         evals=_eval_settings(data.get("evals", {}), path),
         trial=_trial_settings(data.get("trial", {}), base),
         gate=_gate_settings(data.get("gate", {}), path, lines),
+        value=ValueConfig(**{key: float(value) for key, value in data.get("value", {}).items()}),
         field_lines=lines,
     )

@@ -230,7 +230,14 @@ class ValueRun:
             write_output(target, text.encode(), "SkillSV value report")
             written = True
             valuation = report.valuation
-            if valuation.stopped_by is not None:
+            if valuation.stopped_by is not None and not valuation.measured:
+                stop = _STOPS.get(valuation.stopped_by, valuation.stopped_by)
+                notes.append(
+                    f"SkillSV of {self._title(path)} stopped at {stop} before any of its {valuation.chains_planned} "
+                    f"chains completed ({valuation.cost.evaluations} coalition scores ran): no unit values and no "
+                    "conclusions."
+                )
+            elif valuation.stopped_by is not None:
                 stop = _STOPS.get(valuation.stopped_by, valuation.stopped_by)
                 notes.append(
                     f"SkillSV of {self._title(path)} stopped at {stop} after {valuation.chains}/"
@@ -242,6 +249,8 @@ class ValueRun:
                 if valuation.chains == 0:  # nothing was measured: no unit table that reads as "all fine"
                     continue
             view = skill_value(report, skill)
+            if view is None and not valuation.measured:
+                continue
             if view is None:
                 notes.append(
                     f"SkillSV of {self._title(path)} measured no content lift, so it has no unit values to show."

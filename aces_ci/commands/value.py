@@ -2,9 +2,12 @@
 
 Compiles the skill, samples feasible insertion orders, scores every prefix of each order on a
 shared window of cases with an oracle, under deletion (ρ_del) and length-neutral padding (ρ_pad),
-and reports per unit its net effect, content value and context cost with 95% intervals, a
-keep / compress / delete / unresolved decision, the anchors V(∅), V({m}), V(N), the content lift
-and the closure ratio, and what it cost against the full two-operator audit.
+and reports first what to do — per unit keep / delete / negligible / compress / unresolved, read off
+its 95% interval against the margin δ (``--margin``, aces.yml ``value.margin``), with the scores an
+unresolved unit would need — then its net effect, content value and context cost, the anchors
+V(∅), V({m}), V(N), the content lift, the whole skill's score per case, and what it cost (rollouts
+paid, scores served by the caches). The plan (design, scores, rollouts) is printed before anything
+is spent, sized down to ``--max-rollouts``; ``--plan`` prints only the plan.
 
 The oracle is the live agent by default: each coalition's rendered skill is run on the cases a
 trial would run (the skill's dataset, or the file ``--evals`` names) through one rollout engine
@@ -16,12 +19,14 @@ function instead, on the cases of ``--evals`` as written.
 Every score is kept in a cache on disk as it arrives, and every rollout in the engine's cache and
 journal, so a killed valuation loses nothing and an unchanged rerun calls the model zero times.
 
-Exit codes: 0 the valuation ran (a budget stop included: the values so far are reported, with
-their wider intervals); 2 bad input or configuration (no skill, no cases, a bad ``--oracle``, an
+Exit codes: 0 the valuation ran (a budget stop after a completed chain included: the values so far
+are reported, with their wider intervals); 2 bad input or configuration (no skill, no cases, a bad ``--oracle``, an
 oracle module that cannot be imported, a case the live agent's answer cannot be scored on with
 the chosen metric and judge, a judge that cannot run, settings out of range); 3 the oracle
-failed while scoring (it raised or returned a non-number, a rollout ended in an infrastructure
-error): what was scored is kept and reported.
+failed while scoring (it raised or returned a non-number, or every chain of a wave failed; a single
+rollout's timeout or infrastructure error is retried, then its chains left out, and said), or no
+chain completed at all (nothing measured: the report says what ran and concludes nothing); what was
+scored is kept.
 """
 
 from __future__ import annotations
@@ -48,18 +53,23 @@ from ..skillsv import (
     EstimatorSettings,
     EvaluationStore,
     LiveScorer,
+    Plan,
     PythonScorer,
     RenderingOracle,
     ScoreSettings,
     Sessions,
     SkillScorer,
+    Task,
     TooLargeForExact,
     UniformIntractable,
+    Valuation,
     ValueReport,
     ValueSettings,
     compile_skill,
+    decision_line,
+    decision_summary,
     load_tasks,
-    low_value_units,
+    plan_valuation,
     valuate,
     value_json,
 )
@@ -109,8 +119,13 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument("--orders", choices=ORDER_DISTRIBUTIONS, default="layer", help="μ: default layer (the paper's)")
     parser.add_argument("-K", "--chains", type=_COUNT, default=12, metavar="K", help="orders to sample (default 12)")
     parser.add_argument("--window", type=_COUNT, default=8, metavar="B", help="cases per order's window (default 8)")
-    parser.add_argument("--tolerance", type=_FRACTION, default=0.05, metavar="TAU", help="truncation τ (default 0.05)")
-    parser.add_argument("--no-truncation", action="store_true", help="walk every chain to the full skill")
+    parser.add_argument(
+        "--tolerance",
+        type=_FRACTION,
+        metavar="TAU",
+        help="truncate a chain once a prefix is within τ of the full skill (the paper's τ = 0.05); default off: "
+        "truncation pulls every value toward 0",
+    )
     parser.add_argument("--gate-hits", type=_COUNT, default=1, metavar="N", help="prefixes within τ before truncating")
     parser.add_argument(
         "--pooling",
@@ -138,7 +153,17 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="hold out this share of cases for the pruning test against Closure-LOO and random (default: no test)",
     )
     parser.add_argument("--max-evaluations", type=_COUNT, metavar="N", help="stop after N coalition scores")
-    parser.add_argument("--resolution", type=_FRACTION, default=0.01, help="|value| below this is unresolved")
+    parser.add_argument(
+        "--plan",
+        action="store_true",
+        help="print the design and what it will cost (scores, rollouts), sized to the budget, and spend nothing",
+    )
+    parser.add_argument(
+        "--margin",
+        type=_FRACTION,
+        metavar="DELTA",
+        help="δ: a net effect whose interval lies inside ±δ is negligible (default: aces.yml value.margin, else 0.05)",
+    )
     add_run_options(parser)
     add_judge_options(parser)
     parser.set_defaults(run=run)
@@ -197,7 +222,9 @@ def _seed(args: argparse.Namespace, project: Project) -> int:
     return int(seed)
 
 
-def _settings(args: argparse.Namespace, game: CompiledSkill, seed: int, score: ScoreSettings) -> ValueSettings:
+def _settings(
+    args: argparse.Namespace, game: CompiledSkill, seed: int, score: ScoreSettings, project: Project
+) -> ValueSettings:
     if args.exact and len(game.players) > MAX_EXACT_UNITS:
         raise ConfigError(
             f"--exact enumerates every feasible coalition; this skill has {len(game.players)} units "
@@ -209,7 +236,7 @@ def _settings(args: argparse.Namespace, game: CompiledSkill, seed: int, score: S
     estimator = EstimatorSettings(
         orders=args.chains,
         window=args.window,
-        tolerance=None if args.no_truncation else args.tolerance,
+        tolerance=args.tolerance,
         operators=("del",) if args.operators == "del" else ("del", "pad"),
         distribution=args.orders,
         seed=seed,
@@ -219,14 +246,51 @@ def _settings(args: argparse.Namespace, game: CompiledSkill, seed: int, score: S
         pairs_per_window=args.pairs_per_window,
         max_evaluations=args.max_evaluations,
         max_usd=args.budget_usd,
+        budget_scores=_budget_scores(args, project),
     )
     return ValueSettings(
         estimator=estimator,
         score=score,
         exact=args.exact,
         holdout=args.holdout,
-        rules=DecisionRules(args.resolution),
+        rules=DecisionRules(margin=args.margin if args.margin is not None else project.config.value.margin),
     )
+
+
+def _runs(args: argparse.Namespace, project: Project) -> int:
+    """Rollouts per coalition score: the live agent runs each case ``runs`` times; a Python oracle once."""
+    if oracle_kind(args.oracle) != "live":
+        return 1
+    runs = getattr(args, "runs", None)
+    return int(runs if runs is not None else project.config.run.runs)
+
+
+def _budget_scores(args: argparse.Namespace, project: Project) -> int | None:
+    """The scores ``--max-rollouts`` (or aces.yml ``run.max_rollouts``) pays for: what the design is sized to."""
+    cap = getattr(args, "max_rollouts", None)
+    cap = cap if cap is not None else project.config.run.max_rollouts
+    return None if cap is None else max(0, int(cap) // _runs(args, project))
+
+
+def render_plan(game: CompiledSkill, plan: Plan | None, settings: ValueSettings, runs: int, out: TextIO) -> None:
+    """The design and what it will cost, before anything is spent."""
+    if plan is None:
+        out.write(f"plan for {game.name}: exact enumeration of every feasible coalition on every case\n")
+        return
+    design = plan.settings
+    operators = "+".join(f"ρ_{op}" for op in design.operators)
+    rollouts = plan.scores * runs
+    out.write(
+        f"plan for {game.name}: K={design.orders} orders × {design.window} cases a window, {operators}: "
+        f"{plan.scores:,} coalition scores = up to {rollouts:,} rollouts ({runs} a score; scores already in the "
+        "cache are free)"
+    )
+    if settings.holdout:
+        out.write(", plus the pruning test on the held-out cases")
+    cap = f"; --budget-usd ${design.max_usd:g} caps the dollars" if design.max_usd is not None else ""
+    out.write(f"; dollars are counted as the rollouts are priced{cap}\n")
+    if plan.notes:
+        out.write(f"sized to the budget of {design.budget_scores:,} scores: {'; '.join(plan.notes)}\n")
 
 
 def _shown(estimate: Estimate | None, signed: bool = True) -> str:
@@ -253,7 +317,7 @@ def _paid(report: ValueReport) -> str:
     )
 
 
-def render_value_text(report: ValueReport, out: TextIO) -> None:
+def _header(report: ValueReport, out: TextIO) -> None:
     game, valuation, settings = report.game, report.valuation, report.settings
     estimator = settings.estimator
     operators = "+".join(estimator.operators)
@@ -261,7 +325,7 @@ def render_value_text(report: ValueReport, out: TextIO) -> None:
         "exact enumeration"
         if valuation.method == "exact"
         else (
-            f"K={estimator.orders} b={estimator.window} "
+            f"K={estimator.orders} b={min(estimator.window, report.attribution_tasks)} "
             f"τ={estimator.tolerance if estimator.tolerance is not None else 'off'} "
             f"{valuation.pooling or estimator.pooling}"
         )
@@ -274,24 +338,66 @@ def render_value_text(report: ValueReport, out: TextIO) -> None:
     judge = f" · judge {settings.score.judge}" if settings.score.judge else ""
     out.write(f"score of a case: {settings.score.definition}{judge}\n")
     out.write(f"cases: {report.attribution_tasks} for attribution, {held} held out for the pruning test\n\n")
+
+
+def _stop_reason(valuation: Valuation) -> str:
+    return {
+        "max_evaluations": "--max-evaluations",
+        "budget_usd": "--budget-usd",
+        "max_rollouts": "--max-rollouts",
+        "max_wall": "--max-wall",
+        "oracle_error": "an oracle failure",
+    }.get(valuation.stopped_by or "", valuation.stopped_by or "")
+
+
+def _decisions_text(report: ValueReport, out: TextIO) -> None:
+    """What to do, first: the decision sentence, then the units to cut, compress and settle."""
+    game, valuation = report.game, report.valuation
+    summary = decision_summary(game, valuation)
+    out.write(f"decisions (δ = {valuation.margin:g}): {decision_line(summary, valuation.margin)}\n")
+    by_id = {unit.unit: unit for unit in valuation.units}
+    for label, ids in (("cut", summary.cut), ("compress", summary.compress), ("unresolved", summary.unresolved)):
+        for unit_id in ids:
+            unit, player = by_id[unit_id], game.player(unit_id)
+            need = f" (~{unit.scores_to_decide:,} more scores)" if unit.scores_to_decide else ""
+            out.write(
+                f"  {label:<10} {player.file}:{player.lines[0]}  {unit_id}  {_shown(unit.net_effect)}  "
+                f"{unit.reason}{need}\n"
+            )
+    out.write("\n")
+
+
+def render_value_text(report: ValueReport, out: TextIO) -> None:
+    game, valuation = report.game, report.valuation
+    _header(report, out)
+    if not valuation.measured:
+        _nothing_measured(report, out)
+        return
+    _decisions_text(report, out)
     anchors = valuation.anchors
     out.write(
         f"anchors (ρ_del): V(∅) {_shown(anchors['empty'], False)} · V({{m}}) {_shown(anchors['trigger_only'], False)}"
         f" · V(N) {_shown(anchors['full'], False)}\n"
         f"trigger value θ_m {_shown(valuation.trigger_value)} · content lift Λ = V(N) − V({{m}}) "
         f"{_shown(valuation.content_lift)}\n"
-        f"sum of net effects {_shown(valuation.sum_values)} · closure Σφ/Λ {_shown(valuation.closure_ratio, False)}\n\n"
     )
+    if report.settings.estimator.tolerance is not None and valuation.method == "estimate":
+        # Without truncation the pooled values add up to the window means of Λ by construction: the
+        # closure ratio would be an identity shown as a check, so it is shown only where τ can break it.
+        out.write(
+            f"sum of net effects {_shown(valuation.sum_values)} · closure Σφ/Λ "
+            f"{_shown(valuation.closure_ratio, False)} (truncation can break it)\n"
+        )
+    _cases_text(valuation, out)
+    out.write("\n")
     rows = []
-    by_id = {unit.id: unit for unit in game.players}
     ordered = sorted(valuation.units, key=lambda u: -(u.net_effect.value if u.net_effect else float("-inf")))
     for unit in ordered:
-        player = by_id[unit.unit]
-        where = f"{player.file}:{player.lines[0]}"
+        player = game.player(unit.unit)
         rows.append(
             [
                 unit.unit,
-                where,
+                f"{player.file}:{player.lines[0]}",
                 f"{player.tokens:,}",
                 _shown(unit.net_effect),
                 _shown(unit.content_value),
@@ -306,26 +412,7 @@ def render_value_text(report: ValueReport, out: TextIO) -> None:
         out.write("\nby section and folder (sums of net effects):\n")
         for group in valuation.groups:
             out.write(f"  {group.label}: {_shown(group.net_effect)} over {len(group.units)} units\n")
-    low = low_value_units(report)
-    if low:
-        out.write("\nlow-value units:\n")
-        for unit in low:
-            player = by_id[unit.unit]
-            out.write(f"  {player.file}:{player.lines[0]}  {unit.unit}  {unit.decision}: {unit.reason}\n")
-    cost = valuation.cost
-    if valuation.method == "estimate":
-        ratio = f" ({cost.full_audit / max(1, cost.requested):.1f}× the scores this run used)" if cost.requested else ""
-        out.write(
-            f"\ncost: {_paid(report)}, {cost.evaluations:,} coalition scores asked of the oracle "
-            f"({cost.requested:,} used, repeats served by the coalition cache); the full audit would be "
-            f"{cost.full_audit:,}{ratio} · ${cost.cost_usd:.4f}\n"
-            f"{valuation.chains}/{valuation.chains_planned} chains completed"
-        )
-        if valuation.truncation_rate is not None:
-            out.write(f"; {valuation.truncation_rate:.0%} of intermediate prefixes scored before truncation")
-        out.write("\n")
-    else:
-        out.write(f"\ncost: {_paid(report)} for {cost.evaluations:,} coalition scores (exact)\n")
+    _cost_text(report, out)
     if report.held_out is not None:
         block = report.held_out
         out.write(
@@ -334,41 +421,137 @@ def render_value_text(report: ValueReport, out: TextIO) -> None:
         )
         for curve in block.curves:
             out.write(f"  {curve.method}: {curve.auc:.3f}\n")
-    if valuation.stopped_by is not None:
-        reason = {
-            "max_evaluations": "--max-evaluations",
-            "budget_usd": "--budget-usd",
-            "max_rollouts": "--max-rollouts",
-            "max_wall": "--max-wall",
-            "oracle_error": "an oracle failure",
-        }[valuation.stopped_by]
+    if report.fitted:
+        out.write(f"\ndesign sized to the budget: {'; '.join(report.fitted)}\n")
+    if valuation.left_out:
         out.write(
-            f"\nSTOPPED by {reason} after {valuation.chains}/{valuation.chains_planned} chains: the values above come "
-            "from the completed chains only and their intervals are wider. Every score is cached: a rerun resumes.\n"
+            f"\n{valuation.left_out} chain(s) left out: a score they needed failed twice ({valuation.failure}); "
+            "the values come from the other chains, and a rerun retries it\n"
+        )
+    elif valuation.failure:
+        out.write(f"\na failed score was retried and then scored ({valuation.failure})\n")
+    if valuation.stopped_by is not None:
+        out.write(
+            f"\nSTOPPED by {_stop_reason(valuation)} after {valuation.chains}/{valuation.chains_planned} chains: the "
+            "values above come from the completed chains only and their intervals are wider. Every score is "
+            "cached: a rerun resumes.\n"
         )
         if valuation.error:
             out.write(f"  {valuation.error}\n")
 
 
+_CASES_SHOWN = 30
+
+
+def _cases_text(valuation: Valuation, out: TextIO) -> None:
+    """The whole skill's score per case beside the bare agent's: a unit is credited only where they differ."""
+    cases = valuation.cases
+    if not cases:
+        return
+    flat = [c.case for c in cases if c.full is not None and c.empty is not None and abs(c.full - c.empty) < 1e-12]
+    if flat:
+        shown = ", ".join(flat[:10]) + (f" and {len(flat) - 10} more" if len(flat) > 10 else "")
+        out.write(
+            f"on {len(flat)} of {len(cases)} cases the whole skill scores as the bare agent does ({shown}): no unit "
+            "is credited there, whatever it says\n"
+        )
+    if len(cases) <= _CASES_SHOWN:
+        scores = " · ".join(f"{c.case} {_score(c.empty)}→{_score(c.full)}" for c in cases)
+        out.write(f"per case, bare agent → whole skill: {scores}\n")
+
+
+def _score(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def _cost_text(report: ValueReport, out: TextIO) -> None:
+    valuation = report.valuation
+    cost = valuation.cost
+    if valuation.method == "estimate":
+        out.write(
+            f"\ncost: {_paid(report)} (${cost.cost_usd:.4f}); {cost.evaluations:,} coalition scores "
+            f"asked of the oracle, {cost.served:,} of them served free from the caches (paid by an earlier run); "
+            f"{cost.requested:,} scores used, repeats served by the in-run coalition cache\n"
+            f"{valuation.chains}/{valuation.chains_planned} chains completed"
+        )
+        if valuation.truncation_rate is not None and report.settings.estimator.tolerance is not None:
+            out.write(f"; {valuation.truncation_rate:.0%} of intermediate prefixes scored before truncation")
+        out.write("\n")
+    else:
+        out.write(f"\ncost: {_paid(report)} for {cost.evaluations:,} coalition scores (exact)\n")
+
+
+def _nothing_measured(report: ValueReport, out: TextIO) -> None:
+    """No completed chain: say what ran and why it stopped, and nothing that reads like a finding."""
+    valuation = report.valuation
+    cost = valuation.cost
+    why = _stop_reason(valuation) if valuation.stopped_by else "nothing to run"
+    out.write(
+        f"NO VALUES: the valuation stopped ({why}) before any of its {valuation.chains_planned} chains completed, "
+        "so no unit has a value and nothing is concluded about any unit.\n"
+        f"What ran: {cost.evaluations:,} coalition scores asked of the oracle, {cost.rollouts:,} rollouts paid, "
+        f"${cost.cost_usd:.4f}. Every score is cached: a rerun with a larger budget resumes from them.\n"
+    )
+    if valuation.error:
+        out.write(f"  {valuation.error}\n")
+
+
 def run(args: argparse.Namespace) -> int:
     skill_dir = args.skill_dir.resolve()
-    report = measure_value(args, skill_dir, find_project(skill_dir, args.config))
+    project = find_project(skill_dir, args.config)
+    if args.plan:
+        game, tasks, settings = _inputs(args, skill_dir, project)
+        render_plan(game, plan_valuation(game, tasks, settings), settings, _runs(args, project), sys.stdout)
+        return EXIT_PASS
+    report = measure_value(args, skill_dir, project, announce=sys.stdout)
     render_value_text(report, sys.stdout)
     if args.json is not None:
         write_output(args.json, json_bytes(value_json(report)), "value report")
-    return EXIT_RUNTIME_ERROR if report.valuation.stopped_by == "oracle_error" else EXIT_PASS
+    measured = report.valuation.measured
+    return EXIT_RUNTIME_ERROR if report.valuation.stopped_by == "oracle_error" or not measured else EXIT_PASS
 
 
 def measure_value(
-    args: argparse.Namespace, skill_dir: Path, project: Project, read: Dataset | None = None
+    args: argparse.Namespace,
+    skill_dir: Path,
+    project: Project,
+    read: Dataset | None = None,
+    announce: TextIO | None = None,
 ) -> ValueReport:
     """Compile and value the skill in ``skill_dir`` (resolved) as the flags in ``args`` say.
 
     ``aces-ci ci`` calls this too, with a namespace of this verb's defaults and its own run flags:
     one valuation path, so a release's values are the ones ``aces-ci value`` gives on the same
     settings (and share its score store), and with the dataset it already ``read`` for its trials.
-    ConfigError/InputError before anything is paid.
+    ConfigError/InputError before anything is paid. ``announce`` gets the plan (design and cost) first.
     """
+    game, tasks, settings, panel = _prepared(args, skill_dir, project, read)
+    try:
+        plan = plan_valuation(game, tasks, settings)
+    except (TooLargeForExact, UniformIntractable) as exc:
+        raise ConfigError(str(exc), field="--exact" if isinstance(exc, TooLargeForExact) else "--orders") from None
+    if announce is not None:
+        render_plan(game, plan, settings, _runs(args, project), announce)
+        announce.flush()
+    root = cache_root(args, skill_dir, project)
+    store = EvaluationStore(root / STORE_DIR) if root is not None else None
+    try:
+        with _scorer(args, panel, skill_dir, project, root) as scorer:
+            report = valuate(game, tasks, RenderingOracle(game, scorer, store), settings, plan)
+            if isinstance(scorer, LiveScorer):  # its journal knows what earlier sessions of this valuation paid
+                report = dataclasses.replace(report, sessions=Sessions(scorer.earlier_sessions(), scorer.reused))
+    except (TooLargeForExact, UniformIntractable) as exc:
+        raise ConfigError(str(exc), field="--exact" if isinstance(exc, TooLargeForExact) else "--orders") from None
+    finally:
+        if store is not None:
+            store.close()
+    return report
+
+
+def _prepared(
+    args: argparse.Namespace, skill_dir: Path, project: Project, read: Dataset | None
+) -> tuple[CompiledSkill, list[Task], ValueSettings, LivePanel | None]:
+    """The compiled skill, its cases, the settings and (live) the panel: everything before a score is paid."""
     kind = oracle_kind(args.oracle)
     game = compile_skill(skill_dir)
     panel = None
@@ -380,20 +563,14 @@ def measure_value(
         _refuse_judge_flags(args)
     tasks = list(panel.tasks) if panel is not None else load_tasks(_evals_file(args, skill_dir))
     score = panel.score if panel is not None else ScoreSettings()
-    settings = _settings(args, game, _seed(args, project), score)
-    root = cache_root(args, skill_dir, project)
-    store = EvaluationStore(root / STORE_DIR) if root is not None else None
-    try:
-        with _scorer(args, panel, skill_dir, project, root) as scorer:
-            report = valuate(game, tasks, RenderingOracle(game, scorer, store), settings)
-            if isinstance(scorer, LiveScorer):  # its journal knows what earlier sessions of this valuation paid
-                report = dataclasses.replace(report, sessions=Sessions(scorer.earlier_sessions(), scorer.reused))
-    except (TooLargeForExact, UniformIntractable) as exc:
-        raise ConfigError(str(exc), field="--exact" if isinstance(exc, TooLargeForExact) else "--orders") from None
-    finally:
-        if store is not None:
-            store.close()
-    return report
+    return game, tasks, _settings(args, game, _seed(args, project), score, project), panel
+
+
+def _inputs(
+    args: argparse.Namespace, skill_dir: Path, project: Project
+) -> tuple[CompiledSkill, list[Task], ValueSettings]:
+    game, tasks, settings, _ = _prepared(args, skill_dir, project, None)
+    return game, tasks, settings
 
 
 def _refuse_judge_flags(args: argparse.Namespace) -> None:

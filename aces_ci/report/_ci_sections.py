@@ -31,7 +31,8 @@ MIN_SKILLS_FOR_CORRELATION = 3
 """Below this a rank correlation is not defined in any useful sense."""
 FEW_SKILLS = 10
 """Below this the correlation is shown but labelled as too few skills to support a claim."""
-LOW_VALUE_DECISIONS = ("delete", "compress")
+LOW_VALUE_DECISIONS = ("delete", "negligible", "compress")
+"""What SkillSV's table lists: units to cut (harmful, or worth less than the margin) or to compress."""
 
 
 _RULES = {"left": ":---", "right": "---:", "center": ":---:"}
@@ -315,13 +316,37 @@ def estimand_section(trials: Sequence[SkillTrial]) -> str:
     return "<details>\n<summary>What these numbers estimate</summary>\n\n" + "\n".join(parts) + "\n</details>\n"
 
 
+def decision_counts(units: Sequence[UnitValue]) -> str:
+    """``Cut 2 units (212 tokens: 1 harmful, 1 negligible); compress 1; keep 4; 5 unresolved.``"""
+
+    def count(*kinds: str) -> int:
+        return sum(1 for u in units if u.decision in kinds)
+
+    cut = [u for u in units if u.decision in ("delete", "negligible")]
+    parts = []
+    if cut:
+        kinds = [f"{count('delete')} harmful"] if count("delete") else []
+        kinds += [f"{count('negligible')} negligible"] if count("negligible") else []
+        tokens = sum(u.tokens for u in cut)
+        parts.append(f"Cut {len(cut)} unit{'s' if len(cut) != 1 else ''} ({tokens:,} tokens: {', '.join(kinds)})")
+    else:
+        parts.append("Cut nothing")
+    if count("compress"):
+        parts.append(f"compress {count('compress')}")
+    parts.append(f"keep {count('keep')}")
+    if count("unresolved"):
+        parts.append(f"{count('unresolved')} unresolved (more rollouts would settle them)")
+    return "; ".join(parts) + "."
+
+
 def low_value_units(value: SkillValue, links: SourceLinks | None, limit: int = 20) -> str:
-    """SkillSV's units to delete or compress, lowest net effect first, each linked to its lines."""
+    """SkillSV's decisions in one line, then the units to cut or compress, lowest net effect first, linked."""
     candidates: list[UnitValue] = sorted(
         (u for u in value.units if u.decision in LOW_VALUE_DECISIONS), key=lambda u: (u.net_effect, u.id)
     )
+    line = decision_counts(value.units) + "\n\n"
     if not candidates:
-        return f"No unit of {_cell(skill_title(value.skill, value.name), 120)} is clearly low-value.\n"
+        return line
     rows = []
     for unit in candidates[:limit]:
         start, end = unit.lines
@@ -339,7 +364,7 @@ def low_value_units(value: SkillValue, links: SourceLinks | None, limit: int = 2
             ]
         )
     headers = ("Unit", "Decision", "Net effect", "Interval", "Context cost", "Tokens", "Preview")
-    table = _table(headers, rows, ("left", "left", "right", "right", "right", "right", "left"))
+    table = line + _table(headers, rows, ("left", "left", "right", "right", "right", "right", "left"))
     if len(candidates) > limit:
         table += f"\n_{len(candidates) - limit} more low-value units in the full report._\n"
     return table

@@ -241,7 +241,7 @@ class UnitValue(Protocol):
     def context_cost(self) -> float | None: ...
     @property
     def decision(self) -> str:
-        """``keep``, ``compress``, ``delete`` or ``unresolved``."""
+        """``keep``, ``compress``, ``delete``, ``negligible`` or ``unresolved``."""
         ...
 
 

@@ -2,7 +2,9 @@
 counterfactual skills, and estimate structure-aware Shapley values of its units.
 """
 
+from ._budget import Plan, fit_to_budget, planned_scores
 from ._compile import COMPILE_SCHEMA_VERSION, compile_skill, compiled_json
+from ._decisions import DecisionSummary, decision_line, decision_summary
 from ._estimate import EstimateRun, Estimator, EstimatorSettings, Meter, Pooling, published_settings
 from ._exact import ExactGame, TooLargeForExact, unanimity_values
 from ._hierarchy import repair_hierarchy
@@ -38,13 +40,13 @@ from ._orders import ORDER_DISTRIBUTIONS, OrderDistribution, OrderSampler, Unifo
 from ._pooled import UnitSamples, unit_samples
 from ._python_oracle import PythonScorer
 from ._render import InfeasibleCoalition, render, tree_tokens
-from ._result import Cost, Decision, Estimate, GroupValue, Interval, UnitValue, Valuation
+from ._result import CUT_DECISIONS, Cost, Decision, Estimate, GroupValue, Interval, UnitValue, Valuation
 from ._store import EvaluationStore
 from ._structure import GameStructure
-from ._summary import DecisionRules, decide, summarize
+from ._summary import DEFAULT_MARGIN, DecisionRules, decide, scores_to_decide, summarize
 from ._tasks import load_tasks, split_panels
 from ._tokens import TOKENIZER, count_tokens
-from ._valuate import HeldOut, ScoreSettings, Sessions, ValueReport, ValueSettings, valuate
+from ._valuate import HeldOut, ScoreSettings, Sessions, ValueReport, ValueSettings, plan_valuation, valuate
 from ._value_json import VALUE_SCHEMA_VERSION, low_value_units, value_json
 from ._views import CurveView, SkillValueView, UnitView, compile_summary, skill_value
 
@@ -52,6 +54,8 @@ __all__ = [
     "BARE_CONDITION",
     "COMPILE_SCHEMA_VERSION",
     "COMPOSITE_METRICS",
+    "CUT_DECISIONS",
+    "DEFAULT_MARGIN",
     "MEANS",
     "NOT_A_COALITION_SCORE",
     "OPERATORS",
@@ -68,6 +72,7 @@ __all__ = [
     "CurveView",
     "Decision",
     "DecisionRules",
+    "DecisionSummary",
     "Edge",
     "Estimate",
     "EstimateRun",
@@ -90,6 +95,7 @@ __all__ = [
     "OrderOdds",
     "OrderSampler",
     "Outcome",
+    "Plan",
     "Pooling",
     "PythonScorer",
     "RenderingOracle",
@@ -118,14 +124,20 @@ __all__ = [
     "compiled_json",
     "count_tokens",
     "decide",
+    "decision_line",
+    "decision_summary",
+    "fit_to_budget",
     "live_scorer",
     "load_tasks",
     "low_value_units",
+    "plan_valuation",
+    "planned_scores",
     "published_settings",
     "render",
     "repair_hierarchy",
     "score_definition",
     "scored_over",
+    "scores_to_decide",
     "skill_value",
     "split_panels",
     "store_key",

@@ -20,7 +20,14 @@ measure it (``benchmarks/skillsv_efficiency.py``):
 * **balanced windows** (``windows="balanced"``): every task is used equally often across chains;
 * **panel anchors** (``panel_anchors``): V(∅), V({m}), V(N) on the whole attribution panel, so the
   anchors, the trigger value and the content lift Λ are panel values, and the closure ratio Σφ/Λ
-  compares chain estimates with an independent measurement rather than with itself.
+  compares chain estimates with an independent measurement rather than with itself. They are scored
+  *after* the chains (each chain scores them on its own window anyway): a budget that ends first
+  still leaves completed chains, whose windows then give the anchors.
+
+A score the oracle could not produce (a rollout's timeout or infrastructure error: not fatal, not a
+budget stop) is asked again once; if it fails again, the chain that needed it is left out (counted,
+with the first error kept) and the valuation goes on. Only a wave in which every chain failed stops
+the run as an oracle error: that is an oracle down, not one bad rollout.
 
 Execution is in rounds: every chain in flight asks for its next prefix, and the whole round goes
 to the oracle as one batch, deduplicated and filtered through the cache.
@@ -52,8 +59,11 @@ class EstimatorSettings:
     """K: orders (chains) to sample."""
     window: int = 8
     """b: tasks per window."""
-    tolerance: float | None = 0.05
-    """τ: truncate when a prefix is this close to the full-skill anchor; None never truncates."""
+    tolerance: float | None = None
+    """τ: truncate when a prefix is this close to the full-skill anchor; None (the default) never truncates.
+    Truncation gives every later unit of the chain marginal 0, which pulls all values toward 0: on the
+    planted games, turning it off raised the slope of the estimates on the exact values from 0.55 to
+    1.1 and interval coverage to 0.95–0.99 (BENCHMARKS.md, issue 23), for the rollouts it saved."""
     gate_hits: int = 1
     """Consecutive prefixes within τ before truncating (the paper: one). Two hits truncate less often
     and cost more rollouts without a measurable gain in error on the benchmark's games."""
@@ -86,6 +96,9 @@ class EstimatorSettings:
     chains_in_flight: int = 4
     max_evaluations: int | None = None
     max_usd: float | None = None
+    budget_scores: int | None = None
+    """Coalition scores the design should fit in (``--max-rollouts`` ÷ runs; ``max_evaluations`` is a hard stop):
+    :func:`~aces_ci.skillsv.fit_to_budget` shrinks the window, then K, then drops ρ_pad to fit it. Not a cap."""
 
 
 def published_settings(
@@ -119,6 +132,8 @@ class Meter:
     rollouts: int = 0
     """Rollouts the oracle reports as paid (its own persistent cache serves the rest for free)."""
     cost_usd: float = 0.0
+    served: int = 0
+    """Scores the oracle served from its persistent caches: no rollout paid for them."""
 
 
 @dataclass
@@ -163,6 +178,12 @@ class EstimateRun:
     stopped_by: StopReason | None = None
     error: str | None = None
     incomplete_chains: int = 0
+    left_out: int = 0
+    """Chains left out because a score they needed failed twice (a rollout's timeout or infrastructure error)."""
+    failure: str | None = None
+    """The first such failure, as the oracle reported it."""
+    case_scores: dict[str, dict[int, float]] = field(default_factory=dict)
+    """Per anchor (``empty``, ``trigger_only``, ``full``, all ρ_del), its score on each case it was scored on."""
 
 
 class _BudgetStop(Exception):
@@ -185,13 +206,19 @@ class _Scores:
         self.cache: dict[_Key, float] = {}
         self.pending_stop: StopReason | None = None
         """Set when a batch spent the dollar budget: the wave finishes, no new wave starts."""
+        self.last_failure: str | None = None
+        """The latest error of a score that failed (retried, then left out)."""
 
     def canonical(self, mask: int, operator: Operator) -> tuple[int, Operator]:
         """ρ_del(N) = ρ_pad(N) (the same bytes) and ρ_pad(∅) is not a skill: both are scored as del."""
         return mask, "del" if mask in (0, self.run.structure.full) else operator
 
     def fetch(self, wanted: Sequence[_Key]) -> dict[_Key, float]:
-        """Scores of ``wanted`` keys (mask, operator, task index); raises :class:`_BudgetStop`."""
+        """Scores of ``wanted`` keys (mask, operator, task index); raises :class:`_BudgetStop`.
+
+        A key whose score failed twice (not fatally, not for budget) is missing from the answer: the
+        caller leaves out whatever needed it.
+        """
         settings = self.run.settings
         meter = self.run.meter
         keys = [(*self.canonical(mask, op), task) for mask, op, task in wanted]
@@ -201,37 +228,50 @@ class _Scores:
             meter.requested -= len(keys)
             raise _BudgetStop("max_evaluations")
         found: dict[_Key, float] = {key: self.cache[key] for key in keys if key in self.cache} if settings.reuse else {}
-        if missing:
-            structure = self.run.structure
-            requests = [
-                CoalitionRequest(structure.members(mask), op, self.run.tasks[task], self.seed)
-                for mask, op, task in missing
-            ]
-            outcomes = self.oracle.evaluate(requests)
-            meter.evaluated += len(missing)
-            problem: str | None = None
-            fatal = budget = False
-            cap: StopReason = "budget_usd"
-            for key, outcome in zip(missing, outcomes, strict=True):
-                meter.rollouts += outcome.rollouts
-                meter.cost_usd += outcome.cost_usd
-                if outcome.score is None:
+        failed = self._ask(missing, found)
+        if failed:
+            self._ask(failed, found)  # a timed-out or crashed rollout is tried once more
+        if settings.max_usd is not None and meter.cost_usd >= settings.max_usd:
+            self.pending_stop = "budget_usd"
+        return found
+
+    def _ask(self, missing: Sequence[_Key], found: dict[_Key, float]) -> list[_Key]:
+        """Score ``missing`` into ``found``; the keys that failed (not fatally, not for budget)."""
+        if not missing:
+            return []
+        settings, meter, structure = self.run.settings, self.run.meter, self.run.structure
+        requests = [
+            CoalitionRequest(structure.members(mask), op, self.run.tasks[task], self.seed) for mask, op, task in missing
+        ]
+        outcomes = self.oracle.evaluate(requests)
+        meter.evaluated += len(missing)
+        failed: list[_Key] = []
+        problem: str | None = None
+        fatal = budget = False
+        cap: StopReason = "budget_usd"
+        for key, outcome in zip(missing, outcomes, strict=True):
+            meter.rollouts += outcome.rollouts
+            meter.cost_usd += outcome.cost_usd
+            meter.served += outcome.score is not None and outcome.rollouts == 0
+            if outcome.score is None:
+                if outcome.fatal or outcome.budget_stop:
                     problem = problem or outcome.error or "not scored"
                     fatal = fatal or outcome.fatal
                     budget = budget or outcome.budget_stop
                     if outcome.cap in ("max_rollouts", "max_wall"):
                         cap = outcome.cap
-                    continue
-                if settings.reuse:
-                    self.cache[key] = outcome.score
-                found[key] = outcome.score  # without reuse a repeat overwrites: each was paid for
-            if fatal:
-                raise _BudgetStop("oracle_error", problem)
-            if problem is not None:  # a budget reached inside the oracle, or a rollout that failed (retried on rerun)
-                raise _BudgetStop(cap if budget else "oracle_error", problem)
-            if settings.max_usd is not None and meter.cost_usd >= settings.max_usd:
-                self.pending_stop = "budget_usd"
-        return found
+                else:
+                    failed.append(key)
+                    self.last_failure = outcome.error or "not scored"
+                continue
+            if settings.reuse:
+                self.cache[key] = outcome.score
+            found[key] = outcome.score  # without reuse a repeat overwrites: each was paid for
+        if fatal:
+            raise _BudgetStop("oracle_error", problem)
+        if problem is not None:  # a budget reached inside the oracle
+            raise _BudgetStop(cap if budget else "oracle_error", problem)
+        return failed
 
 
 @dataclass
@@ -254,6 +294,8 @@ class _Walk:
     truncated_at: int | None = None
     windows_of: dict[int, list[int]] = field(default_factory=dict)
     """Per prefix, its own window (unpaired sampling only)."""
+    failed: bool = False
+    """A score this chain needed failed twice: the chain is left out."""
 
 
 class Estimator:
@@ -325,8 +367,6 @@ class Estimator:
         walks = self._plan()
         run.planned_chains = len(walks)
         try:
-            if self.settings.panel_anchors:
-                self._panel_anchors()
             wave = max(1, self.settings.chains_in_flight)
             if self.settings.antithetic and wave % 2:
                 wave += 1
@@ -335,10 +375,19 @@ class Estimator:
                 if self.scores.pending_stop is not None and start + wave < len(walks):
                     run.stopped_by = self.scores.pending_stop
                     break
+            if self.settings.panel_anchors and run.stopped_by is None and self.scores.pending_stop is None:
+                self._panel_anchors()
         except _BudgetStop as stop:
             run.stopped_by = stop.reason
             run.error = stop.detail
         run.incomplete_chains = run.planned_chains - len(run.chains)
+        run.failure = self.scores.last_failure
+        anchors = {"empty": 0, "trigger_only": 1 << self.trigger, "full": self.structure.full}
+        for name, mask in anchors.items():
+            cached = self.scores.cache
+            run.case_scores[name] = {
+                t: cached[(mask, "del", t)] for t in range(len(run.tasks)) if (mask, "del", t) in cached
+            }
         return run
 
     def _panel_anchors(self) -> None:
@@ -354,9 +403,15 @@ class Estimator:
         tasks = range(len(self.run.tasks))
         keys = [(mask, op, task) for mask, op in wanted.values() for task in tasks]
         scores = self.scores.fetch(keys)
+        if any((*self.scores.canonical(mask, op), task) not in scores for mask, op, task in keys):
+            return  # a score failed twice: the anchors come from the chains' windows instead
         for name, (mask, op) in wanted.items():
             key = self.scores.canonical(mask, op)
             self.run.panel[name] = np.array([scores[(*key, task)] for task in tasks])
+
+    def _scored(self, scores: dict[_Key, float], mask: int, op: Operator, window: list[int]) -> bool:
+        key = self.scores.canonical(mask, op)
+        return all((*key, task) in scores for task in window)
 
     def _row(self, scores: dict[_Key, float], mask: int, op: Operator, window: list[int]) -> np.ndarray:
         """The coalition's score on each task of ``window``, in window order."""
@@ -376,6 +431,11 @@ class Estimator:
                 wanted.extend((trigger_mask, "pad", task) for task in self._window(walk, trigger_mask))
         scores = self.scores.fetch(wanted)
         for walk in walks:
+            needed: list[tuple[int, Operator]] = [(mask, "del") for mask in (0, trigger_mask, full)]
+            needed += [(trigger_mask, op) for op in operators]
+            if not all(self._scored(scores, mask, op, self._window(walk, mask)) for mask, op in needed):
+                walk.failed = True
+                continue
             walk.full_row = self._row(scores, full, "del", self._window(walk, full))
             walk.anchors["empty"] = float(self._row(scores, 0, "del", self._window(walk, 0)).mean())
             walk.anchors["full"] = float(walk.full_row.mean())
@@ -386,7 +446,11 @@ class Estimator:
         # Rounds 1…: the next intermediate prefix of every chain still walking.
         last_intermediate = len(self.run.execution) - 1
         while True:
-            active = [walk for walk in walks if walk.truncated_at is None and walk.step < last_intermediate]
+            active = [
+                walk
+                for walk in walks
+                if not walk.failed and walk.truncated_at is None and walk.step < last_intermediate
+            ]
             if not active:
                 break
             wanted = []
@@ -396,8 +460,11 @@ class Estimator:
                     wanted.extend((mask, op, task) for task in self._window(walk, mask))
             scores = self.scores.fetch(wanted)
             for walk in active:
+                mask = walk.prefixes[walk.step + 1]
+                if not all(self._scored(scores, mask, op, self._window(walk, mask)) for op in operators):
+                    walk.failed = True
+                    continue
                 walk.step += 1
-                mask = walk.prefixes[walk.step]
                 close = True
                 for op in operators:
                     row = self._row(scores, mask, op, self._window(walk, mask))
@@ -408,8 +475,13 @@ class Estimator:
                 walk.hits = walk.hits + 1 if close else 0
                 if walk.hits >= max(1, self.settings.gate_hits):
                     walk.truncated_at = walk.step
+        failed = [walk for walk in walks if walk.failed]
+        self.run.left_out += len(failed)
+        if failed and len(failed) == len(walks):
+            raise _BudgetStop("oracle_error", f"every chain of a wave failed: {self.scores.last_failure}")
         for walk in walks:
-            self._finish(walk)
+            if not walk.failed:
+                self._finish(walk)
 
     def _finish(self, walk: _Walk) -> None:
         count = len(self.run.execution)

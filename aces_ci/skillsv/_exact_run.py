@@ -18,7 +18,7 @@ from ._exact import ExactGame
 from ._model import TRIGGER_ID, Operator, UnitGroup
 from ._oracle import CoalitionOracle, CoalitionRequest, Task
 from ._orders import OrderDistribution
-from ._result import Cost, Estimate, GroupValue, UnitValue, Valuation
+from ._result import CaseScore, Cost, Estimate, GroupValue, UnitValue, Valuation
 from ._structure import GameStructure
 from ._summary import DEFAULT_RULES, DecisionRules, decide, respect_dependencies
 
@@ -125,5 +125,9 @@ def exact_valuation(
         cost=Cost(meter.rollouts, meter.evaluated, meter.requested, meter.requested, meter.cost_usd),
         stopped_by=None,
         error=None,
-        resolution=rules.resolution,
+        margin=rules.margin,
+        cases=tuple(
+            CaseScore(task.id, *(float(means["del"][mask][index]) for mask in (0, 1 << trigger, structure.full)))
+            for index, task in enumerate(tasks)
+        ),
     )

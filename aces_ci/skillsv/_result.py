@@ -9,7 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-Decision = Literal["keep", "compress", "delete", "unresolved"]
+Decision = Literal["keep", "compress", "delete", "negligible", "unresolved"]
+"""What an author does with a unit (:func:`~aces_ci.skillsv.decide` says when each applies)."""
+CUT_DECISIONS: tuple[Decision, ...] = ("delete", "negligible")
+"""Decisions that say to remove the unit: it hurts, or it does nothing worth its context."""
 Method = Literal["estimate", "exact"]
 
 
@@ -45,6 +48,9 @@ class UnitValue:
     """Chains in which a truncation gave this unit marginal zero."""
     decision: Decision
     reason: str
+    scores_to_decide: int | None = None
+    """For an ``unresolved`` unit: about how many more coalition scores the run would need before its
+    interval decides (from its current spread, at the run's scores per chain); None otherwise."""
 
 
 @dataclass(frozen=True)
@@ -59,6 +65,21 @@ class GroupValue:
 
 
 @dataclass(frozen=True)
+class CaseScore:
+    """One case's anchors: what the agent scores on it bare, with the trigger only, and with the whole skill.
+
+    A unit can only be credited on a case the whole skill changes: where the full skill scores as the
+    bare agent does (both fail, say), every unit's value there is 0 — "worthless" there means "the model
+    cannot do this case anyway", which this row tells apart.
+    """
+
+    case: str
+    empty: float | None
+    trigger_only: float | None
+    full: float | None
+
+
+@dataclass(frozen=True)
 class Cost:
     rollouts: int
     """Rollouts the oracle reports as paid by this run (0 for everything served by its cache)."""
@@ -69,6 +90,8 @@ class Cost:
     full_audit: int
     """2 (or 1) operators × K × (n + 1) prefixes × M tasks: every prefix of every order on every task."""
     cost_usd: float
+    served: int = 0
+    """Coalition scores the oracle served from its caches (score store, rollout cache): paid by an earlier run."""
 
 
 @dataclass(frozen=True)
@@ -93,7 +116,22 @@ class Valuation:
     cost: Cost
     stopped_by: str | None
     error: str | None
-    resolution: float
-    """|value| below this is reported unresolved even when its interval excludes zero."""
+    margin: float
+    """δ: a net effect inside ±δ is negligible (aces.yml ``value.margin``)."""
     pooling: Literal["pooled", "chain"] | None = None
     """How chains became unit values (:mod:`._pooled`); None for exact values."""
+    cases: tuple[CaseScore, ...] = ()
+    """Per case of the attribution panel that was scored with the full skill, its anchors (ρ_del)."""
+    left_out: int = 0
+    """Chains left out because a score they needed failed twice (a rollout's timeout or infrastructure error)."""
+    failure: str | None = None
+    """The latest such failure (or a failure a retry recovered from), as the oracle said it."""
+
+    @property
+    def measured(self) -> bool:
+        """Whether any unit value was measured: an exact enumeration, or at least one completed chain.
+
+        A run stopped before its first chain finished may still hold panel anchors (V(N), Λ); those say
+        nothing about any unit, so such a run reports no values and no conclusions.
+        """
+        return self.method == "exact" or self.chains > 0

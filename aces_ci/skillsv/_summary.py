@@ -4,11 +4,21 @@ Intervals resample whole chains — an antithetic pair counts as one — because
 chain shares its order and its window (paper, Appendix F.1); panel anchors resample tasks. The
 closure ratio Σφ/Λ resamples both at once: Σφ from chains, Λ from the panel's tasks.
 
-Decisions (paper, Appendix F.3): *delete* when the net effect's interval lies at or below zero
-(harmful or dead), *compress* when the content value is resolved positive and its context cost is
-resolved positive and at least ``compress_share`` of it, *keep* when the net effect is resolved
-positive, *unresolved* otherwise (the interval straddles zero, or the value is below the
-estimator's resolution).
+Decisions (paper, Appendix F.3, with a margin of practical equivalence δ = ``value.margin``): a unit's
+net effect already includes its context cost (ρ_del removes its bytes), so its sign says whether the
+skill is better with it or without it, and δ says when the difference is too small to matter.
+
+* ``negligible`` — the whole interval lies inside ±δ: whatever it does is smaller than δ, and it
+  costs context (cut it);
+* ``delete`` — the interval lies below 0 and reaches past −δ: the skill scores better without it;
+* ``compress`` — its content value (ρ_pad) is resolved positive and its context cost is resolved
+  positive and at least ``compress_share`` of it: the idea helps, its length hurts;
+* ``keep`` — the interval lies above 0 and reaches past +δ: removing it costs score;
+* ``unresolved`` — the interval straddles 0 and reaches past δ: with the scores it would need to
+  decide, from its current spread (:func:`scores_to_decide`).
+
+Each side is read off a two-sided 95% interval, so a wrong sign (a harmful unit kept, a load-bearing
+one deleted) has probability at most 2.5% per unit when the interval covers.
 """
 
 from __future__ import annotations
@@ -22,15 +32,21 @@ from ._estimate import EstimateRun, Pooling
 from ._model import UnitGroup
 from ._order_odds import OrderOdds
 from ._pooled import unit_samples
-from ._result import Cost, Decision, Estimate, GroupValue, Interval, UnitValue, Valuation
+from ._result import CUT_DECISIONS, CaseScore, Cost, Decision, Estimate, GroupValue, Interval, UnitValue, Valuation
 from ._structure import GameStructure, bits
 
 CONFIDENCE = 0.95
 
 
+DEFAULT_MARGIN = 0.05
+"""δ by default: a unit whose net effect is within 5 points of the score does less than the smallest
+lift the trial gate counts for a whole skill (``gate.pass_band`` 0.05), so it is not worth its context."""
+
+
 @dataclass(frozen=True)
 class DecisionRules:
-    resolution: float = 0.01
+    margin: float = DEFAULT_MARGIN
+    """δ: net effects inside ±δ are negligible."""
     compress_share: float = 0.5
 
 
@@ -46,40 +62,59 @@ def _interval(samples: np.ndarray) -> Interval:
 def decide(
     net: Estimate | None, content: Estimate | None, cost: Estimate | None, rules: DecisionRules
 ) -> tuple[Decision, str]:
+    """A unit's decision and its reason in words (the module docstring gives the rule)."""
     if net is None:
-        return "unresolved", "no chain was completed"
+        return "unresolved", "no chain measured it"
+    margin = rules.margin
     net_ci = net.ci or Interval(net.value, net.value)
-    if net_ci.hi <= 0:
-        return "delete", "net effect ≤ 0 and its interval says so"
+    if -margin < net_ci.lo and net_ci.hi < margin:
+        return "negligible", f"its net effect lies within ±{margin:g}: too small to be worth its context"
+    if net_ci.hi < 0:
+        return "delete", "the skill scores better without it (net effect below 0)"
     if content is not None and cost is not None:
         content_ci = content.ci or Interval(content.value, content.value)
         cost_ci = cost.ci or Interval(cost.value, cost.value)
-        if (
-            content_ci.lo > 0
-            and content.value >= rules.resolution
-            and cost_ci.lo > 0
-            and cost.value >= rules.compress_share * content.value
-        ):
-            return "compress", "positive content value, and a context cost of at least half of it"
-    if net_ci.lo > 0 and net.value >= rules.resolution:
-        return "keep", "net effect resolved above zero"
+        if content_ci.lo > 0 and cost_ci.lo > 0 and cost.value >= rules.compress_share * content.value:
+            return "compress", "its content helps, and its length takes back at least half of that"
     if net_ci.lo > 0:
-        return "unresolved", f"positive but below the resolution ({rules.resolution:g})"
-    return "unresolved", "the interval straddles zero"
+        return "keep", "removing it costs score (net effect above 0)"
+    return "unresolved", f"its interval straddles 0 and reaches past ±{margin:g}"
+
+
+def scores_to_decide(net: Estimate, margin: float, scores_per_chain: float) -> int | None:
+    """About how many more coalition scores an unresolved unit needs, assuming its value stays put.
+
+    Each side of an interval shrinks about the value v as 1/√chains (the bootstrap's intervals need
+    not be symmetric, so each side is scaled on its own). The sign is decided once the side toward 0
+    no longer reaches it: (v − lo) → |v| for v > 0, factor ((v − lo)/v)²; *negligible* once both
+    sides fit inside ±δ: factor max(((hi − v)/(δ − v))², ((v − lo)/(δ + v))²) when |v| < δ. The
+    smaller factor f gives chains · (f − 1) more chains (at least one), each at the run's scores per chain.
+    """
+    if net.ci is None or net.n == 0 or scores_per_chain <= 0:
+        return None
+    value, lo, hi = net.value, net.ci.lo, net.ci.hi
+    toward_zero = value - lo if value > 0 else hi - value
+    factors = [(toward_zero / abs(value)) ** 2] if value != 0 else []
+    if abs(value) < margin:
+        factors.append(max(((hi - value) / (margin - value)) ** 2, ((value - lo) / (margin + value)) ** 2))
+    if not factors:
+        return None
+    more_chains = max(net.n * (min(factors) - 1), 1.0)
+    return int(np.ceil(more_chains * scores_per_chain))
 
 
 def respect_dependencies(units: Sequence[UnitValue], structure: GameStructure) -> list[UnitValue]:
     """A unit others require is not deleted on its own: its value went to the units that need it.
 
     Under a precedence-constrained μ a prerequisite always enters before the units that require it,
-    so a script only the instructions make useful is valued ~0 and its instruction carries the
-    value. Deleting the script would delete that instruction too; so a "delete" of a unit required by
-    a unit worth keeping becomes "keep", and one required by an unresolved unit becomes "unresolved".
+    value. Deleting the script would delete that instruction too; so a cut (``delete`` or
+    ``negligible``) of a unit required by a unit worth keeping becomes "keep", and one required by an
+    unresolved unit becomes "unresolved".
     """
     by_id = {unit.unit: unit for unit in units}
     out: list[UnitValue] = []
     for unit in units:
-        if unit.decision != "delete":
+        if unit.decision not in (*CUT_DECISIONS, "unresolved"):
             out.append(unit)
             continue
         index = structure.index[unit.unit]
@@ -91,8 +126,9 @@ def respect_dependencies(units: Sequence[UnitValue], structure: GameStructure) -
         kept = [d for d in dependents if by_id[d].decision in ("keep", "compress")]
         open_ = [d for d in dependents if by_id[d].decision == "unresolved"]
         if kept:
-            out.append(replace(unit, decision="keep", reason=f"required by {', '.join(kept)}, which carry value"))
-        elif open_:
+            reason = f"required by {', '.join(kept)}, which carry value"
+            out.append(replace(unit, decision="keep", reason=reason, scores_to_decide=None))
+        elif open_ and unit.decision != "unresolved":
             out.append(replace(unit, decision="unresolved", reason=f"required by {', '.join(open_)} (unresolved)"))
         else:
             out.append(unit)
@@ -203,11 +239,14 @@ def summarize(
         matrix, boot = source
         return _estimate(matrix[:, slot].mean(), boot[:, slot], count)
 
+    panel_scores = sum(len(row) for row in run.panel.values())
+    per_chain = (run.meter.evaluated - panel_scores) / count if count else 0.0
     units = []
     for slot, player in enumerate(players):
         net, content, cost = column(per_op["del"], slot), column(per_op["pad"], slot), column(cost_pair, slot)
         decision, reason = decide(net, content, cost, rules)
-        units.append(UnitValue(player, net, content, cost, int(zeroed[slot]), decision, reason))
+        more = scores_to_decide(net, rules.margin, per_chain) if net is not None and decision == "unresolved" else None
+        units.append(UnitValue(player, net, content, cost, int(zeroed[slot]), decision, reason, more))
     units = respect_dependencies(units, structure)
     anchors, trigger_value, lift, lift_boot = _anchors(run, resample)
     sum_values = None
@@ -250,11 +289,20 @@ def summarize(
         chains=count,
         chains_planned=run.planned_chains,
         truncation_rate=gamma,
-        cost=Cost(meter.rollouts, meter.evaluated, meter.requested, full_audit, meter.cost_usd),
+        cost=Cost(meter.rollouts, meter.evaluated, meter.requested, full_audit, meter.cost_usd, meter.served),
         stopped_by=run.stopped_by,
         error=run.error,
-        resolution=rules.resolution,
+        margin=rules.margin,
         pooling=pooling,
+        left_out=run.left_out,
+        failure=run.failure,
+        cases=tuple(
+            CaseScore(
+                task.id, *(run.case_scores.get(name, {}).get(index) for name in ("empty", "trigger_only", "full"))
+            )
+            for index, task in enumerate(run.tasks)
+            if index in run.case_scores.get("full", {})
+        ),
     )
 
 

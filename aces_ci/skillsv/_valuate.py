@@ -8,8 +8,9 @@ oracle is any :class:`~aces_ci.skillsv.CoalitionOracle`; the command builds a
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from ._budget import Plan, fit_to_budget
 from ._estimate import Estimator, EstimatorSettings, Meter
 from ._exact_run import exact_valuation
 from ._model import CompiledSkill
@@ -81,6 +82,8 @@ class ValueReport:
     pruning_cost: Meter | None
     sessions: Sessions | None = None
     """The live agent's accounting across sessions; None for an oracle with no journal (a Python oracle)."""
+    fitted: tuple[str, ...] = ()
+    """How the design was sized down to the budget (:func:`~aces_ci.skillsv.fit_to_budget`); empty if it was not."""
 
     @property
     def paid_now(self) -> int:
@@ -108,11 +111,27 @@ def removal_values(structure: GameStructure, valuation: Valuation) -> dict[str, 
     return out
 
 
+def plan_valuation(game: CompiledSkill, tasks: Sequence[Task], settings: ValueSettings) -> Plan | None:
+    """The estimator's design fitted to the budget and the scores it asks for; None for exact enumeration."""
+    if settings.exact:
+        return None
+    panel_a, _ = split_panels(tasks, settings.holdout, settings.estimator.seed)
+    return fit_to_budget(GameStructure.of(game), panel_a, settings.estimator)
+
+
 def valuate(
-    game: CompiledSkill, tasks: Sequence[Task], oracle: CoalitionOracle, settings: ValueSettings
+    game: CompiledSkill,
+    tasks: Sequence[Task],
+    oracle: CoalitionOracle,
+    settings: ValueSettings,
+    plan: Plan | None = None,
 ) -> ValueReport:
+    """Value ``game``'s units on ``tasks``, on ``plan``'s design (:func:`plan_valuation` when not given)."""
     structure = GameStructure.of(game)
     seed = settings.estimator.seed
+    plan = plan if plan is not None else plan_valuation(game, tasks, settings)
+    if plan is not None:
+        settings = replace(settings, estimator=plan.settings)
     panel_a, panel_b = split_panels(tasks, settings.holdout, seed)
     estimator = settings.estimator
     if settings.exact:
@@ -141,4 +160,5 @@ def valuate(
         }
         curves = pruning_curves(structure, oracle, panel_b, rankings=rankings, seed=seed, meter=meter)
         held_out = HeldOut(len(panel_b), tuple(curves), loo, curves[0].scores[0], curves[0].scores[-1])
-    return ValueReport(game, valuation, oracle.identity, settings, len(panel_a), held_out, meter)
+    fitted = plan.notes if plan is not None else ()
+    return ValueReport(game, valuation, oracle.identity, settings, len(panel_a), held_out, meter, fitted=fitted)

@@ -5,10 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from ._compile import report_header, unit_json
-from ._result import Estimate, UnitValue
+from ._decisions import decision_line, decision_summary
+from ._result import CUT_DECISIONS, Estimate, UnitValue
 from ._valuate import ValueReport
 
-VALUE_SCHEMA_VERSION = 1
+VALUE_SCHEMA_VERSION = 2
+"""2: decisions with a margin δ (``negligible`` added, ``settings.resolution`` became ``margin``), a
+``decisions`` summary, ``measured``, each unresolved unit's ``scores_to_decide``, and the chains a failed
+rollout left out (``chains.left_out``, ``failure``)."""
 
 
 def _estimate(estimate: Estimate | None) -> dict[str, Any] | None:
@@ -29,9 +33,31 @@ def _ci(estimate: Estimate | None) -> list[float] | None:
 
 
 def low_value_units(report: ValueReport) -> list[UnitValue]:
-    """Units the valuation says to delete or compress, lowest net effect first: what a PR comment lists."""
-    chosen = [unit for unit in report.valuation.units if unit.decision in ("delete", "compress")]
+    """Units the valuation says to cut (delete, negligible) or compress, lowest net effect first: what a PR
+    comment lists. None when no chain measured a unit."""
+    if not report.valuation.measured:
+        return []
+    chosen = [unit for unit in report.valuation.units if unit.decision in (*CUT_DECISIONS, "compress")]
     return sorted(chosen, key=lambda unit: _value(unit.net_effect) or 0.0)
+
+
+def _decisions(report: ValueReport) -> dict[str, Any] | None:
+    """The decisions grouped, with the sentence the text report leads with; None when nothing was measured."""
+    valuation = report.valuation
+    if not valuation.measured:
+        return None
+    summary = decision_summary(report.game, valuation)
+    return {
+        "margin": valuation.margin,
+        "summary": decision_line(summary, valuation.margin),
+        "delete": list(summary.delete),
+        "negligible": list(summary.negligible),
+        "compress": list(summary.compress),
+        "keep": list(summary.keep),
+        "unresolved": list(summary.unresolved),
+        "cut_tokens": summary.cut_tokens,
+        "scores_to_decide": summary.scores_to_decide,
+    }
 
 
 def value_json(report: ValueReport) -> dict[str, Any]:
@@ -55,6 +81,7 @@ def value_json(report: ValueReport) -> dict[str, Any]:
                     "zeroed_by_truncation": unit.zeroed_by_truncation,
                     "decision": unit.decision,
                     "reason": unit.reason,
+                    "scores_to_decide": unit.scores_to_decide,
                 }
             )
         units.append(out)
@@ -106,7 +133,9 @@ def value_json(report: ValueReport) -> dict[str, Any]:
             "panel_anchors": estimator.panel_anchors,
             "max_evaluations": estimator.max_evaluations,
             "budget_usd": estimator.max_usd,
-            "resolution": valuation.resolution,
+            "budget_scores": estimator.budget_scores,
+            "fitted_to_budget": list(report.fitted),
+            "margin": valuation.margin,
             "bootstrap": settings.bootstrap,
             "holdout": settings.holdout,
             "score": {
@@ -137,6 +166,7 @@ def value_json(report: ValueReport) -> dict[str, Any]:
             "completed": valuation.chains,
             "planned": valuation.chains_planned,
             "truncation_rate": valuation.truncation_rate,
+            "left_out": valuation.left_out,
         },
         "rollouts": {
             "spent": report.paid,
@@ -149,9 +179,17 @@ def value_json(report: ValueReport) -> dict[str, Any]:
             "requested": cost.requested,
             "full_audit": cost.full_audit,
             "cost_usd": cost.cost_usd + (pruning.cost_usd if pruning else 0.0),
+            "served_from_cache": cost.served,
         },
         "stopped_by": valuation.stopped_by,
         "error": valuation.error,
+        "failure": valuation.failure,
+        "measured": valuation.measured,
+        "decisions": _decisions(report),
+        "cases": [
+            {"id": case.case, "empty": case.empty, "trigger_only": case.trigger_only, "full": case.full}
+            for case in valuation.cases
+        ],
         "low_value": [
             {
                 "id": unit.unit,

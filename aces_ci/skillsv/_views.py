@@ -8,7 +8,8 @@ that is always a number, and a pruning curve over counts of units removed; the v
 files relative to the skill, ``None`` for a value no chain measured, and removal as a share.
 :func:`skill_value` builds the report's view; it lists only the units that have a net effect
 (the trigger and any unit a budget stop left unmeasured have none), and gives no view at all
-when the content lift was not measured, rather than a zero that would read like one.
+when no chain completed (panel anchors alone say nothing about any unit) or the content lift was not
+measured, rather than a zero or an empty table that would read like a finding.
 """
 
 from __future__ import annotations
@@ -72,7 +73,7 @@ def skill_value(report: ValueReport, skill: str) -> SkillValueView | None:
     """The report's view of ``report``; ``skill`` is the skill's directory relative to the scanned root."""
     valuation = report.valuation
     lift = valuation.content_lift
-    if lift is None or not math.isfinite(lift.value):
+    if not valuation.measured or lift is None or not math.isfinite(lift.value):
         return None
     game = report.game
     units = []

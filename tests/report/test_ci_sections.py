@@ -74,6 +74,9 @@ def test_low_value_units_link_their_lines_lowest_first() -> None:
     assert "SKILL.md#L14-L18" in rows[0] and "delete" in rows[0]
     assert "compress" in rows[1]
     assert "\\|" in rows[0] and "&lt;paths&gt;" in rows[0]  # the preview cannot break the table
+    # the decisions lead, counted from the units themselves
+    assert table.startswith("Cut 1 unit (")
+    assert "compress 1; keep 1; 1 unresolved" in table.splitlines()[0]
 
 
 def test_estimand_is_collapsed() -> None:

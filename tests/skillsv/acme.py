@@ -33,7 +33,7 @@ EXACT = {"Refunds": 0.25, "Support": 0.25, "Dialling": 0.25, "Caution": -0.25, "
 """The planted game's Shapley values (half the cases ask each question; every unit needs only the trigger):
 refunds answered iff Refunds ∧ ¬Caution (φ = ±½ of the half), the hotline iff Support ∧ Dialling (an AND
 pair: ½ each of the half), Style is dead. Both μ agree: the five units are one block after the trigger."""
-DECISIONS = {"Refunds": "keep", "Support": "keep", "Dialling": "keep", "Caution": "delete", "Style": "delete"}
+DECISIONS = {"Refunds": "keep", "Support": "keep", "Dialling": "keep", "Caution": "delete", "Style": "negligible"}
 
 
 def planted_model(request: ScriptedRequest) -> Reply:

@@ -21,6 +21,7 @@ from aces_ci.skillsv import (
     Task,
     decide,
     published_settings,
+    scores_to_decide,
     summarize,
     unit_samples,
 )
@@ -168,16 +169,32 @@ def test_closure_of_an_untruncated_run_is_exact_and_anchors_come_from_the_whole_
     assert valuation.cost.full_audit == 2 * 16 * (game.structure.size + 1) * 32
 
 
-def test_decisions_follow_the_intervals() -> None:
-    rules = DecisionRules(resolution=0.01, compress_share=0.5)
+def test_decisions_follow_the_intervals_and_the_margin() -> None:
+    rules = DecisionRules(margin=0.05, compress_share=0.5)
     value = lambda v, lo, hi: Estimate(v, Interval(lo, hi), 10)  # noqa: E731
     assert decide(value(-0.1, -0.2, -0.01), None, None, rules)[0] == "delete"
-    assert decide(value(0.0, 0.0, 0.0), None, None, rules)[0] == "delete"
+    assert decide(value(0.0, 0.0, 0.0), None, None, rules)[0] == "negligible"
+    assert decide(value(-0.01, -0.04, 0.03), None, None, rules)[0] == "negligible"
+    assert decide(value(0.02, 0.005, 0.04), None, None, rules)[0] == "negligible"  # positive, but under δ
     assert decide(value(0.2, 0.1, 0.3), value(0.2, 0.1, 0.3), value(0.0, -0.05, 0.05), rules)[0] == "keep"
+    assert decide(value(0.06, 0.01, 0.11), None, None, rules)[0] == "keep"  # above 0, reaching past δ
     assert decide(value(0.05, 0.01, 0.09), value(0.3, 0.2, 0.4), value(0.25, 0.15, 0.35), rules)[0] == "compress"
     assert decide(value(0.1, -0.05, 0.2), None, None, rules)[0] == "unresolved"
-    assert decide(value(0.005, 0.001, 0.009), None, None, rules)[0] == "unresolved"
     assert decide(None, None, None, rules)[0] == "unresolved"
+    # a smaller margin makes fewer units negligible
+    assert decide(value(0.0, -0.04, 0.04), None, None, DecisionRules(margin=0.01))[0] == "unresolved"
+
+
+def test_scores_to_decide_grow_with_the_spread_and_read_each_side_of_the_interval() -> None:
+    near_zero = Estimate(0.0, Interval(-0.1, 0.1), 8)
+    # both sides must shrink from 0.1 to δ = 0.05: 4× the chains, 3× more of them, 100 scores each
+    assert scores_to_decide(near_zero, 0.05, 100.0) == 2400
+    assert scores_to_decide(Estimate(0.0, Interval(-0.2, 0.2), 8), 0.05, 100.0) == 12000
+    # far from 0 the sign decides first: the lower side 0.2 must fall to |v| = 0.15
+    assert scores_to_decide(Estimate(0.15, Interval(-0.05, 0.35), 8), 0.05, 100.0) == pytest.approx(622, abs=2)
+    # an asymmetric interval touching 0 from above needs only a little more on its lower side
+    touching = scores_to_decide(Estimate(0.15, Interval(0.0, 0.27), 8), 0.05, 100.0)
+    assert touching is not None and 0 < touching <= 100
 
 
 class _CappedOracle(ExpectedOracle):
@@ -199,9 +216,50 @@ def test_an_oracle_that_stops_mid_batch_ends_the_run_with_the_chains_so_far(budg
     game = planted_game(8, seed=1, tasks=24)
     oracle = _CappedOracle(game, allowed=900, budget=budget)
     run = Estimator(game.structure, game.tasks, oracle, EstimatorSettings(orders=16, seed=1)).estimate()
-    assert run.stopped_by == reason and run.error == "cap reached"
+    # a budget stop ends the run at once; an oracle that fails every score ends it once a whole wave failed
+    assert run.stopped_by == reason and run.error is not None and run.error.endswith("cap reached")
     assert 0 < len(run.chains) < 16
     assert summarize(run).chains == len(run.chains)
+
+
+class _FlakyOracle(ExpectedOracle):
+    """Fails one request as a rollout timeout would: the ``fail_at``-th request, retries included; with
+    ``always``, every later request for the same coalition on the same case fails too (the retry as well)."""
+
+    def __init__(self, game: PlantedGame, fail_at: int, always: bool) -> None:
+        super().__init__(game)
+        self.fail_at, self.always, self.seen = fail_at, always, 0
+        self.poisoned: tuple[str, str] | None = None
+
+    def evaluate(self, requests: Sequence[CoalitionRequest]) -> list[Outcome]:
+        out = []
+        for request, outcome in zip(requests, super().evaluate(requests), strict=True):
+            self.seen += 1
+            key = (request.key, request.task.id)
+            if self.seen == self.fail_at:
+                self.poisoned = key
+                out.append(Outcome(None, 1, error="the harness did not finish within 300s"))
+            elif self.always and key == self.poisoned:
+                out.append(Outcome(None, 1, error="the harness did not finish within 300s"))
+            else:
+                out.append(outcome)
+        return out
+
+
+def test_a_timed_out_rollout_is_retried_and_never_discards_the_valuation() -> None:
+    game = planted_game(8, seed=1, tasks=24)
+    settings = EstimatorSettings(orders=8, seed=1)
+    # the first wave's anchors are 4 coalitions × 8 cases: request 40 is an intermediate prefix
+    run = Estimator(game.structure, game.tasks, _FlakyOracle(game, 40, always=False), settings).estimate()
+    assert run.stopped_by is None and len(run.chains) == 8 and run.left_out == 0  # the retry scored it
+    assert run.failure == "the harness did not finish within 300s"
+    run = Estimator(game.structure, game.tasks, _FlakyOracle(game, 40, always=True), settings).estimate()
+    # only the chains that needed that score are left out (here two share it), the rest give values
+    assert run.stopped_by is None and run.left_out == 2 and len(run.chains) == 6
+    valuation = summarize(run)
+    assert valuation.measured and valuation.left_out == 2
+    assert valuation.failure == "the harness did not finish within 300s"
+    assert all(unit.net_effect is not None and unit.net_effect.ci is not None for unit in valuation.units)
 
 
 def test_pooled_values_add_up_to_each_chains_lift_case_by_case() -> None:

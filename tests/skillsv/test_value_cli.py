@@ -58,7 +58,17 @@ def test_exact_mode_matches_the_closed_form_values(tmp_path: Path) -> None:
     assert report["content_lift"]["value"] == pytest.approx(0.7)
     assert report["closure_ratio"]["value"] == pytest.approx(1.0)
     decisions = {marker: unit["decision"] for marker, unit in units.items()}
-    assert decisions["HARM"] == decisions["DEAD"] == "delete"
+    # the product is the decision: the harmful rule is cut as harmful, the dead one as negligible, the
+    # load-bearing ones are kept, and the report leads with it
+    assert decisions["HARM"] == "delete" and decisions["DEAD"] == "negligible"
+    assert {decisions[m] for m in ("ALPHA", "BETA", "GAMMA", "DELTA", "TOOLUSE")} == {"keep"}
+    assert report["settings"]["margin"] == 0.05
+    summary = report["decisions"]
+    assert summary["delete"] == [units["HARM"]["id"]] and summary["negligible"] == [units["DEAD"]["id"]]
+    assert summary["cut_tokens"] == units["HARM"]["tokens"] + units["DEAD"]["tokens"]
+    assert summary["summary"].startswith("cut 2 units")
+    # the whole skill's score per case beside the bare agent's: what a unit can be credited with there
+    assert [(c["empty"], c["full"]) for c in report["cases"]] == [pytest.approx((0.1, 0.8))] * 3
     script = next(unit for unit in report["units"] if unit["kind"] == "resource")
     assert script["net_effect"] == pytest.approx(0.0, abs=1e-12)
     assert script["decision"] == "keep" and "required by" in script["reason"]
@@ -86,6 +96,12 @@ def test_the_noisy_estimate_recovers_the_planted_roles_within_its_intervals(tmp_
         assert units[positive]["ci"][0] > 0 and units[positive]["decision"] == "keep", positive
     assert units["HARM"]["ci"][1] < 0 and units["HARM"]["decision"] == "delete"
     assert units["DEAD"]["ci"][0] < 0 < units["DEAD"]["ci"][1]
+    # the dead unit is not decided at this budget, and says what would decide it; the script TOOLUSE
+    # needs is kept with it, whatever its own interval says
+    assert units["DEAD"]["decision"] == "unresolved" and units["DEAD"]["scores_to_decide"] > 0
+    script = next(unit for unit in report["units"] if unit["kind"] == "resource")
+    assert script["decision"] == "keep" and script["reason"].startswith("required by")
+    assert report["decisions"]["scores_to_decide"] == units["DEAD"]["scores_to_decide"]
     assert min(units[m]["net_effect"] for m in ("ALPHA", "BETA", "TOOLUSE")) > units["DEAD"]["net_effect"]
     assert units["DEAD"]["net_effect"] > units["HARM"]["net_effect"]
     held_out = report["held_out"]
@@ -105,9 +121,12 @@ def test_text_report_names_the_units_and_the_cost(tmp_path: Path, capsys: pytest
     code, _ = _value(tmp_path, str(skill), "--evals", str(evals), "--oracle", f"{ORACLE}:noisy", "-K", "4")
     assert code == 0
     text = capsys.readouterr().out
-    assert "SkillSV values of planted" in text and "μ layer" in text and "K=4 b=8 τ=0.05 pooled" in text
-    assert "SKILL.md:10" in text and "net effect [95% CI]" in text
-    assert "the full audit would be" in text and "4/4 chains completed" in text
+    assert "SkillSV values of planted" in text and "μ layer" in text and "K=4 b=8 τ=off pooled" in text
+    assert text.index("decisions (δ = 0.05): ") < text.index("net effect [95% CI]")  # what to do comes first
+    assert "SKILL.md:10" in text
+    assert "rollouts paid" in text and "4/4 chains completed" in text
+    assert "per case, bare agent → whole skill: c0 " in text
+    assert "closure" not in text  # untruncated, Σφ = Λ on the windows by construction: nothing to check
 
 
 def test_a_budget_stop_reports_values_so_far_and_a_rerun_resumes_for_free(tmp_path: Path) -> None:
@@ -221,8 +240,87 @@ def test_an_oracle_that_fails_mid_run_exits_3_and_keeps_what_it_scored(
     _valid(report)
     assert report["stopped_by"] == "oracle_error"
     assert "lost its database connection" in report["error"]
-    assert "STOPPED by an oracle failure" in capsys.readouterr().out
+    # the failure came before any chain completed: no values, no conclusions, and it says what ran
+    assert report["measured"] is False and report["decisions"] is None and report["low_value"] == []
+    assert all(unit.get("net_effect") is None for unit in report["units"])
+    text = capsys.readouterr().out
+    assert "NO VALUES: the valuation stopped (an oracle failure)" in text and "rollouts paid" in text
+    assert "decisions" not in text and "content lift" not in text
     stored = (tmp_path / "cache" / "skillsv" / "scores.jsonl").read_text().splitlines()
     assert len(stored) == 150  # every score returned before the failure is on disk
     code, _ = _value(tmp_path, str(skill), "--evals", str(evals), "--oracle", f"{ORACLE}:not_a_number", "-K", "2")
     assert code == 3
+
+
+def _sixteen_units(tmp_path: Path, cases: int = 40) -> tuple[Path, Path]:
+    """The planted skill with eight more rules the oracle ignores: 15 execution units and the trigger."""
+    extra = "".join(f"- FILLER{i}: note number {i}.\n" for i in range(8))
+    skill = write_skill(tmp_path, PLANTED_BODY + extra, {"scripts/tool.sh": "#!/bin/sh\necho TOTALS\n"})
+    evals = tmp_path / "cases.json"
+    evals.write_text(json.dumps({"evals": [{"id": f"c{i}", "prompt": f"question {i}"} for i in range(cases)]}))
+    return skill, evals
+
+
+def test_a_small_rollout_budget_still_returns_an_interval_for_every_unit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    skill, evals = _sixteen_units(tmp_path)
+    log = tmp_path / "calls.log"
+    import tests.skillsv.planted_oracle as planted
+
+    monkeypatch.setattr(planted, "CALLS", log)
+    common = [str(skill), "--evals", str(evals), "--oracle", f"{ORACLE}:noisy", "--max-rollouts", "300"]
+    # --plan prints the design sized to the budget and what it costs, and scores nothing
+    assert main(["value", *common, "--plan", "--cache-dir", str(tmp_path / "cache")]) == 0
+    planned = capsys.readouterr().out
+    assert not log.exists()
+    assert "plan for planted: K=" in planned and "sized to the budget of 300 scores: " in planned
+    code, report = _value(tmp_path, *common)
+    assert code == 0
+    _valid(report)
+    text = capsys.readouterr().out
+    assert text.startswith(planned.strip())  # the same plan, printed before anything is spent
+    assert report["measured"] and report["stopped_by"] is None
+    assert report["rollouts"]["spent"] <= 300 and len(log.read_text().splitlines()) <= 300
+    assert report["settings"]["fitted_to_budget"] and report["settings"]["budget_scores"] == 300
+    valued = [unit for unit in report["units"] if unit["kind"] != "trigger"]
+    assert len(valued) == 16 and all(unit["ci"] is not None and unit["ci"][0] < unit["ci"][1] for unit in valued)
+    # each unit left unresolved by its own interval says what more evidence would settle it (one left
+    # unresolved because a unit that requires it is unresolved waits for that one)
+    unresolved = [u for u in valued if u["decision"] == "unresolved" and not u["reason"].startswith("required by")]
+    assert unresolved and all(unit["scores_to_decide"] > 0 for unit in unresolved)
+    assert report["decisions"]["scores_to_decide"] == max(unit["scores_to_decide"] for unit in unresolved)
+
+
+def test_a_run_stopped_before_any_chain_completed_reports_nothing_and_exits_3(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    skill, evals = _planted(tmp_path, cases=16)
+    code, report = _value(
+        tmp_path, str(skill), "--evals", str(evals), "--oracle", f"{ORACLE}:noisy", "--max-evaluations", "40"
+    )
+    assert code == 3  # nothing measured: the contract's runtime error
+    _valid(report)
+    assert report["stopped_by"] == "max_evaluations" and report["chains"]["completed"] == 0
+    assert report["measured"] is False and report["decisions"] is None and report["low_value"] == []
+    assert report["content_lift"] is None and report["closure_ratio"] is None
+    text = capsys.readouterr().out
+    assert "NO VALUES: the valuation stopped (--max-evaluations) before any of its 12 chains completed" in text
+
+
+def test_the_margin_comes_from_aces_yml_and_the_flag_overrides_it(tmp_path: Path) -> None:
+    skill, evals = _planted(tmp_path, cases=2)
+    (tmp_path / "aces.yml").write_text("value:\n  margin: 0.25\n")
+    common = [str(skill), "--evals", str(evals), "--oracle", f"{ORACLE}:expected", "--exact"]
+    code, report = _value(tmp_path, *common, "--config", str(tmp_path / "aces.yml"))
+    assert code == 0 and report["settings"]["margin"] == 0.25
+    # every planted effect (|φ| ≤ 0.2) is inside ±0.25: not worth its context at that margin
+    assert {unit["decision"] for unit in _by_marker(report).values()} == {"negligible"}
+    code, report = _value(tmp_path, *common, "--config", str(tmp_path / "aces.yml"), "--margin", "0.1")
+    assert report["settings"]["margin"] == 0.1 and _by_marker(report)["ALPHA"]["decision"] == "keep"
+
+
+def test_help_says_95_percent_once(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["value", "--help"]) == 0
+    text = capsys.readouterr().out
+    assert "95% interval" in text and "%%" not in text and "--plan" in text and "--margin" in text

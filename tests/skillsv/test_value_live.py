@@ -17,7 +17,7 @@ import pytest
 
 from aces_ci.cli import main
 from tests.engine.helpers import complete_records, kill_once_journaled, settled_calls
-from tests.servers import ScriptedServer
+from tests.servers import Hang, Reply, ScriptedRequest, ScriptedServer
 from tests.skillsv.acme import (
     BODY,
     DECISIONS,
@@ -50,7 +50,7 @@ def test_the_live_valuation_recovers_the_planted_game_and_an_unchanged_rerun_is_
     residuals, which on a noise-free game only widens the intervals (see BENCHMARKS.md).
     """
     skill = acme_skill(tmp_path)
-    settings = ("-K", "16", "--window", "8", "--no-truncation", "--pooling", "chain", "--orders", orders)
+    settings = ("-K", "16", "--window", "8", "--pooling", "chain", "--orders", orders)
     args = value_args(skill, server, tmp_path, *settings)
     code, report = run_value(args, tmp_path / "value.json")
     assert code == 0, capsys.readouterr().err
@@ -141,7 +141,7 @@ def test_cases_the_live_agent_cannot_be_scored_on_are_refused_before_any_rollout
     assert not (tmp_path / "cache" / "skillsv").exists()
 
 
-def test_a_rollout_cap_and_a_dollar_budget_stop_the_valuation_with_wider_intervals(
+def test_a_dollar_budget_stops_the_valuation_and_a_rollout_cap_sizes_it_down(
     server: ScriptedServer, tmp_path: Path
 ) -> None:
     skill = acme_skill(tmp_path, cases=16)
@@ -150,26 +150,32 @@ def test_a_rollout_cap_and_a_dollar_budget_stop_the_valuation_with_wider_interva
     assert code == 0 and full["stopped_by"] is None and full["chains"]["completed"] == 32
     spent = server.calls
     width = lambda report: sum(u["ci"][1] - u["ci"][0] for u in body_units(report).values())  # noqa: E731
-    for flag, value, reason in (
-        ("--max-rollouts", str(spent // 2), "max_rollouts"),
-        # each rollout costs (100 + 2·10) / 1e6 = $0.00012 at the aces.yml price
-        ("--budget-usd", f"{0.00012 * (spent // 2):.6f}", "budget_usd"),
-    ):
-        before = server.calls
-        capped = value_args(skill, server, tmp_path / reason, *common, flag, value)
-        code, stopped = run_value(capped, tmp_path / "s.json")
-        assert code == 0, flag
-        assert_valid(stopped)
-        assert stopped["stopped_by"] == reason
-        assert server.calls - before <= spent // 2 + 4  # a cap stops new launches; the 4 in flight finish
-        assert 0 < stopped["chains"]["completed"] < 32
-        assert all(unit["ci"] is not None for unit in body_units(stopped).values())  # the values so far, with intervals
-        assert width(stopped) > width(full)
-        # resuming with the cap lifted pays only for what the stopped run did not run
-        resumed_before = server.calls
-        code, resumed = run_value(value_args(skill, server, tmp_path / reason, *common), tmp_path / "r.json")
-        assert code == 0 and resumed["units"] == full["units"]
-        assert server.calls - resumed_before == spent - (resumed_before - before)
+    # each rollout costs (100 + 2·10) / 1e6 = $0.00012 at the aces.yml price: dollars are not known in
+    # advance, so a dollar budget stops the run part-way
+    before = server.calls
+    capped = value_args(skill, server, tmp_path / "usd", *common, "--budget-usd", f"{0.00012 * (spent // 2):.6f}")
+    code, stopped = run_value(capped, tmp_path / "s.json")
+    assert code == 0
+    assert_valid(stopped)
+    assert stopped["stopped_by"] == "budget_usd"
+    assert server.calls - before <= spent // 2 + 4  # a cap stops new launches; the 4 in flight finish
+    assert 0 < stopped["chains"]["completed"] < 32
+    assert all(unit["ci"] is not None for unit in body_units(stopped).values())  # the values so far, with intervals
+    assert width(stopped) > width(full)
+    # resuming with the cap lifted pays only for what the stopped run did not run
+    resumed_before = server.calls
+    code, resumed = run_value(value_args(skill, server, tmp_path / "usd", *common), tmp_path / "r.json")
+    assert code == 0 and resumed["units"] == full["units"]
+    assert server.calls - resumed_before == spent - (resumed_before - before)
+    # a rollout cap is known in advance: the design is sized to it and finishes, wider, within it
+    before = server.calls
+    capped = value_args(skill, server, tmp_path / "rollouts", *common, "--max-rollouts", str(spent // 4))
+    code, sized = run_value(capped, tmp_path / "m.json")
+    assert code == 0 and sized["stopped_by"] is None and sized["measured"]
+    assert_valid(sized)
+    assert sized["settings"]["fitted_to_budget"] and server.calls - before <= spent // 4
+    assert all(unit["ci"] is not None for unit in body_units(sized).values())
+    assert width(sized) > width(full)
 
 
 def test_a_killed_live_valuation_loses_no_paid_rollout(server: ScriptedServer, tmp_path: Path) -> None:
@@ -203,3 +209,25 @@ def test_a_killed_live_valuation_loses_no_paid_rollout(server: ScriptedServer, t
     assert rollouts["spent"] == total, "both sessions, as journaled (calls in flight at the kill left no line)"
     assert len({record["key"] for record in complete_records(journal)}) == total
     assert json.loads(out.read_text())["units"] == json.loads(reference.read_text())["units"]
+
+
+def test_a_rollout_that_times_out_is_retried_and_the_valuation_finishes_with_values(
+    scripted_server: Callable[..., ScriptedServer], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    calls = {"n": 0}
+
+    def hangs_once(request: ScriptedRequest) -> Reply:
+        calls["n"] += 1
+        return Hang(120) if calls["n"] == 3 else planted_model(request)
+
+    server = scripted_server(hangs_once)
+    skill = acme_skill(tmp_path, cases=8)
+    args = value_args(skill, server, tmp_path / "run", "-K", "4", "--window", "4", "--timeout", "5")
+    code, report = run_value(args, tmp_path / "value.json")
+    assert code == 0 and report["stopped_by"] is None and report["measured"]
+    assert_valid(report)
+    assert "timeout" in (report["failure"] or "")  # said, not hidden
+    # only the first attempt hung: its retry scored it, so no chain was lost
+    assert report["chains"]["completed"] == 4 and report["chains"]["left_out"] == 0
+    assert all(unit["ci"] is not None for unit in body_units(report).values())
+    assert "a failed score was retried and then scored" in capsys.readouterr().out
