@@ -19,6 +19,7 @@ from ._owned import GraderSpec, TaskCommand, grader_from, parse_python_target, t
 from ._scaffold import scaffold_dataset
 from ._schema import SCHEMA_VIOLATION, schema_problems
 from ._subprocess import MAX_OUTPUT_BYTES, CommandNotRunnable, CommandOutput, run_argv, tail_for_log
+from ._trigger_queries import TRIGGER_QUERIES, TriggerQuery, TriggerSet, load_trigger_queries, parse_trigger_queries
 from ._yaml_source import parse_yaml
 
 __all__ = [
@@ -33,6 +34,7 @@ __all__ = [
     "MAX_FIXTURE_FILES",
     "MAX_OUTPUT_BYTES",
     "SCHEMA_VIOLATION",
+    "TRIGGER_QUERIES",
     "CanonicalSet",
     "CaseSource",
     "CommandNotRunnable",
@@ -49,6 +51,8 @@ __all__ = [
     "SourceKind",
     "TaskCommand",
     "Tolerance",
+    "TriggerQuery",
+    "TriggerSet",
     "canonicalise",
     "contains_phrase",
     "find_datasets",
@@ -58,12 +62,14 @@ __all__ = [
     "load_dataset",
     "load_evals",
     "load_fixtures",
+    "load_trigger_queries",
     "normalise",
     "numbers_in",
     "parse_eval_md",
     "parse_json",
     "parse_jsonl",
     "parse_python_target",
+    "parse_trigger_queries",
     "parse_yaml",
     "run_argv",
     "scaffold_dataset",

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ...evals import load_trigger_queries
+from .._context import ScanContext
 from .._finding import Hit, Location, Severity
 from .._listing import HOST_PROFILES, HostListing, ListedEntry, build_listing
-from .._registry import Rule
+from .._registry import Rule, define
 from .._repo_rules import RepoContext, RepoHit, define_repository
 from .._siblings import collisions
 
@@ -169,3 +171,29 @@ def sibling_trigger_overlap(ctx: RepoContext) -> Iterator[RepoHit]:
         )
         location = Location(first.skill_md, first.description_line)
         yield RepoHit(first.rel_dir, Hit(message, location, clause="trigger overlap between sibling skills"))
+
+
+@define(
+    RULES,
+    id="DISC004",
+    name="trigger-queries-invalid",
+    severity=Severity.ERROR,
+    summary="evals/eval_queries.json, the skill's trigger-eval dataset, is not a valid list of queries.",
+    fix='Make the file a JSON array of {"query": "...", "should_trigger": true|false} objects, as the finding '
+    "names by line and JSON pointer.",
+)
+def trigger_queries_invalid(ctx: ScanContext) -> Iterator[Hit]:
+    """The agentskills.io guide "Optimizing skill descriptions" keeps trigger evals in
+    `evals/eval_queries.json`: a JSON array of objects, each with a non-empty `query` and a boolean
+    `should_trigger` (true: the skill should load for it; false: a near-miss it must ignore). A
+    malformed file measures nothing, or the wrong thing: one finding per problem, at its line, with
+    the JSON pointer of the value and, for an unknown key, the key it resembles.
+
+    Fails: `[{"query": "plot my CSV", "should_triger": true}]` (did you mean 'should_trigger'?)
+    Passes: `[{"query": "plot my CSV", "should_trigger": true}]`
+    """
+    found = load_trigger_queries(ctx.skill.dir, ctx.skill.repo_root)
+    if found is None:
+        return
+    for problem in found.problems:
+        yield Hit(problem.message, Location(found.rel, problem.line), clause="agentskills.io: optimizing descriptions")
