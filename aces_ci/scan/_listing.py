@@ -166,7 +166,8 @@ def _claude_line(name: str, text: str) -> str:
 def _drop_descriptions(
     profile: HostProfile, skills: Sequence[ListedSkill], texts: Sequence[str], capped: Sequence[str]
 ) -> HostListing:
-    """Claude Code: every name is listed; full entries are granted in rank order until the budget runs out.
+    """Claude Code: every name is listed; full entries are granted in rank order until one does not fit,
+    and every entry past that cutoff is a bare name (anthropics/claude-code#68135 and the issues around it).
 
     The host ranks by how often the user invoked each skill; a repository has no such history, so its
     own order stands in for it, and the skills past the budget are the ones reported as dropped.
@@ -174,13 +175,11 @@ def _drop_descriptions(
     budget = profile.budget or 0
     used = sum(len(_claude_line(skill.name, "")) for skill in skills)
     entries = []
+    past_cutoff = False
     for skill, text, shown in zip(skills, texts, capped, strict=True):
-        extra = len(shown)
-        if shown and used + extra <= budget:
-            used += extra
-            entries.append(ListedEntry(skill, shown, text))
-        else:
-            entries.append(ListedEntry(skill, "", text))
+        past_cutoff = past_cutoff or used + len(shown) > budget
+        used += 0 if past_cutoff else len(shown)
+        entries.append(ListedEntry(skill, "" if past_cutoff else shown, text))
     cost = sum(len(_claude_line(skill.name, shown)) for skill, shown in zip(skills, capped, strict=True))
     return HostListing(profile, tuple(entries), cost)
 

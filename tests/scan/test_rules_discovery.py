@@ -4,12 +4,23 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from aces_ci.scan import DEFAULT_CACHE_DIR, ResultCache, ScanConfig, ScanResult, Severity, Shard, scan_repo
-from aces_ci.scan._listing import CLAUDE_CODE, CODEX, ListedSkill, build_listing
+from aces_ci.scan import (
+    DEFAULT_CACHE_DIR,
+    HOST_PROFILES,
+    ListedSkill,
+    ResultCache,
+    ScanConfig,
+    ScanResult,
+    Severity,
+    Shard,
+    build_listing,
+    scan_repo,
+)
 from aces_ci.scan._siblings import collisions
 from aces_ci.scan.rules import default_registry
 
 REGISTRY = default_registry()
+CLAUDE_CODE, CODEX = ({profile.name: profile for profile in HOST_PROFILES}[name] for name in ("Claude Code", "Codex"))
 CSV = "Use when the user wants to convert a CSV file to a chart or plot spreadsheet columns."
 PLOT = "Use when asked to plot CSV columns as a chart or convert spreadsheet data to a graph."
 # Distinct skills, in the style of real repositories: they share vocabulary, not claims.
