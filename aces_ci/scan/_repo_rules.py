@@ -8,8 +8,9 @@ description pushes this one out of the listing), so it cannot be cached with the
   change its severity or turn it off, inline comments can suppress it, ``aces-ci rules`` documents
   it) whose ``check`` yields nothing per skill; its :data:`REPOSITORY_CHECKS` entry is what runs.
 * The runner calls :func:`repository_findings` once per scan, in its own process, over **every**
-  skill of the scan, whether the per-skill findings were computed or replayed from the result
-  cache. It reads only each SKILL.md's frontmatter (what a host lists), so a warm scan stays cheap.
+  skill of the scan (with ``within``, the skills of that folder), whether the per-skill findings
+  were computed or replayed from the result cache. It reads only each SKILL.md's frontmatter
+  (what a host lists), so a warm scan stays cheap.
 * Each finding belongs to one skill (a pair's finding to the first of the two, in directory order)
   and is reported with that skill's findings; with ``--shard i/n`` every shard computes the rules over
   all skills and keeps the findings of its own skills, so merged shards report each finding once.
@@ -23,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..redact import redact_text
-from ..skill import LOWERCASE_SKILL_FILE, SKILL_FILE, load_skill, read_text, split_frontmatter
+from ..skill import LOWERCASE_SKILL_FILE, SKILL_FILE, is_within, load_skill, read_text, split_frontmatter
 from ._config import ScanConfig
 from ._context import ScanContext
 from ._finding import Finding, Hit, Severity
@@ -87,7 +88,10 @@ def listed_skill(skill_dir: Path, root: Path, rel_dir: str) -> ListedSkill | Non
     """The name and description a host would list for the skill, from SKILL.md alone; None when unreadable."""
     md_name = SKILL_FILE if (skill_dir / SKILL_FILE).exists() else LOWERCASE_SKILL_FILE
     skill_md = md_name if rel_dir == "." else f"{rel_dir}/{md_name}"
-    text_file = read_text(skill_dir / md_name, skill_md)
+    md_path = skill_dir / md_name
+    if md_path.is_symlink() and not is_within(md_path, root):
+        return None  # never read: its text would reach the findings (load_skill refuses it the same way)
+    text_file = read_text(md_path, skill_md)
     if text_file.text is None:
         return None
     front, _, _ = split_frontmatter(text_file.text)

@@ -174,3 +174,16 @@ def test_inline_comments_and_aces_yml_govern_repository_rules_like_any_rule(tmp_
     write_skill(tmp_path, "csv-charts", CSV)
     raised = scan_repo(tmp_path, ScanConfig(severity={"DISC003": Severity.ERROR}), REGISTRY)
     assert [f.severity for r in raised.skills for f in r.findings if f.rule_id == "DISC003"] == [Severity.ERROR]
+
+
+def test_a_skill_md_linked_from_outside_the_repository_is_never_read_into_a_finding(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "SKILL.md").write_text(f"---\nname: plot-data\ndescription: {PLOT} PRIVATE-WORDS\n---\n")
+    repo = tmp_path / "repo"
+    write_skill(repo, "csv-charts", CSV)
+    (repo / "skills" / "plot-data").mkdir(parents=True)
+    (repo / "skills" / "plot-data" / "SKILL.md").symlink_to(outside / "SKILL.md")
+    result = scan_repo(repo, ScanConfig(), REGISTRY)
+    assert disc(result, "DISC003") == []
+    assert "PRIVATE-WORDS" not in repr(result)
