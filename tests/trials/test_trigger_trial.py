@@ -16,7 +16,7 @@ import pytest
 from aces_ci.cli import main
 from aces_ci.scan import ScanConfig, scan_repo
 from aces_ci.scan.rules import default_registry
-from tests.servers import ScriptedServer, Text, ToolUse, model_flags
+from tests.servers import Fault, ScriptedServer, Text, ToolUse, model_flags
 from tests.servers._request import ScriptedRequest
 
 Server = Callable[..., ScriptedServer]
@@ -118,3 +118,12 @@ def test_a_broken_query_file_stops_before_any_model_call_naming_line_and_pointer
     assert "skills/alpha-invoices/evals/eval_queries.json" in err and ":3" in err
     assert "/1/should_triger" in err and "did you mean 'should_trigger'" in err
     assert server.requests == []
+
+
+def test_a_model_api_that_refuses_the_calls_exits_3(
+    scripted_server: Server, repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = scripted_server(lambda request: Fault(401))
+    code = main(["trial", "--triggers", str(repo / "skills" / "alpha-invoices"), *model_flags(server), "--no-cache"])
+    assert code == 3
+    assert "401" in capsys.readouterr().err
