@@ -52,6 +52,8 @@ class RepoHit:
     hit: Hit
 
 
+_MARKER = "aces-ci"
+"""Every inline directive starts with it (:mod:`aces_ci.scan._suppress`)."""
 RepoCheckFn = Callable[[RepoContext], Iterable[RepoHit]]
 REPOSITORY_CHECKS: dict[str, RepoCheckFn] = {}
 """Rule id → the check that runs over all skills; filled by :func:`define_repository`."""
@@ -151,7 +153,15 @@ def repository_findings(
 
 
 def _inline_suppressed(skill_dir: Path, root: Path, findings: list[Finding], registry: RuleRegistry) -> list[Finding]:
-    """The skill's inline directives applied (their own problems are reported by the skill's per-skill pass)."""
+    """The skill's inline directives applied (their own problems are reported by the skill's per-skill pass).
+
+    Repository findings are all in SKILL.md, so only a SKILL.md that mentions aces-ci can hold a
+    directive for them; any other skill is not parsed again (a full parse is most of a cold scan).
+    """
+    paths = {finding.location.path for finding in findings}
+    texts = [read_text(root / path, path).text or "" for path in paths]
+    if not any(_MARKER in text for text in texts):
+        return findings
     try:
         skill = load_skill(skill_dir, root)
         directives, _ = read_directives(skill, {f.location.path for f in findings}, registry, SkillInputs(skill))
