@@ -4,6 +4,10 @@ The listing the agent sees is the repository's: every skill under the project ro
 host (``--host``) would list them (:mod:`aces_ci.scan`'s listing, the one DISC001/DISC002 check). A
 query dataset with any problem stops the trial before a model call (exit 2, naming file, line and
 JSON pointer): a misread dataset must not cost money.
+
+``--min-recall X`` gates each skill's trigger recall with the trial's bands logic on its interval:
+pass when the lower bound reaches X, fail when the upper bound stays below it, underpowered when
+the interval straddles X (a warning, or a failure with aces.yml ``gate.underpowered: fail``).
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from pathlib import Path
 
 from ..atomic import write_output
 from ..config import Project
-from ..errors import EXIT_PASS, InputError
+from ..errors import EXIT_GATE_FAILED, EXIT_PASS, InputError
 from ..evals import load_trigger_queries
 from ..models import create_client
 from ..redact import redact_text
@@ -45,6 +49,29 @@ def _questions(skill_dirs: list[Path], root: Path) -> list[TriggerQuestion]:
             raise InputError(first.message, path=found.rel, line=first.line)
         questions.extend(TriggerQuestion(rel, query) for query in found.queries)
     return questions
+
+
+def recall_floor(text: str) -> float:
+    """``--min-recall``: a share in (0, 1]."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"a recall lies in (0, 1], got {value}")
+    return value
+
+
+def recall_verdict(rate: Rate, floor: float) -> str:
+    """``pass``, ``fail`` or ``underpowered`` for a recall interval against ``floor``; ``unmeasured`` with n = 0."""
+    if rate.interval is None:
+        return "unmeasured"
+    low, high = rate.interval
+    if low >= floor:
+        return "pass"
+    if high < floor:
+        return "fail"
+    return "underpowered"
 
 
 def _shown(rate: Rate) -> str:
@@ -112,4 +139,13 @@ def run_triggers(args: argparse.Namespace, project: Project, options: RunOptions
         sys.stdout.write(render_text(trial))
     if args.json:
         write_output(Path(args.json), render_json(trial), "trigger trial's JSON")
-    return EXIT_PASS
+    if args.min_recall is None:
+        return EXIT_PASS
+    failing = ("fail", "underpowered") if project.config.gate.underpowered == "fail" else ("fail",)
+    code = EXIT_PASS
+    for skill in trial.skills:
+        verdict = recall_verdict(skill.recall, args.min_recall)
+        shown = redact_text(skill.skill)
+        print(f"aces-ci: {shown}: trigger recall {verdict} against {args.min_recall}", file=sys.stderr)
+        code = EXIT_GATE_FAILED if verdict in failing else code
+    return code

@@ -57,7 +57,7 @@ from ._trial_engine import open_engine
 from ._trial_inputs import SkillSources, skills_under_trial
 from ._trial_judge import add_judge_options, configured_judge, judge_priced, open_judge
 from ._trial_plan import run_plan
-from ._trial_triggers import HOSTS, run_triggers
+from ._trial_triggers import HOSTS, recall_floor, run_triggers
 
 
 def _band(text: str) -> float:
@@ -131,6 +131,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     protocol.add_argument(
         "--host", choices=tuple(HOSTS), default="claude-code", help="--triggers: list the skills as this host does"
+    )
+    protocol.add_argument(
+        "--min-recall", type=recall_floor, metavar="X", help="--triggers: fail a skill whose recall stays below X"
     )
     protocol.add_argument("--target-lift", type=_band, metavar="X", help="the lift --plan sizes a design for")
     gate = parser.add_argument_group("gate (override aces.yml gate:)")

@@ -127,3 +127,23 @@ def test_a_model_api_that_refuses_the_calls_exits_3(
     code = main(["trial", "--triggers", str(repo / "skills" / "alpha-invoices"), *model_flags(server), "--no-cache"])
     assert code == 3
     assert "401" in capsys.readouterr().err
+
+
+def test_min_recall_gates_each_skill_on_its_interval(
+    scripted_server: Server, repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = scripted_server(keyword_model)
+    for name in ("alpha-invoices", "gamma-charts"):
+        rows = [{"query": f"query {i} about {name.split('-')[1]}", "should_trigger": True} for i in range(12)]
+        (repo / "skills" / name / "evals" / "eval_queries.json").write_text(json.dumps(rows))
+    flags = [*model_flags(server), "--no-cache", "--quiet", "--min-recall", "0.7"]
+    alpha, gamma = (str(repo / "skills" / name) for name in ("alpha-invoices", "gamma-charts"))
+    assert main(["trial", "--triggers", alpha, *flags]) == 0
+    assert "skills/alpha-invoices: trigger recall pass against 0.7" in capsys.readouterr().err
+    assert main(["trial", "--triggers", alpha, gamma, *flags]) == 1
+    err = capsys.readouterr().err
+    assert "skills/gamma-charts: trigger recall fail against 0.7" in err
+    assert main(["trial", "--triggers", alpha, *flags[:-1], "1.0"]) == 0  # 12 of 12: [0.74, 1] straddles 1.0
+    assert "trigger recall underpowered against 1.0" in capsys.readouterr().err
+    (repo / "aces.yml").write_text("gate:\n  underpowered: fail\n")
+    assert main(["trial", "--triggers", alpha, *flags[:-1], "1.0"]) == 1
