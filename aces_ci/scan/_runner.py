@@ -6,6 +6,8 @@ findings are replayed; otherwise the skill is loaded and every enabled rule runs
 :class:`~aces_ci.scan._inputs.SkillInputs`, and the findings are stored for next time when they
 can be replayed faithfully. Inline suppressions are then applied to either. That per-skill work
 runs in this process or in worker processes (:mod:`aces_ci.scan._pool`); the results are the same.
+Repository rules (:mod:`aces_ci.scan._repo_rules`) run once, here, over every skill's SKILL.md,
+and join the findings of the skill each belongs to; they are never cached.
 Last, in this process: aces.yml ignores, the baseline, the structural score and the gate.
 
 A scan never crashes on what it reads. A rule (or the parser) that raises becomes an ``ACES001``
