@@ -19,9 +19,10 @@ description pushes this one out of the listing), so it cannot be cached with the
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar, cast
 
 from ..redact import redact_text
 from ..skill import LOWERCASE_SKILL_FILE, SKILL_FILE, is_within, load_skill, read_text, split_frontmatter
@@ -42,6 +43,13 @@ class RepoContext:
     skills: tuple[ListedSkill, ...]
     """In discovery order (sorted by directory)."""
     config: ScanConfig
+    _memo: dict[Hashable, object] = field(default_factory=dict, compare=False, repr=False)
+
+    def cached(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """What several rules derive from the same skills (a host's listing), computed once per scan."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return cast(T, self._memo[key])
 
 
 @dataclass(frozen=True)
@@ -52,6 +60,7 @@ class RepoHit:
     hit: Hit
 
 
+T = TypeVar("T")
 _MARKER = "aces-ci"
 """Every inline directive starts with it (:mod:`aces_ci.scan._suppress`)."""
 RepoCheckFn = Callable[[RepoContext], Iterable[RepoHit]]

@@ -21,10 +21,10 @@ _LOST_SHOWN = 160
 """Characters of the lost words a finding quotes; the rest is counted, not shown."""
 
 
-def _listings(ctx: RepoContext) -> Iterator[HostListing]:
-    for profile in HOST_PROFILES:
-        if profile.budget is not None or profile.per_description_chars is not None:
-            yield build_listing(profile, ctx.skills)
+def _listings(ctx: RepoContext) -> tuple[HostListing, ...]:
+    """The listing of every host that has a budget or a cap, built once for DISC001 and DISC002."""
+    limited = [profile for profile in HOST_PROFILES if profile.budget is not None or profile.per_description_chars]
+    return ctx.cached(_listings, lambda: tuple(build_listing(profile, ctx.skills) for profile in limited))
 
 
 def _quoted(words: str) -> str:
