@@ -58,6 +58,7 @@ from ._trial_engine import open_engine
 from ._trial_inputs import SkillSources, skills_under_trial
 from ._trial_judge import add_judge_options, configured_judge, judge_priced, open_judge
 from ._trial_plan import run_plan
+from ._trial_triggers import HOSTS, recall_floor, run_triggers
 
 
 def _band(text: str) -> float:
@@ -124,6 +125,17 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     protocol.add_argument("--cap-usd", type=_positive(float), metavar="X", help="ex-ante cap per rollout in dollars")
     protocol.add_argument("--plan", action="store_true", help="from cached runs, size a design; run nothing")
+    protocol.add_argument(
+        "--triggers",
+        action="store_true",
+        help="trigger trial: each query of evals/eval_queries.json runs to the agent's first decision only",
+    )
+    protocol.add_argument(
+        "--host", choices=tuple(HOSTS), default="claude-code", help="--triggers: list the skills as this host does"
+    )
+    protocol.add_argument(
+        "--min-recall", type=recall_floor, metavar="X", help="--triggers: fail a skill whose recall stays below X"
+    )
     protocol.add_argument("--target-lift", type=_band, metavar="X", help="the lift --plan sizes a design for")
     gate = parser.add_argument_group("gate (override aces.yml gate:)")
     gate.add_argument("--lift-metric", choices=TRIAL_METRICS, help="metric the verdict reads (default: outcome)")
@@ -292,6 +304,8 @@ def run(args: argparse.Namespace) -> int:
     design = _design(args, config, options)
     gate = _gate(args, config)
     sources = _sources(args, config)
+    if args.triggers:
+        return run_triggers(args, project, options, _runs(args, config))
     judge = configured_judge(config, args)
     if args.plan:
         skills = skills_under_trial(args.skill_dirs, project, design, sources)

@@ -27,6 +27,7 @@ from ._subprocess import (
     run_argv,
     tail_for_log,
 )
+from ._trigger_queries import TRIGGER_QUERIES, TriggerQuery, TriggerSet, load_trigger_queries, parse_trigger_queries
 from ._yaml_source import parse_yaml
 
 __all__ = [
@@ -41,6 +42,7 @@ __all__ = [
     "MAX_FIXTURE_FILES",
     "MAX_OUTPUT_BYTES",
     "SCHEMA_VIOLATION",
+    "TRIGGER_QUERIES",
     "UNKNOWN_KEY",
     "CanonicalSet",
     "CaseSource",
@@ -58,6 +60,8 @@ __all__ = [
     "SourceKind",
     "TaskCommand",
     "Tolerance",
+    "TriggerQuery",
+    "TriggerSet",
     "canonicalise",
     "command_environment",
     "contains_phrase",
@@ -68,12 +72,14 @@ __all__ = [
     "load_dataset",
     "load_evals",
     "load_fixtures",
+    "load_trigger_queries",
     "normalise",
     "numbers_in",
     "parse_eval_md",
     "parse_json",
     "parse_jsonl",
     "parse_python_target",
+    "parse_trigger_queries",
     "parse_yaml",
     "run_argv",
     "scaffold_dataset",

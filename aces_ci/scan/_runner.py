@@ -11,6 +11,8 @@ rule runs on it, sharing one :class:`~aces_ci.scan._inputs.SkillInputs`, and the
 stored for next time when they can be replayed faithfully. Inline suppressions are then applied
 to either. That per-skill work runs in this process or in worker processes
 (:mod:`aces_ci.scan._pool`); the results are the same.
+Repository rules (:mod:`aces_ci.scan._repo_rules`) run once, here, over every skill's SKILL.md,
+and join the findings of the skill each belongs to; they are never cached.
 Last, in this process: aces.yml ignores, the baseline, the structural score and the gate.
 
 A scan never crashes on what it reads. A rule (or the parser) that raises becomes an ``ACES001``
@@ -53,6 +55,7 @@ from ._internal_rules import (
 )
 from ._pool import plan_workers, run_in_workers
 from ._registry import Rule, RuleRegistry
+from ._repo_rules import is_repository_rule, repository_findings
 from ._result import JudgeResult, ScanResult, SkillReport
 from ._result_cache import CachedSkill, CacheUse, ResultCache, StoredEntry
 from ._score import structural_score
@@ -451,21 +454,26 @@ def scan_repo(
             raise InputError(f"not inside the scanned repository {root}", path=str(within))
     baseline = _load_baseline(scan_config.baseline, root) if scan_config.baseline is not None else None
     enabled = _enabled_rules(registry, _severity_overrides(scan_config))
-    scan_key = scan_digest(enabled, scan_config) if cache is not None else None
+    # Repository rules run once below, over every skill; the per-skill work (and its cache key) leaves them out.
+    per_skill = tuple(pair for pair in enabled if not is_repository_rule(pair[0]))
+    scan_key = scan_digest(per_skill, scan_config) if cache is not None else None
     fixes = {rule.id: rule.fix for rule in registry}
-    job = _ScanJob(root, registry, enabled, scan_config, cache, scan_key, within, fixes)
+    job = _ScanJob(root, registry, per_skill, scan_config, cache, scan_key, within, fixes)
     scans: list[_SkillScan] = []
     findings_by_skill: dict[str, list[Finding]] = {}
     reports: dict[str, SkillReport] = {}
     # Without a baseline or a judge, a skill's report is final as soon as its findings arrive: it is
     # built while the workers still scan later skills.
     final_early = baseline is None and judge is None
-    all_dirs = list(iter_skill_dirs(root, scan_config.exclude, within=within)) if shard is not None else None
-    chosen = shard.select(all_dirs) if shard is not None and all_dirs is not None else None
+    all_dirs = list(iter_skill_dirs(root, scan_config.exclude, within=within))
+    chosen = shard.select(all_dirs) if shard is not None else all_dirs
+    # Over all skills, cached or not, in every shard; each shard reports the findings of its own skills.
+    across = repository_findings(root, [(d, _rel_dir(d, root)) for d in all_dirs], enabled, scan_config, registry)
     with contextlib.closing(_process_all(job, jobs, chosen)) as arriving:
         for scanned in arriving:
             scans.append(scanned)
-            found = sorted(apply_ignore_list(scanned.findings, scan_config.ignore), key=_sort_key)
+            raw = [*scanned.findings, *across.get(scanned.rel_dir, ())]
+            found = sorted(apply_ignore_list(raw, scan_config.ignore), key=_sort_key)
             if final_early:
                 reports[scanned.rel_dir] = _skill_report(scanned, found, registry, scan_config.min_score, None)
             else:
@@ -478,7 +486,7 @@ def scan_repo(
             # In discovery order: with more findings of one fingerprint than entries, the first are accepted.
             findings_by_skill = {rel: apply_baseline(found, baseline) for rel, found in findings_by_skill.items()}
             stale = count_stale(baseline, (f for found in findings_by_skill.values() for f in found))
-            if shard is not None and all_dirs is not None:
+            if shard is not None:
                 # Entries of other shards' skills are theirs to count, not stale here.
                 rel_all = [_rel_dir(d, root) for d in all_dirs]
                 paths = (e.path for e in baseline.entries)

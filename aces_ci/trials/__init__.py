@@ -71,6 +71,7 @@ from ._table import (
     score_rows,
 )
 from ._triage import triage_cases
+from ._triggers import Rate, SkillTriggers, TriggerQuestion, TriggerTrial, run_trigger_trial
 
 __all__ = [
     "AA",
@@ -103,6 +104,7 @@ __all__ = [
     "NoPilot",
     "NoiseFloor",
     "PresenceSplit",
+    "Rate",
     "RepositoryLift",
     "RoutingPremium",
     "RunSetup",
@@ -114,6 +116,7 @@ __all__ = [
     "SkillInputs",
     "SkillPlan",
     "SkillTrialResult",
+    "SkillTriggers",
     "SkillUnderTrial",
     "Spent",
     "StressLevel",
@@ -123,6 +126,8 @@ __all__ = [
     "TrialGrader",
     "TrialResult",
     "TrialRunner",
+    "TriggerQuestion",
+    "TriggerTrial",
     "analyse_skill",
     "checked_ref",
     "condition_seed",
@@ -132,6 +137,7 @@ __all__ = [
     "plan_skill",
     "plan_skill_design",
     "requests_for",
+    "run_trigger_trial",
     "score_rows",
     "skill_at_ref",
     "stress_labels",

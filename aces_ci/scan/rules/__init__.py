@@ -13,6 +13,7 @@ REF        links and file mentions that must resolve inside the skill
 SCRIPT     bundled scripts: syntax, shebangs, permissions
 SEC        secrets, hidden Unicode, dangerous instructions
 EVAL       ``evals/evals.json``: can it support a lift claim?
+DISC       across skills: the host's listing budget, siblings claiming the same requests
 ACES       the runner's own findings: internal errors, broken suppressions
 =========  =====================================================================
 """
@@ -29,7 +30,7 @@ def default_registry() -> RuleRegistry:
     (as its tests do) does not load the others.
     """
     from .._internal_rules import INTERNAL_RULES
-    from . import evalset, parse, ref, script, sec, spec, struct
+    from . import discovery, evalset, parse, ref, script, sec, spec, struct
 
     return RuleRegistry(
         [
@@ -40,6 +41,7 @@ def default_registry() -> RuleRegistry:
             *script.RULES,
             *sec.RULES,
             *evalset.RULES,
+            *discovery.RULES,
             *INTERNAL_RULES,
         ]
     )
