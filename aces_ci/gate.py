@@ -11,13 +11,15 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from . import stats
 from .config import GateSettings
 from .errors import EXIT_GATE_FAILED, EXIT_PASS, EXIT_RUNTIME_ERROR, ConfigError
 from .report import MetricLift, SkillValue, TrialReport
 from .scan import ScanResult, Severity
+
+if TYPE_CHECKING:  # a scan's gate never reads a lift: numpy and scipy load only when one is judged
+    from . import stats
 
 
 def exit_code(result: ScanResult) -> int:
@@ -228,6 +230,8 @@ def lift_verdict(summary: LiftSummary, bands: LiftBands) -> LiftDecision:
     not tell, and the decision carries the settle plan of :mod:`aces_ci.stats` — the same function
     the trial's own verdict uses, so the gate, the comment and the CLI give one number.
     """
+    from . import stats
+
     low, high = summary.ci_low, summary.ci_high
     if not all(math.isfinite(v) for v in (summary.delta, low, high)) or low > high:
         return LiftDecision("underpowered", f"{summary.metric}: the interval is not usable ({low}, {high})")

@@ -28,7 +28,6 @@ from ..atomic import write_output
 from ..config import AcesConfig, Project, find_project
 from ..errors import EXIT_PASS, ConfigError
 from ..gate import exit_code
-from ..github import actions_trust
 from ..models import ModelSettings
 from ..redact import environment_secrets, redact_text
 from ..report import render_junit, render_markdown, render_text, write_json, write_sarif
@@ -206,6 +205,8 @@ def _judge_settings(args: argparse.Namespace, config: AcesConfig) -> ModelSettin
     """
     if args.judge is False or (args.judge is None and not config.judge.provider):
         return None
+    from ..github import actions_trust  # only when a judge would run: the GitHub room brings httpx
+
     trust = actions_trust(os.environ, args.path)
     if not trust.trusted:
         if not args.quiet:
