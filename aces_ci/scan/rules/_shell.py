@@ -49,6 +49,8 @@ class Command:
     """Whether this command was read from inside ``$(…)`` or backticks of another."""
     text: str = ""
     """The command's text as written, for evidence and for pattern checks."""
+    wrappers: list[str] = field(default_factory=list)
+    """Keywords and wrappers skipped before the program (``sudo``, ``if``, ``env``…)."""
 
     @property
     def program(self) -> str:
@@ -235,6 +237,8 @@ def commands(text: str, first_line: int = 1, *, substitution: bool = False) -> l
 
     def finish(next_piped: bool) -> None:
         nonlocal current
+        if not current.words and current.wrappers[-1:] == ["env"]:
+            current.words.append(current.wrappers[-1])  # a bare `env` is the program, printing the environment
         if current.words or current.assignments or current.redirects:
             last = current.line - first_line
             current.text = lines[last] if 0 <= last < len(lines) else ""
@@ -276,6 +280,7 @@ def commands(text: str, first_line: int = 1, *, substitution: bool = False) -> l
             if token.text in ("export", "local", "declare", "readonly"):
                 continue
             if token.text in _KEYWORDS or token.text.startswith("-"):  # a wrapper's option: sudo -E …
+                current.wrappers.append(token.text)
                 continue
         current.words.append(token.text)
     finish(False)

@@ -161,16 +161,21 @@ def _unpinned_npm(spec: str) -> bool:
     return "@" not in name and not spec.startswith((".", "/", "$", "http", "git", "file:"))
 
 
-def _unpinned(command: Command) -> list[str]:
-    """The packages ``command`` installs or runs without naming a version."""
+def _unpinned(command: Command) -> tuple[str, list[str]]:
+    """The installer (``pip`` for ``python -m pip`` and ``uv pip``) and the packages it takes without a version."""
     args = [unquote(word) for word in command.args]
     program = command.program
     if program in ("python", "python3") and args[:2] == ["-m", "pip"]:
-        program, args = "pip", args[2:]
+        return "pip", _unpinned_packages("pip", args[2:])
     if program == "uv" and args[:1] == ["pip"]:
-        program, args = "pip", args[1:]
+        return "pip", _unpinned_packages("pip", args[1:])
     if program == "uv" and args[:2] == ["tool", "install"]:
-        program, args = "pipx", ["install", *args[2:]]
+        return "uv tool", _unpinned_packages("pipx", ["install", *args[2:]])
+    return program, _unpinned_packages(program, args)
+
+
+def _unpinned_packages(program: str, args: list[str]) -> list[str]:
+    """The packages ``program args`` installs or runs without naming a version."""
     if program in ("pip", "pip3") and args[:1] == ["install"]:
         specs = _pip_specs(args[1:])
         return [spec for spec in specs if not _PINNED_PIP.search(spec) and spec.split("[")[0].lower() not in _TOOLING]
@@ -204,9 +209,10 @@ def _requirements_hits(ctx: ScanContext, resource: Resource, text: str) -> Itera
         match = _REQUIREMENT_NAME.match(line)
         if match is None:
             continue  # a URL or a path: pinned by what it names
+        if match[1].lower() in _TOOLING:
+            continue
         total += 1
-        rest = match[3]
-        if not re.match(r"^(?:===?|@)", rest.split(";")[0].strip()) and match[1].lower() not in _TOOLING:
+        if not re.match(r"^(?:===?|@)", match[3].split(";")[0].strip()):
             unpinned.append((number, match[1]))
     if not unpinned:
         return
@@ -252,10 +258,10 @@ def unpinned_install(ctx: ScanContext) -> Iterator[Hit]:
             continue
         lines = ctx.inputs.redacted_lines(piece.file_text)
         for command in parsed_commands(ctx, piece):
-            names = _unpinned(command)
+            tool, names = _unpinned(command)
             if names:
                 yield Hit(
-                    f"{command.program} installs {', '.join(repr(name) for name in names[:5])} without a version",
+                    f"{tool} installs {', '.join(repr(name) for name in names[:5])} without a version",
                     piece.location(ctx, command.line),
                     evidence=excerpt(lines[command.line - 1]) if 0 < command.line <= len(lines) else None,
                 )
