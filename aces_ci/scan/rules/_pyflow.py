@@ -76,7 +76,7 @@ class PyEvent:
     """One thing a rule reports about a script: which rule key, line, message, error or not."""
 
     key: str
-    """``exfil`` (SEC008), ``code`` (SEC011), ``shell`` (SEC012), ``sql`` (SEC013), ``path`` (SEC014)."""
+    """``exfil`` (SEC008), ``code`` (SEC011), ``shell`` (SEC012), ``sql`` (SEC013), ``path`` (SEC014, zip slip)."""
     line: int
     message: str
     error: bool = False
@@ -115,29 +115,46 @@ def _is_built_string(node: ast.AST) -> bool:
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("format", "join")
 
 
+_STEP_TYPES = (
+    ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr, ast.For, ast.AsyncFor, ast.comprehension, ast.With,
+    ast.AsyncWith, ast.Call, ast.Return, ast.Yield,
+)  # fmt: skip
+
+
 class _Flow:
     """The taint state of one file: labels per name, the file's functions, the network clients."""
 
-    def __init__(self, tree: ast.Module) -> None:
+    def __init__(self, tree: ast.Module, wanted: frozenset[str]) -> None:
         self.tree = tree
+        self.wanted = wanted
+        """The labels names may carry (``secret`` for every ``secret:…``): what the asking rules need.
+
+        Following the command-line arguments of a large script through every name costs ten times
+        more than following a secret, and only SEC011–SEC013 need them."""
         self.names: dict[str, Labels] = {}
         self.functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
         self.clients: set[str] = set()
         self.changed = False
         self.scope: dict[int, str] = {}
         """Node id → the name of the function it sits in ('' for module level): names are per function."""
-        self._assign_scopes(tree, "")
-        for node in ast.walk(tree):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                self.functions.setdefault(node.name, node)
-
-    def _assign_scopes(self, tree: ast.AST, scope: str) -> None:
-        stack = [(tree, scope)]
-        while stack:
+        self.steps: list[ast.AST] = []
+        """The nodes that move labels (assignments, loops, ``with``, calls, returns), in tree order."""
+        self.calls: list[ast.Call] = []
+        self.divisions: list[ast.BinOp] = []
+        stack: list[tuple[ast.AST, str]] = [(tree, "")]
+        while stack:  # one pass over the tree: scopes, and the nodes the walk and the rules look at
             node, where = stack.pop()
             self.scope[id(node)] = where
-            inner = node.name if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else where
-            stack.extend((child, inner) for child in ast.iter_child_nodes(node))
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.functions.setdefault(node.name, node)
+                where = node.name
+            elif isinstance(node, _STEP_TYPES):
+                self.steps.append(node)
+                if isinstance(node, ast.Call):
+                    self.calls.append(node)
+            elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+                self.divisions.append(node)
+            stack.extend((child, where) for child in ast.iter_child_nodes(node))
 
     def _key(self, node: ast.AST, name: str) -> str:
         return f"{self.scope.get(id(node), '')}:{name}"
@@ -240,6 +257,7 @@ class _Flow:
             self._add(self._key(target, target.id), labels)
 
     def _add(self, name: str, labels: Labels) -> None:
+        labels = frozenset(label for label in labels if label.split(":", 1)[0] in self.wanted)
         before = self.names.get(name, _EMPTY)
         after = before | labels
         if after != before:
@@ -284,16 +302,15 @@ class _Flow:
                 for keyword in node.keywords:
                     if keyword.arg:
                         self._add(f"{func.id}:{keyword.arg}", self.labels(keyword.value))
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            for inner in ast.walk(node):
-                if isinstance(inner, (ast.Return, ast.Yield)) and inner.value is not None:
-                    self._add(f"<return {node.name}>", self.labels(inner.value))
+        elif isinstance(node, (ast.Return, ast.Yield)) and node.value is not None:
+            function = self.scope.get(id(node), "")
+            if function:
+                self._add(f"<return {function}>", self.labels(node.value))
 
     def run(self) -> None:
-        nodes = list(ast.walk(self.tree))
         for _ in range(6):  # enough for chains of helpers; each round only adds labels
             self.changed = False
-            for node in nodes:
+            for node in self.steps:
                 self._step(node)
             if not self.changed:
                 break
@@ -332,9 +349,7 @@ def _is_sender(flow: _Flow, call: ast.Call, name: str) -> bool:
 
 
 def _events(flow: _Flow) -> Iterator[PyEvent]:
-    for node in ast.walk(flow.tree):
-        if not isinstance(node, ast.Call):
-            continue
+    for node in flow.calls:
         name = dotted(node.func)
         first = node.args[0] if node.args else None
         if _is_sender(flow, node, name) and not _url_is_local(node):
@@ -370,17 +385,16 @@ def _events(flow: _Flow) -> Iterator[PyEvent]:
             if labels:
                 yield PyEvent("sql", node.lineno, f"SQL built from {_origin(labels)} by string formatting")
         if _PATH_JOINS.match(name) and len(node.args) >= 2:
-            labels = frozenset().union(*(flow.labels(arg) for arg in node.args[1:])) & frozenset({"remote", "archive"})
+            labels = frozenset().union(*(flow.labels(arg) for arg in node.args[1:])) & frozenset({"archive"})
             if labels:
                 yield PyEvent("path", node.lineno, f"{name}() joins a path from {_origin(labels)}")
-    for node in ast.walk(flow.tree):
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
-            left = node.left
-            is_path = isinstance(left, ast.Call) and _PATH_TYPES.match(dotted(left.func)) is not None
-            if is_path or (isinstance(left, ast.Name) and "path" in left.id.lower()):
-                labels = flow.labels(node.right) & frozenset({"remote", "archive"})
-                if labels:
-                    yield PyEvent("path", node.lineno, f"a path joined with '/' from {_origin(labels)}")
+    for node in flow.divisions:
+        left = node.left
+        is_path = isinstance(left, ast.Call) and _PATH_TYPES.match(dotted(left.func)) is not None
+        if is_path or (isinstance(left, ast.Name) and "path" in left.id.lower()):
+            labels = flow.labels(node.right) & frozenset({"archive"})
+            if labels:
+                yield PyEvent("path", node.lineno, f"a path joined with '/' from {_origin(labels)}")
 
 
 def _names_sql(node: ast.AST) -> bool:
@@ -400,8 +414,15 @@ def _origin(labels: Labels) -> str:
     return " and ".join(text for label, text in order if label in labels)
 
 
-def analyse(text: str) -> list[PyEvent] | None:
-    """Every event of one Python text, in line order; None when it does not parse (SCRIPT001 says why)."""
+ALL_LABELS = frozenset({"secret", "argv", "stdin", "remote", "decoded", "archive", "interpolated"})
+
+
+def analyse(text: str, wanted: frozenset[str] = ALL_LABELS) -> list[PyEvent] | None:
+    """Every event of one Python text, in line order; None when it does not parse (SCRIPT001 says why).
+
+    ``wanted``: the labels names carry through assignments (see :attr:`_Flow.wanted`); the events of
+    rules whose labels are left out are not all found.
+    """
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -409,7 +430,7 @@ def analyse(text: str) -> list[PyEvent] | None:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     try:
-        flow = _Flow(tree)
+        flow = _Flow(tree, wanted)
         flow.run()
         found = {(event.key, event.line): event for event in _events(flow)}
     except RecursionError:

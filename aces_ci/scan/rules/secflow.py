@@ -26,13 +26,90 @@ RULES: list[Rule] = []
 _NETWORK_HINT = re.compile(
     r"\b(?:curl|wget|nc|ncat|netcat|socat|telnet|ssh|scp|rsync|sftp|dig|nslookup|host|drill|xh|openssl)\b"
 )
+_SECRET_HINT = re.compile(r"\.ssh|\.aws|\.env\b|\benv\b|printenv|credentials|netrc|security|secret-tool|keyring|AWS_")
+"""A shell piece without any of these words reads no secret: SEC008 does not need to follow it."""
+_PRECIOUS_HINT = re.compile(
+    r"(?:^|[\s\"'=])(?:~|\$HOME|\$\{HOME\}|/home|/Users|/root)(?:[/\s\"']|$)|(?:^|\s)[\"']?/\*?[\"']?(?:\s|$)"
+    r"|\s/(?:bin|boot|etc|lib|lib64|opt|proc|sbin|srv|sys|usr|var|System|Library|Applications)\b|/dev/|--no-preserve-root"
+    r"|\b(?:777|mkfs|wipefs|mkswap|fdisk|sfdisk|parted|sgdisk|shred)\b|:\(\)",
+    re.MULTILINE,
+)
+"""A shell piece naming none of SEC010's targets (home, /, a system folder, a disk) needs no reading."""
 _DESTRUCTIVE_HINT = re.compile(
     r"\b(?:rm|chmod|chown|chgrp|dd|mkfs|wipefs|shred|mkswap|fdisk|sfdisk|parted|sgdisk)\b|/dev/|:\(\)"
 )
-_PYTHON_HINT = re.compile(
-    r"\b(?:environ|requests|httpx|urllib|urlopen|http\.client|socket|eval|exec|pickle|marshal|yaml|dill|subprocess"
-    r"|system|popen|execute|read_sql|join|Path|keyring|argv|input)\b"
+_PY_NETWORK = re.compile(
+    r"\b(?:requests|httpx|urlopen|urllib3?|http\.client|HTTPS?Connection|socket|smtplib|ftplib|aiohttp)\b"
 )
+_PY_SECRET = re.compile(
+    r"\benviron\b(?!\s*(?:\[|\.get\b|\.setdefault\b))|AWS_(?:SECRET_ACCESS_KEY|ACCESS_KEY_ID|SESSION_TOKEN)"
+    r"|keyring|find-generic-password|secret-tool|" + _shellflow.CREDENTIAL_FILE.pattern
+)
+"""The sources of :mod:`._pyflow`: the environment as a whole (not one named variable), AWS keys, keychain, files."""
+_PY_RUNS = re.compile(
+    r"(?<![.\w])(?:eval|exec|compile)\s*\(|\b(?:pickle|cPickle|marshal|dill|cloudpickle|joblib|shelve|jsonpickle)\."
+    r"|\byaml\.(?:unsafe_)?load|\btorch\.load"
+)
+_PY_SHELL = re.compile(r"shell\s*=\s*True|\bos\.(?:system|popen)\b|\bgetoutput\b|\bgetstatusoutput\b")
+_PY_SQL = re.compile(r"\.(?:execute|executemany|executescript|read_sql|read_sql_query|raw)\s*\(")
+_PY_DECODED = re.compile(
+    r"\b(?:b64decode|b32decode|b85decode|a85decode|decodebytes|decompress|fromhex|unhexlify)\b|codecs\.decode"
+)
+_PY_ARGUMENTS = re.compile(r"\b(?:argv|parse_args|parse_known_args|stdin|getpass)\b|(?<![.\w])input\s*\(")
+_PY_ARCHIVE = re.compile(r"\b(?:namelist|infolist|getmembers|getnames)\b")
+
+
+_PY_RUNS_WORDS = ("eval", "exec", "compile", "pickle", "marshal", "dill", "joblib", "shelve", "yaml", "torch")
+_PY_SHELL_WORDS = ("shell", "system", "popen", "getoutput", "getstatusoutput")
+_PY_SQL_WORDS = ("execute", "read_sql", ".raw")
+_PY_ARCHIVE_WORDS = ("namelist", "infolist", "getmembers", "getnames")
+_PY_NETWORK_WORDS = (
+    "requests",
+    "httpx",
+    "urlopen",
+    "urllib",
+    "http.client",
+    "Connection",
+    "socket",
+    "smtplib",
+    "ftplib",
+    "aiohttp",
+)
+
+
+def _mentions(text: str, words: tuple[str, ...]) -> bool:
+    """A substring test before each pattern: ``in`` scans C-fast where an alternation regex tries every position."""
+    return any(word in text for word in words)
+
+
+def _python_labels_wanted(text: str) -> frozenset[str]:
+    """The labels :mod:`._pyflow` must follow in ``text`` for SEC008 and SEC011–SEC014: none when no rule has a sink.
+
+    Parsing and following a script costs milliseconds; most code blocks of real skills have no sink,
+    and a script with only a network call and a secret source needs no command-line arguments followed.
+    """
+    runs = _mentions(text, _PY_RUNS_WORDS) and _PY_RUNS.search(text) is not None
+    shell = _mentions(text, _PY_SHELL_WORDS) and _PY_SHELL.search(text) is not None
+    sql = _mentions(text, _PY_SQL_WORDS) and _PY_SQL.search(text) is not None
+    archive = _mentions(text, _PY_ARCHIVE_WORDS) and ("join" in text or "Path" in text)
+    network = _mentions(text, _PY_NETWORK_WORDS) and _PY_NETWORK.search(text) is not None
+    wanted: set[str] = set()
+    if not (runs or shell or sql or archive or network):
+        return frozenset()
+    if network and _PY_SECRET.search(text) is not None:
+        wanted.add("secret")
+    inputs = {"remote"} if network else set()
+    if _PY_DECODED.search(text) is not None:
+        inputs.add("decoded")
+    if _PY_ARGUMENTS.search(text) is not None:
+        inputs |= {"argv", "stdin"}
+    if runs and inputs:
+        wanted |= inputs
+    if (shell or sql) and inputs - {"decoded"}:
+        wanted |= inputs | {"interpolated"}
+    if archive:
+        wanted.add("archive")
+    return frozenset(wanted)
 
 
 def parsed_commands(ctx: ScanContext, piece: CodePiece) -> list[Command]:
@@ -45,9 +122,11 @@ def _shell_events(ctx: ScanContext, piece: CodePiece) -> dict[str, list[_shellfl
 
 
 def _python_events(ctx: ScanContext, piece: CodePiece) -> list[_pyflow.PyEvent]:
-    if not _PYTHON_HINT.search(piece.text):
-        return []
-    return ctx.inputs.cached((_pyflow.analyse, piece.text), lambda: _pyflow.analyse(piece.text) or [])
+    def compute() -> list[_pyflow.PyEvent]:
+        wanted = _python_labels_wanted(piece.text)
+        return (_pyflow.analyse(piece.text, wanted) or []) if wanted else []
+
+    return ctx.inputs.cached((_pyflow.analyse, piece.text), compute)
 
 
 def _evidence(ctx: ScanContext, piece: CodePiece, line: int) -> str | None:
@@ -121,7 +200,7 @@ def exfiltration_flow(ctx: ScanContext) -> Iterator[Hit]:
                 for event in _python_events(ctx, piece)
                 if event.key == "exfil" and not _reported_by("SEC003", piece, event.line)
             ]
-        elif _NETWORK_HINT.search(piece.text):
+        elif _NETWORK_HINT.search(piece.text) and _SECRET_HINT.search(piece.text):
             events = [
                 (event.line, event.message)
                 for event in _shell_events(ctx, piece)["exfil"]
@@ -218,6 +297,8 @@ def destructive_command(ctx: ScanContext) -> Iterator[Hit]:
     for piece in code_pieces(ctx):
         if piece.language != "shell" or not _DESTRUCTIVE_HINT.search(piece.text):
             continue
+        if not _PRECIOUS_HINT.search(piece.text):
+            continue
         precious_cwd = False
         reported: set[int] = set()
         for command in parsed_commands(ctx, piece):
@@ -313,16 +394,18 @@ def sql_injection(ctx: ScanContext) -> Iterator[Hit]:
     id="SEC014",
     name="path-traversal",
     severity=Severity.WARNING,
-    summary="A Python script joins a file path from fetched data or archive member names (../ escapes the folder).",
+    summary="A Python script joins a file path from an archive's member names (zip slip: ../ escapes the folder).",
     fix="Keep only the base name (`os.path.basename`) or check the resolved path stays inside the target folder.",
 )
 def path_traversal(ctx: ScanContext) -> Iterator[Hit]:
-    """A name like ``../../.bashrc`` in a download or a zip file writes outside the folder meant for it.
+    """A member named ``../../.bashrc`` in a zip or tar file writes outside the folder meant for it.
 
-    Reported: ``os.path.join`` or ``Path(…) / x`` where a part after the first comes from the
-    network or from an archive's member names (``namelist()``, ``getmembers()``: "zip slip").
-    Passing it through ``os.path.basename`` or ``secure_filename`` first is safe. Command-line
-    arguments are the caller's own choice of path and are not reported.
+    Reported: ``os.path.join`` or ``Path(…) / x`` where a part after the first comes from an
+    archive's member names (``namelist()``, ``infolist()``, ``getmembers()``, ``getnames()``: "zip
+    slip"). Passing it through ``os.path.basename`` or ``secure_filename`` first is safe.
+    Command-line arguments are the caller's own choice of path and are not reported; nor are
+    names from other data (following every fetched value into every path join cost more than the
+    rest of the scan on real skills, for no finding).
 
     PASS: ``target = os.path.join(out_dir, os.path.basename(member))``.
     FAIL: ``for member in zf.namelist(): open(os.path.join(out_dir, member), "wb")``.
