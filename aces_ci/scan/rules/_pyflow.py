@@ -388,13 +388,13 @@ def _events(flow: _Flow) -> Iterator[PyEvent]:
             labels = frozenset().union(*(flow.labels(arg) for arg in node.args[1:])) & frozenset({"archive"})
             if labels:
                 yield PyEvent("path", node.lineno, f"{name}() joins a path from {_origin(labels)}")
-    for node in flow.divisions:
-        left = node.left
+    for division in flow.divisions:
+        left = division.left
         is_path = isinstance(left, ast.Call) and _PATH_TYPES.match(dotted(left.func)) is not None
         if is_path or (isinstance(left, ast.Name) and "path" in left.id.lower()):
-            labels = flow.labels(node.right) & frozenset({"archive"})
+            labels = flow.labels(division.right) & frozenset({"archive"})
             if labels:
-                yield PyEvent("path", node.lineno, f"a path joined with '/' from {_origin(labels)}")
+                yield PyEvent("path", division.lineno, f"a path joined with '/' from {_origin(labels)}")
 
 
 def _names_sql(node: ast.AST) -> bool:
