@@ -528,3 +528,14 @@ def test_injection_phrases_in_non_ascii_text_are_those_ignorecase_finds():
         for phrases in sec._INJECTION_PHRASES:
             expected += [(m.start(), m.end(), phrases.severity) for m in phrases.any_case.finditer(text)]
         assert sec._injection_phrases(text) == expected, text
+
+
+def test_the_fast_run_hint_answers_as_the_pattern_does():
+    """SEC002's first look (substring tests on lowered text) agrees with ``_RUN_HINT`` on seeded soups."""
+    from aces_ci.scan.rules.sec import _RUN_HINT, _may_run
+
+    pieces = ["cUrl", "WGET", "iwr", "IEX", "Invoke-Item", "BaſE64", "exeC", "évAl", "ıex", "K", "curl_x", " ", "\n"]
+    generator = random.Random(20261201)
+    for _ in range(3000):
+        text = "".join(generator.choice(pieces) for _ in range(generator.randint(1, 12)))
+        assert _may_run(text) == (_RUN_HINT.search(text) is not None), text

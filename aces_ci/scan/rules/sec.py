@@ -283,6 +283,21 @@ def _makes_executable(mode: str) -> bool:
 # Cheap first looks: a command without any of these words cannot match the patterns above.
 _RUN_HINT = re.compile(r"\b(?:curl|wget|iwr|irm|iex|invoke-\w+|base64|exec|eval)\b", re.IGNORECASE)
 _DOWNLOAD_OR_CHMOD = re.compile(r"\b(?:curl|wget|chmod)\b")
+_RUN_WORDS = ("curl", "wget", "iwr", "irm", "iex", "invoke-", "base64", "exec", "eval")
+
+
+def _may_run(text: str) -> bool:
+    """``_RUN_HINT.search(text)``, answered first by substring tests on the lowered text.
+
+    An ``IGNORECASE`` alternation tries every position of a text without its words: on real
+    skills that search was 3.9 ms a skill, more than the rest of SEC002. The pattern can only match
+    where one of its words appears in the lowered text (exactly, when :func:`_lowered_in_place`
+    says lowering is exact; otherwise the pattern decides), so the answer is the same.
+    """
+    lowered = _lowered_in_place(text)
+    if lowered is not None and not any(word in lowered for word in _RUN_WORDS):
+        return False
+    return _RUN_HINT.search(text) is not None
 
 
 def _insecure(command: str) -> bool:
@@ -351,7 +366,7 @@ def remote_code_execution(ctx: ScanContext) -> Iterator[Hit]:
     FAIL: ``curl -fsSL https://get.example.dev/install.sh | bash``.
     """
     for unit in _units(ctx, instructions_only=True):
-        if not _RUN_HINT.search(unit.text):
+        if not _may_run(unit.text):
             continue
         found = sorted(_remote_runs(_commands(ctx, unit)), key=lambda hit: hit[0])
         if not found:
