@@ -539,3 +539,17 @@ def test_the_fast_run_hint_answers_as_the_pattern_does():
     for _ in range(3000):
         text = "".join(generator.choice(pieces) for _ in range(generator.randint(1, 12)))
         assert _may_run(text) == (_RUN_HINT.search(text) is not None), text
+
+
+def test_the_long_line_look_skips_only_texts_the_run_patterns_cannot_match():
+    from aces_ci.scan.rules.sec import _ENCODED_RUN, _ESCAPED_BYTES, MIN_BLOB_CHARS, _find_line_starts, _has_long_line
+
+    generator = random.Random(20261201)
+    for size in (MIN_BLOB_CHARS - 1, MIN_BLOB_CHARS, MIN_BLOB_CHARS + 1):
+        for text in ("A" * size, "\\x41" * (size // 4), "x\n" + "Zq9" * (size // 3 + 1), "B" * size + "\n"):
+            found = _ENCODED_RUN.search(text) or _ESCAPED_BYTES.search(text)
+            assert _has_long_line(text, _find_line_starts(text)) or not found, (size, text[:8])
+    for _ in range(300):
+        text = "".join(generator.choice(["Ab3+/", "\n", "\\x4f", " "]) * generator.randint(1, 400) for _ in range(8))
+        found = _ENCODED_RUN.search(text) or _ESCAPED_BYTES.search(text)
+        assert _has_long_line(text, _find_line_starts(text)) or not found
