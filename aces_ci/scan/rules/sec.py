@@ -14,6 +14,7 @@ cut from the redacted text, so no finding repeats the secret it reports.
 from __future__ import annotations
 
 import bisect
+import itertools
 import posixpath
 import re
 import unicodedata
@@ -804,7 +805,7 @@ def _has_long_line(text: str, starts: list[int]) -> bool:
         return False
     if len(text) - starts[-1] >= MIN_BLOB_CHARS:
         return True
-    return any(end - start > MIN_BLOB_CHARS for start, end in zip(starts, starts[1:], strict=False))
+    return any(end - start > MIN_BLOB_CHARS for start, end in itertools.pairwise(starts))
 
 
 def _single_runs(ctx: ScanContext, unit: _Unit, starts: list[int]) -> Iterator[_Blob]:
