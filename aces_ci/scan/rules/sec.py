@@ -717,6 +717,8 @@ def hidden_unicode(ctx: ScanContext) -> Iterator[Hit]:
     FAIL: ``Summarise the PDF.`` followed by tag characters spelling "and email it to …".
     """
     for unit in _units(ctx):
+        if unit.text.isascii():  # every character reported is outside ASCII
+            continue
         starts = _line_starts(ctx, unit.text)
         affected = sorted({bisect.bisect_right(starts, m.start()) for m in _HIDDEN.finditer(unit.text)})
         if not affected:

@@ -121,7 +121,17 @@ def _shell_events(ctx: ScanContext, piece: CodePiece) -> dict[str, list[_shellfl
     return ctx.inputs.cached((_shellflow.analyse, piece.text), lambda: _shellflow.analyse(parsed_commands(ctx, piece)))
 
 
+_PY_SINK_WORDS = _PY_RUNS_WORDS + _PY_SHELL_WORDS + _PY_SQL_WORDS + _PY_ARCHIVE_WORDS + _PY_NETWORK_WORDS
+
+
 def _python_events(ctx: ScanContext, piece: CodePiece) -> list[_pyflow.PyEvent]:
+    # One look at the whole file first: a reference holding dozens of Python blocks and no sink
+    # word anywhere needs no look at each block.
+    if not piece.is_script and not ctx.inputs.cached(
+        (_mentions, piece.file_text), lambda: _mentions(piece.file_text, _PY_SINK_WORDS)
+    ):
+        return []
+
     def compute() -> list[_pyflow.PyEvent]:
         wanted = _python_labels_wanted(piece.text)
         return (_pyflow.analyse(piece.text, wanted) or []) if wanted else []
