@@ -125,7 +125,6 @@ class _Flow:
     """The taint state of one file: labels per name, the file's functions, the network clients."""
 
     def __init__(self, tree: ast.Module, wanted: frozenset[str]) -> None:
-        self.tree = tree
         self.wanted = wanted
         """The labels names may carry (``secret`` for every ``secret:…``): what the asking rules need.
 

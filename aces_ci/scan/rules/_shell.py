@@ -45,8 +45,6 @@ class Command:
     """(operator, target as written): ``('>', 'out.txt')``, ``('<', '~/.env')``."""
     piped: bool = False
     """Whether stdin comes from the previous command through ``|``."""
-    substitution: bool = False
-    """Whether this command was read from inside ``$(…)`` or backticks of another."""
     text: str = ""
     """The command's text as written, for evidence and for pattern checks."""
     wrappers: list[str] = field(default_factory=list)
@@ -228,10 +226,10 @@ def _tokens(text: str, first_line: int) -> Iterator[_Token]:
         yield _Token("word", word, start_line, subs)
 
 
-def commands(text: str, first_line: int = 1, *, substitution: bool = False) -> list[Command]:
+def commands(text: str, first_line: int = 1) -> list[Command]:
     """The simple commands of ``text`` in order, those inside substitutions right before their command."""
     found: list[Command] = []
-    current = Command(first_line, substitution=substitution)
+    current = Command(first_line)
     pending_redirect: str | None = None
     lines = text.split("\n")
 
@@ -243,7 +241,7 @@ def commands(text: str, first_line: int = 1, *, substitution: bool = False) -> l
             last = current.line - first_line
             current.text = lines[last] if 0 <= last < len(lines) else ""
             found.append(current)
-        current = Command(current.line, piped=next_piped, substitution=substitution)
+        current = Command(current.line, piped=next_piped)
 
     for token in _tokens(text, first_line):
         if not (current.words or current.assignments or current.redirects):
@@ -263,7 +261,7 @@ def commands(text: str, first_line: int = 1, *, substitution: bool = False) -> l
             pending_redirect = None
             continue
         for inner, inner_line in token.subs:
-            found.extend(commands(inner, inner_line, substitution=True))
+            found.extend(commands(inner, inner_line))
         if pending_redirect is not None:
             current.redirects.append((pending_redirect, token.text))
             pending_redirect = None
