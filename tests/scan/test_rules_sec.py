@@ -528,3 +528,28 @@ def test_injection_phrases_in_non_ascii_text_are_those_ignorecase_finds():
         for phrases in sec._INJECTION_PHRASES:
             expected += [(m.start(), m.end(), phrases.severity) for m in phrases.any_case.finditer(text)]
         assert sec._injection_phrases(text) == expected, text
+
+
+def test_the_fast_run_hint_answers_as_the_pattern_does():
+    """SEC002's first look (substring tests on lowered text) agrees with ``_RUN_HINT`` on seeded soups."""
+    from aces_ci.scan.rules.sec import _RUN_HINT, _may_run
+
+    pieces = ["cUrl", "WGET", "iwr", "IEX", "Invoke-Item", "BaſE64", "exeC", "évAl", "ıex", "K", "curl_x", " ", "\n"]
+    generator = random.Random(20261201)
+    for _ in range(3000):
+        text = "".join(generator.choice(pieces) for _ in range(generator.randint(1, 12)))
+        assert _may_run(text) == (_RUN_HINT.search(text) is not None), text
+
+
+def test_the_long_line_look_skips_only_texts_the_run_patterns_cannot_match():
+    from aces_ci.scan.rules.sec import _ENCODED_RUN, _ESCAPED_BYTES, MIN_BLOB_CHARS, _find_line_starts, _has_long_line
+
+    generator = random.Random(20261201)
+    for size in (MIN_BLOB_CHARS - 1, MIN_BLOB_CHARS, MIN_BLOB_CHARS + 1):
+        for text in ("A" * size, "\\x41" * (size // 4), "x\n" + "Zq9" * (size // 3 + 1), "B" * size + "\n"):
+            found = _ENCODED_RUN.search(text) or _ESCAPED_BYTES.search(text)
+            assert _has_long_line(text, _find_line_starts(text)) or not found, (size, text[:8])
+    for _ in range(300):
+        text = "".join(generator.choice(["Ab3+/", "\n", "\\x4f", " "]) * generator.randint(1, 400) for _ in range(8))
+        found = _ENCODED_RUN.search(text) or _ESCAPED_BYTES.search(text)
+        assert _has_long_line(text, _find_line_starts(text)) or not found

@@ -11,7 +11,7 @@ SPEC       the agentskills.io frontmatter fields (``name``, ``description``, …
 STRUCT     the body: size, headings, progressive disclosure
 REF        links and file mentions that must resolve inside the skill
 SCRIPT     bundled scripts: syntax, shebangs, permissions
-SEC        secrets, hidden Unicode, dangerous instructions
+SEC        secrets, hidden Unicode, dangerous instructions; data flow, destruction, supply chain
 EVAL       ``evals/evals.json``: can it support a lift claim?
 DISC       across skills: the host's listing budget, siblings claiming the same requests
 ACES       the runner's own findings: internal errors, broken suppressions
@@ -30,7 +30,7 @@ def default_registry() -> RuleRegistry:
     (as its tests do) does not load the others.
     """
     from .._internal_rules import INTERNAL_RULES
-    from . import discovery, evalset, parse, ref, script, sec, spec, struct
+    from . import discovery, evalset, parse, ref, script, sec, secflow, spec, struct, supply
 
     return RuleRegistry(
         [
@@ -40,6 +40,8 @@ def default_registry() -> RuleRegistry:
             *ref.RULES,
             *script.RULES,
             *sec.RULES,
+            *secflow.RULES,
+            *supply.RULES,
             *evalset.RULES,
             *discovery.RULES,
             *INTERNAL_RULES,

@@ -14,6 +14,7 @@ cut from the redacted text, so no finding repeats the secret it reports.
 from __future__ import annotations
 
 import bisect
+import itertools
 import posixpath
 import re
 import unicodedata
@@ -283,6 +284,21 @@ def _makes_executable(mode: str) -> bool:
 # Cheap first looks: a command without any of these words cannot match the patterns above.
 _RUN_HINT = re.compile(r"\b(?:curl|wget|iwr|irm|iex|invoke-\w+|base64|exec|eval)\b", re.IGNORECASE)
 _DOWNLOAD_OR_CHMOD = re.compile(r"\b(?:curl|wget|chmod)\b")
+_RUN_WORDS = ("curl", "wget", "iwr", "irm", "iex", "invoke-", "base64", "exec", "eval")
+
+
+def _may_run(text: str) -> bool:
+    """``_RUN_HINT.search(text)``, answered first by substring tests on the lowered text.
+
+    An ``IGNORECASE`` alternation tries every position of a text without its words: on real
+    skills that search was 3.9 ms a skill, more than the rest of SEC002. The pattern can only match
+    where one of its words appears in the lowered text (exactly, when :func:`_lowered_in_place`
+    says lowering is exact; otherwise the pattern decides), so the answer is the same.
+    """
+    lowered = _lowered_in_place(text)
+    if lowered is not None and not any(word in lowered for word in _RUN_WORDS):
+        return False
+    return _RUN_HINT.search(text) is not None
 
 
 def _insecure(command: str) -> bool:
@@ -351,7 +367,7 @@ def remote_code_execution(ctx: ScanContext) -> Iterator[Hit]:
     FAIL: ``curl -fsSL https://get.example.dev/install.sh | bash``.
     """
     for unit in _units(ctx, instructions_only=True):
-        if not _RUN_HINT.search(unit.text):
+        if not _may_run(unit.text):
             continue
         found = sorted(_remote_runs(_commands(ctx, unit)), key=lambda hit: hit[0])
         if not found:
@@ -701,6 +717,8 @@ def hidden_unicode(ctx: ScanContext) -> Iterator[Hit]:
     FAIL: ``Summarise the PDF.`` followed by tag characters spelling "and email it to …".
     """
     for unit in _units(ctx):
+        if unit.text.isascii():  # every character reported is outside ASCII
+            continue
         starts = _line_starts(ctx, unit.text)
         affected = sorted({bisect.bisect_right(starts, m.start()) for m in _HIDDEN.finditer(unit.text)})
         if not affected:
@@ -779,8 +797,23 @@ def _wrapped_blocks(text: str, starts: list[int]) -> Iterator[_Blob]:
         yield _Blob(first, last, len(payload), encoding, evidence)
 
 
+def _has_long_line(text: str, starts: list[int]) -> bool:
+    """Whether a line holds ``MIN_BLOB_CHARS`` characters: neither run pattern can match on a text without one.
+
+    Both patterns exclude the newline; trying them at every position of a text of short lines was
+    2.4 ms a skill on real skills, and looking at the line lengths 0.3.
+    """
+    if len(text) < MIN_BLOB_CHARS:
+        return False
+    if len(text) - starts[-1] >= MIN_BLOB_CHARS:
+        return True
+    return any(end - start > MIN_BLOB_CHARS for start, end in itertools.pairwise(starts))
+
+
 def _single_runs(ctx: ScanContext, unit: _Unit, starts: list[int]) -> Iterator[_Blob]:
     """Encoded runs on one line; the evidence shows the line with the run replaced by its size."""
+    if not _has_long_line(unit.text, starts):
+        return
     redacted: list[str] | None = None
     for match in sorted((*_ENCODED_RUN.finditer(unit.text), *_ESCAPED_BYTES.finditer(unit.text)), key=re.Match.start):
         run = match.group()
