@@ -60,7 +60,9 @@ def parser_problem_codes() -> set[str]:
                         ):
                             assigned.setdefault(name.id, set()).add(value.value)
         for node in ast.walk(tree):
-            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "ParseProblem" and node.args:
+            # A bounded read's refusal (skill/_files.py's ``Refused``) becomes a ParseProblem with its code.
+            called = getattr(node.func, "id", None) if isinstance(node, ast.Call) else None
+            if isinstance(node, ast.Call) and called in ("ParseProblem", "Refused") and node.args:
                 first = node.args[0]
                 if isinstance(first, ast.Constant) and isinstance(first.value, str):
                     codes.add(first.value)
