@@ -2,7 +2,8 @@
 
 Order, most important first, so that a cut (GitHub takes 65,536 characters) only ever drops the
 tail: marker, verdict line, why this work ran (and what did not, e.g. trials on a fork), the
-failed and warned criteria, per skill the lift table with its chart, power and cost, scan score
+failed and warned criteria, which figure the ``lift`` output carries (when several are shown), per
+skill the headline and the lift table with its chart, power and cost, scan score
 vs lift, SkillSV's closure and low-value units with the pruning curve, the scan table, the
 failing skills' findings, the estimand statements, and a footer. Each section is added only if
 it fits; what was left out is named, with a link to the run whose artifacts hold the full report.
