@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -64,6 +65,35 @@ def test_a_failing_skill_exits_1_and_names_the_problems(tmp_path: Path, capsys: 
     assert "skills/broken-skill [Broken_Skill]: FAIL" in out
     assert "skills/broken-skill/SKILL.md:2: error SPEC002" in out
     assert "skills/broken-skill/SKILL.md:8: error REF001" in out
+
+
+def test_a_path_to_a_skill_md_scans_that_skill_under_its_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``scan skills/x/SKILL.md`` (or its folder) with no aces.yml above: the skill is the scan's root, and
+    its heading and JUnit suite carry its name, never "." (the parent directory as the scan saw it)."""
+    root = repo(tmp_path / "repo", broken=True)
+    junit = tmp_path / "scan.junit"
+    assert main(["scan", str(root / "skills" / "broken-skill" / "SKILL.md"), "--junit", str(junit)]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("Broken_Skill: FAIL"), out
+    assert "SKILL.md:8: error REF001" in out
+    assert "csv-summary" not in out, "only the skill the path names is scanned"
+    assert [suite.get("name") for suite in ET.fromstring(junit.read_text())] == ["Broken_Skill"]
+    assert main(["scan", str(root / "skills" / "csv-summary")]) == 0
+    assert capsys.readouterr().out.startswith("csv-summary: PASS")
+
+
+def test_a_path_to_a_skill_md_under_an_aces_yml_keeps_the_repository_path(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = repo(tmp_path, broken=True)
+    (root / ".git").mkdir()  # the repository root: aces.yml is looked for up to here
+    (root / "aces.yml").write_text("scan:\n  min_score: 70\n")
+    assert main(["scan", str(root / "skills" / "broken-skill" / "SKILL.md")]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("skills/broken-skill [Broken_Skill]: FAIL"), out
+    assert "csv-summary" not in out
 
 
 def test_quiet_prints_nothing_and_still_gates(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

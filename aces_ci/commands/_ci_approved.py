@@ -205,6 +205,8 @@ def _trial(client: GitHubClient, context: GitHubContext, args: argparse.Namespac
         trials=shown.trials,
         trials_title=shown.trials_title,
         more_trials=shown.more_trials,
+        lift=outcome.lift,
+        lift_contrast=outcome.lift_contrast or "",
     )
     body = render_comment(inputs)
     # As on every other path: reports, outputs and the summary are written before the comment call, so a
@@ -218,6 +220,7 @@ def _trial(client: GitHubClient, context: GitHubContext, args: argparse.Namespac
         reports=paths,
         changed=outcome.changes.skills,
         lift=outcome.lift,
+        lift_contrast=outcome.lift_contrast,
     )
     write_step_outputs(context, {name: value for name, value in values.items() if name != "comment-url"})
     write_summary(context, body, note=summary_note(pr.number, client, args.comment), full_report=full_report)

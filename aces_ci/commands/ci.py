@@ -233,23 +233,25 @@ MAX_COMPILE_NOTES = 20
 """Changed skills whose SkillSV compile summary the comment lists; the rest are counted."""
 
 
-def compile_notes(scan_root: Path, skills: Sequence[str]) -> tuple[str, ...]:
-    """One note per skill: how SkillSV cuts it (units, edges, tokens, contractions). Fast, no model.
+def compile_notes(scan_root: Path, skills: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """How SkillSV cuts each skill (units, edges, tokens, contractions), and the skills it cannot cut. Fast, no model.
 
-    ``skills`` are skill directories relative to ``scan_root`` (``.`` for the root itself). A skill
-    the compiler refuses gets its reason instead; nothing here fails the run.
+    ``skills`` are skill directories relative to ``scan_root`` (``.`` for the root itself). The first
+    list is for the log: compile counts are SkillSV's working, not a finding, and would open the comment
+    with jargon. The second (a skill the compiler refuses, with its reason) is for the comment too: its
+    valuation is missing for that reason. Nothing here fails the run.
     """
-    notes = []
+    cut, refused = [], []
     for skill in skills[:MAX_COMPILE_NOTES]:
         try:
             game = compile_skill(scan_root / skill)
         except InputError as exc:
-            notes.append(f"SkillSV cannot compile {skill_title(skill, (scan_root / skill).resolve().name)}: {exc}")
+            refused.append(f"SkillSV cannot compile {skill_title(skill, (scan_root / skill).resolve().name)}: {exc}")
             continue
-        notes.append(f"SkillSV compile of {skill_title(skill, game.name)}: {compile_summary(game)}.")
+        cut.append(f"SkillSV compile of {skill_title(skill, game.name)}: {compile_summary(game)}.")
     if len(skills) > MAX_COMPILE_NOTES:
-        notes.append(f"SkillSV compile: {len(skills) - MAX_COMPILE_NOTES} more changed skills not listed.")
-    return tuple(notes)
+        cut.append(f"SkillSV compile: {len(skills) - MAX_COMPILE_NOTES} more changed skills not listed.")
+    return tuple(cut), tuple(refused)
 
 
 def _write_reports(
@@ -402,7 +404,10 @@ def run(args: argparse.Namespace) -> int:
     scanned = tuple(report.skill for report in result.skills)
     compiled = _relative_skills(changes, links) if changes.known else scanned
     if outcome is not None and outcome.values:  # SkillSV ran: how it cut each skill explains its values
-        notes = (*notes, *compile_notes(scan_root, [skill for skill in compiled if skill in scanned]))
+        cut, refused = compile_notes(scan_root, [skill for skill in compiled if skill in scanned])
+        for line in cut:
+            say(line)
+        notes = (*notes, *refused)
     marker = marker_for(args.comment_key or (str(args.shard) if args.shard else None))
     full_report = args.report_url or context.run_url
     inputs = CommentInputs(
@@ -428,6 +433,8 @@ def run(args: argparse.Namespace) -> int:
             history=shown.history,
             trend=shown.trend,
             values=shown.values,
+            lift=outcome.lift,
+            lift_contrast=outcome.lift_contrast or "",
         )
     client = _client(context)
     try:

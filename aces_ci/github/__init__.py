@@ -38,7 +38,7 @@ from ._approval import (
     reply,
     writer_role,
 )
-from ._body import COMMENT_MARKER, CommentInputs, marker_for, render_comment
+from ._body import COMMENT_MARKER, CommentInputs, marker_for, output_number, render_comment
 from ._changes import ChangeSet, change_set, release_change_set, skills_touched
 from ._checks import CheckRunResult, create_check_run
 from ._commands import (
@@ -218,6 +218,7 @@ __all__ = [
     "next_link",
     "one_line_log",
     "output_block",
+    "output_number",
     "parse_baselines",
     "parse_rerun",
     "pinned_tree",

@@ -2,7 +2,8 @@
 
 Order, most important first, so that a cut (GitHub takes 65,536 characters) only ever drops the
 tail: marker, verdict line, why this work ran (and what did not, e.g. trials on a fork), the
-failed and warned criteria, per skill the lift table with its chart, power and cost, scan score
+failed and warned criteria, which figure the ``lift`` output carries (when several are shown), per
+skill the headline and the lift table with its chart, power and cost, scan score
 vs lift, SkillSV's closure and low-value units with the pruning curve, the scan table, the
 failing skills' findings, the estimand statements, and a footer. Each section is added only if
 it fits; what was left out is named, with a link to the run whose artifacts hold the full report.
@@ -95,6 +96,15 @@ class CommentInputs:
     kept: KeptTrials | None = None
     """Trials an earlier run of this pull request measured, shown (marked with their commit) when this run has
     none of its own (:mod:`aces_ci.github._kept`)."""
+    lift: tuple[float, float, float] | None = None
+    """The step's ``lift`` output (estimate, interval low, high), when a trial measured one."""
+    lift_contrast: str = ""
+    """What :attr:`lift` compares (the ``lift-contrast`` output)."""
+
+
+def output_number(value: float) -> str:
+    """A lift as the step outputs write it, and as the comment quotes them: the same characters."""
+    return f"{value:.6g}"
 
 
 def _headline(decision: GateDecision) -> str:
@@ -138,6 +148,25 @@ def _criteria(decision: GateDecision, links: SourceLinks | None, titles: Mapping
     if len(listed) > _LISTED_CRITERIA:
         lines += f"- … and {len(listed) - _LISTED_CRITERIA} more in the JUnit report\n"
     return lines + "\n"
+
+
+def _lift_output_line(inputs: CommentInputs) -> str:
+    """Which figure the ``lift`` output carries, quoted as written, when the comment shows more than one.
+
+    One trial of one skill: the output is its headline's lift, said once. Several skills (a release's
+    repository mean, or the skill whose interval sits lowest) or several contrasts (a labelled pull request):
+    the line names the one a workflow reading the outputs gets.
+    """
+    trials = inputs.trials
+    if inputs.lift is None or trials is None:
+        return ""
+    measured = [t for t in trials.skills if t.lift.get(inputs.bands.metric) is not None]
+    if len(measured) <= 1 and not inputs.more_trials:
+        return ""
+    delta, low, high = (output_number(x) for x in inputs.lift)
+    level = round(trials.confidence * 100)
+    contrast = f": {markdown_cell(inputs.lift_contrast, 300)}" if inputs.lift_contrast else ""
+    return f"Step output `lift` = {delta} ({level}% CI {low} … {high}){contrast}.\n\n"
 
 
 def _settle_line(trial: SkillTrial) -> str:
@@ -248,7 +277,7 @@ def render_comment(inputs: CommentInputs, *, limit: int = COMMENT_LIMIT) -> str:
         head += f"{markdown_cell(inputs.reason, 400)}\n\n"
     head += "".join(f"> {markdown_cell(note, 1000)}\n>\n" for note in inputs.notes)
     head += "\n" if inputs.notes else ""
-    pieces = [head, _criteria(inputs.decision, inputs.links, _titles(inputs))]
+    pieces = [head, _criteria(inputs.decision, inputs.links, _titles(inputs)), _lift_output_line(inputs)]
     trials = _trial_sections(inputs)
     kept = _kept(inputs, trials)
     if kept is not None:

@@ -14,7 +14,7 @@ Text quoting a skill is escaped for where it lands (:mod:`aces_ci.report._md_esc
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -236,7 +236,7 @@ MAX_CASE_ROWS = 30
 """Cases the per-case table lists; the JSON report has every one."""
 
 
-def _arm(scores: Sequence[float | None], answer: str | None) -> str:
+def _arm(scores: Sequence[float | None], answer: str | None, escape: Callable[[str, int], str]) -> str:
     scored = [s for s in scores if s is not None]
     if not scored:
         figure = "no score"
@@ -244,31 +244,40 @@ def _arm(scores: Sequence[float | None], answer: str | None) -> str:
         figure = f"{round(sum(scored))}/{len(scored)}"
     else:
         figure = f"{sum(scored) / len(scored):.2f}"
-    return figure + ("" if answer is None else f" · {_cell(answer, 200)}")
+    return figure + ("" if answer is None else f" · {escape(answer, 200)}")
+
+
+def case_rows(trial: SkillTrial, escape: Callable[[str, int], str]) -> tuple[list[list[str]], int]:
+    """Per case, at most :data:`MAX_CASE_ROWS`: id, prompt, each arm's run scores and first answer, every PR-derived
+    string cut and passed through ``escape`` (a Markdown cell's, or a terminal line's); and how many were left out.
+
+    The comment and ``aces-ci trial``'s text build their per-case table from these rows, so both cut the same way.
+    """
+    cases = list(trial.cases)
+    rows = [
+        [
+            escape(c.case, 80),
+            escape(c.prompt or "", 200),
+            _arm(c.with_scores, c.with_answer, escape),
+            _arm(c.control_scores, c.control_answer, escape),
+        ]
+        for c in cases[:MAX_CASE_ROWS]
+    ]
+    return rows, max(0, len(cases) - MAX_CASE_ROWS)
+
+
+CASE_HEADERS = ("Case", "Prompt", "With: score · answer", "Control: score · answer")
 
 
 def case_table(trial: SkillTrial) -> str:
     """Collapsed: per case the prompt and each arm's first answer (cut, redacted, escaped) with its run scores."""
-    cases = list(trial.cases)
-    if not cases:
+    rows, left_out = case_rows(trial, _cell)
+    if not rows:
         return ""
-    rows = [
-        [
-            _cell(c.case, 80),
-            _cell(c.prompt or "", 200),
-            _arm(c.with_scores, c.with_answer),
-            _arm(c.control_scores, c.control_answer),
-        ]
-        for c in cases[:MAX_CASE_ROWS]
-    ]
-    more = (
-        f"\n_{plural(len(cases) - MAX_CASE_ROWS, 'more case')} in the JSON report._\n"
-        if len(cases) > MAX_CASE_ROWS
-        else ""
-    )
-    table = _table(("Case", "Prompt", "With: score · answer", "Control: score · answer"), rows, ("left",) * 4)
+    more = f"\n_{plural(left_out, 'more case')} in the JSON report._\n" if left_out else ""
+    table = _table(CASE_HEADERS, rows, ("left",) * 4)
     return (
-        f"<details>\n<summary>Per case: prompt, answers and scores ({plural(len(cases), 'case')})</summary>\n\n"
+        f"<details>\n<summary>Per case: prompt, answers and scores ({plural(len(trial.cases), 'case')})</summary>\n\n"
         f"{table}{more}\n</details>\n\n"
     )
 

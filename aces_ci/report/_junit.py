@@ -35,6 +35,7 @@ from ._common import (
     printable,
     score_text,
     severity_counts,
+    skill_title,
 )
 
 SCORE_CASE = "structural-score"
@@ -196,7 +197,7 @@ def _suite(
     if report.judge is not None and report.judge.score is not None:
         properties["judge_score"] = f"{report.judge.score:g}"
     return junit_xml.TestSuite(
-        printable(report.skill),
+        printable(skill_title(report.skill, report.name)),
         [c.case for c in cases],
         hostname=HOSTNAME,
         id=str(index),  # a string, so that suite 0 keeps its id

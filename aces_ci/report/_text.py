@@ -20,6 +20,7 @@ from ._common import (
     printable,
     score_text,
     severity_counts,
+    skill_title,
     stale_baseline_note,
     suppressed_count,
 )
@@ -69,8 +70,10 @@ def _one_line(text: str) -> str:
 
 
 def _header(report: SkillReport, min_score: int, paint: Paint) -> str:
-    title = _one_line(report.skill)
-    if report.name and report.name != report.skill.rsplit("/", 1)[-1]:
+    # A lone skill (``scan skills/foo`` or ``scan skills/foo/SKILL.md``) is the scan's root, ".": headed by its name.
+    heading = skill_title(report.skill, report.name)
+    title = _one_line(heading)
+    if heading == report.skill and report.name and report.name != report.skill.rsplit("/", 1)[-1]:
         title += f" [{_one_line(report.name)}]"
     parts = [
         f"{paint(title, 'heading')}: {_verdict(report.verdict, paint)}",

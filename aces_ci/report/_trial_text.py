@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 
 from tabulate import tabulate
 
-from ._ci_sections import cost_ratio, headline_parts
-from ._common import plural, printable, skill_title
+from ._ci_sections import CASE_HEADERS, case_rows, cost_ratio, headline_parts
+from ._common import one_line, plural, printable, skill_title
 from ._mermaid import NO_VARIATION
 from ._trial_lines import (
     cost_line,
@@ -63,6 +63,21 @@ def _lift_table(skill: SkillTrialResult, confidence: float) -> str:
     return "\n".join(_INDENT + line for line in table.splitlines())
 
 
+def _case_lines(skill: SkillTrialResult) -> list[str]:
+    """Per case: prompt, each arm's run scores of the gated metric and first answer, cut as the comment cuts them
+    (:func:`~aces_ci.report.case_rows`), each on one line of its own cell: what a reviewer scans for."""
+    rows, left_out = case_rows(skill, one_line)
+    if not rows:
+        return []
+    metric = skill.gate_metric.replace("_", " ")
+    table = tabulate(rows, headers=CASE_HEADERS, tablefmt="simple", disable_numparse=True)
+    lines = [f"{_INDENT}per case ({metric} in each run; the first run's answer):"]
+    lines.extend(_INDENT + _INDENT + line for line in table.splitlines())
+    if left_out:
+        lines.append(f"{_INDENT}{_INDENT}{plural(left_out, 'more case')} in the JSON report")
+    return lines
+
+
 def _skill_block(skill: SkillTrialResult, result: TrialResult) -> list[str]:
     title = printable(skill_title(skill.skill, skill.name))
     lines = [f"{title} — {skill.verdict.upper()}", f"{_INDENT}{printable(skill.contrast)}"]
@@ -83,6 +98,7 @@ def _skill_block(skill: SkillTrialResult, result: TrialResult) -> list[str]:
     lines.extend(f"{_INDENT}{printable(line)}" for line in extra_lines(skill))
     lines.append(f"{_INDENT}{cost_line(skill)}")
     lines.append(f"{_INDENT}{run_line(skill)}")
+    lines.extend(_case_lines(skill))
     triage = triage_lines(skill)
     if triage:
         lines.append(f"{_INDENT}negative-lift triage:")

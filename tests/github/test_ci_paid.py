@@ -708,3 +708,93 @@ def test_a_rerun_that_lost_over_a_tenth_of_its_rollouts_is_an_error_not_a_regres
     assert "not compared: the lift now is an infrastructure error" in regression.find("skipped").get("message", "")
     assert _origin_file(origin, "baseline.json") == baseline and _origin_file(origin, "reruns") is None
     assert "Nothing from this run is stored" in " ".join(summary.read_text().split())
+
+
+def _headline_of(skill: dict[str, object], confidence: float) -> str:
+    """The headline's arms and size, computed from the trial JSON as a reader would check them by hand."""
+    lift = skill["lift"]["accuracy"]  # type: ignore[index]
+    runs = lift["n_cases"] * lift["runs_per_arm"]
+    before, after = round(lift["without_mean"] * runs), round(lift["with_mean"] * runs)
+    low, high = (100 * bound for bound in lift["ci"])
+    level = round(confidence * 100)
+    size = f"{100 * lift['delta']:+.0f} pp, {level}% CI {low:+.0f} … {high:+.0f}"
+    return f"accuracy {before}/{runs} → {after}/{runs}, {size}"
+
+
+def _assert_says_only_what_it_has(body: str) -> None:
+    """No section that has nothing to say: no SkillSV compile jargon, no table without rows, no empty heading."""
+    assert "contraction" not in body and "hierarchy repair" not in body
+    lines = body.splitlines()
+    for index, line in enumerate(lines[:-1]):
+        if line.startswith("|---") or line.startswith("|:--") or line.startswith("| ---"):
+            assert lines[index + 1].startswith("|"), f"a table with no rows after line {index}: {lines[index - 1]}"
+        if line.startswith("#### "):
+            following = next((later for later in lines[index + 1 :] if later.strip()), "")
+            assert not following.startswith("#"), f"an empty section: {line}"
+
+
+def test_a_release_comment_leads_with_headlines_equal_to_the_json_and_quotes_the_lift_output(
+    scripted_server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Golden: a release of two skills. The `lift` output is a repository-level figure (or the lowest interval):
+    the comment quotes it character for character, with its contrast; each headline is the JSON's numbers."""
+    server = scripted_server(Planted(0.9, 0.2))
+    root, _ = _repo(tmp_path, cases=10)
+    write_skill(root / "skills", "second", body=MARKER_BODY, evals=cases_json("second", 10))
+    commit(root, "a second skill")
+    output, summary = _release(tmp_path, monkeypatch, root, "v2.0.0")
+
+    assert _ci(root, server, "--results-branch", "") in (0, 1)
+
+    values = read_outputs(output)
+    body = summary.read_text()
+    trial = json.loads(Path(values["trial-report"]).read_text())
+    for skill in trial["skills"]:
+        assert _headline_of(skill, trial["confidence"]) in body, skill["skill"]
+    quoted = f"Step output `lift` = {values['lift']} ({round(100 * trial['confidence'])}% CI "
+    assert f"{quoted}{values['lift-ci-low']} … {values['lift-ci-high']}): {values['lift-contrast']}." in body
+    repository = trial.get("repository") or {}
+    if values["lift-contrast"].endswith("repository mean over 2 skills"):
+        assert float(values["lift"]) == pytest.approx(repository["delta"], abs=1e-5)
+    else:  # the skill whose interval sits lowest: its own lift
+        lowest = min(trial["skills"], key=lambda s: s["lift"]["accuracy"]["ci"][1])
+        assert float(values["lift"]) == pytest.approx(lowest["lift"]["accuracy"]["delta"], abs=1e-5)
+        assert lowest["skill"] in values["lift-contrast"]
+    assert body.index(quoted) < body.index("#### Paired trials"), "the output's figure is read before the details"
+    _assert_says_only_what_it_has(body)
+    assert len(body) < 18_000, len(body)  # measured 15-16.5 KB: two skills' or two contrasts' tables and charts
+
+
+def test_a_labelled_pull_request_comment_states_which_contrast_the_lift_output_carries(
+    scripted_server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, github: GitHubServer
+) -> None:
+    """Golden: a labelled pull request's two contrasts. The `lift` output is the version lift, its headline leads,
+    the comment says so with the output's own characters, and each headline equals its trial JSON."""
+    server = scripted_server(Planted(0.9, 0.1))
+    root, _ = _repo(tmp_path, body=PLAIN_BODY, cases=10)
+    base = _git(root, "rev-parse", "HEAD")
+    write_skill(root / "skills", "marker", body=MARKER_BODY)
+    commit(root, "the skill now knows the number")
+    labelled = _pull_request_event(tmp_path, "pull_request_labeled.json", base, _git(root, "rev-parse", "HEAD"))
+    output, _ = actions_env(monkeypatch, tmp_path, "pull_request", labelled, api_url=github.url, token=WRITE_TOKEN)
+
+    assert _ci(root, server) == 0
+
+    values = read_outputs(output)
+    (ours,) = github.state.ours(7, COMMENT_MARKER)
+    body = ours["body"]
+    version = json.loads(Path(values["trial-report"]).read_text())
+    presence = json.loads(Path(values["trial-without-report"]).read_text())
+    (version_skill,) = version["skills"]
+    (presence_skill,) = presence["skills"]
+    version_headline = _headline_of(version_skill, version["confidence"])
+    assert version_headline in body and _headline_of(presence_skill, presence["confidence"]) in body
+    assert float(values["lift"]) == pytest.approx(version_skill["lift"]["accuracy"]["delta"], abs=1e-5)
+    assert f"{100 * float(values['lift']):+.0f} pp" in version_headline, "the output is the headline's number"
+    assert values["lift-contrast"].startswith("accuracy, with marker vs marker at ")
+    line = next(line for line in body.splitlines() if line.startswith("Step output `lift` = "))
+    assert line.startswith(f"Step output `lift` = {values['lift']} (95% CI {values['lift-ci-low']} … ")
+    assert "with marker vs marker at" in line
+    assert body.index(line) < body.index(version_headline) < body.index("With vs without the skill")
+    _assert_says_only_what_it_has(body)
+    assert len(body) < 18_000, len(body)  # measured 15-16.5 KB: two skills' or two contrasts' tables and charts

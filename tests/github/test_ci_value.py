@@ -284,9 +284,12 @@ def test_a_skill_at_the_repository_root_is_called_by_its_name_in_every_heading(
     assert "#### SkillSV: acme" in text and 'title "acme: pruning curve (held-out)"' in text
     assert "**acme** — with acme vs without acme" in text
     assert 'title "acme, with acme vs without acme: lift per metric"' in text
-    assert "| [acme](https://github.com/acme/skills/blob/" in text and "SkillSV compile of acme:" in text
+    assert "| [acme](https://github.com/acme/skills/blob/" in text
+    logs = capsys.readouterr()
+    assert "SkillSV compile of acme:" in logs.err, "how SkillSV cut it goes to the log, not the comment"
+    assert "contractions" not in text
     assert "SkillSV: ." not in text and "**.**" not in text and "[.]" not in text and "checkout" not in text
-    out = capsys.readouterr().out
+    out = logs.out
     assert "::warning file=SKILL.md,line=1,title=lift.accuracy (acme)::" in out
     assert "title=SPEC003 (acme)::" in out and "(.)" not in out
     trial = json.loads(Path(read_outputs(output)["trial-report"]).read_text())

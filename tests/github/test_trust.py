@@ -287,8 +287,10 @@ def test_a_writers_approval_trials_the_pinned_commit_with_the_bases_settings_and
     values = read_outputs(output)
     assert (values["work"], values["verdict"]) == ("approval", "warn")  # warn: the sneaky skill was not trialled
     assert float(values["lift-ci-low"]) > 0, "the approved change helped, as the planted model says"
+    assert values["lift-contrast"].startswith("accuracy, with marker vs marker at "), "which lift the output is"
     (sticky,) = github.state.ours(8, COMMENT_MARKER)
     body = _plain(sticky["body"])
+    assert f"Step output `lift` = {values['lift']} (95% CI {values['lift-ci-low']} … " in body
     assert f"`/aces trial` by maintainer (maintain) on pull request #8: the approved commit {approved[:12]}" in body
     assert "This version vs the base branch's: scripted-model" in body and f"vs marker at {fork.base}" in body
     assert "With vs without the skill: scripted-model" in body

@@ -260,9 +260,10 @@ def test_rule_unknown_to_the_registry_gets_a_family_case_of_its_own() -> None:
     assert failure.get("type") == "LEGACY009"
 
 
-def test_root_skill_uses_its_name_as_classname() -> None:
+def test_root_skill_uses_its_name_as_suite_and_classname() -> None:
+    """A lone skill scanned as the root ("."): its suite is named for it, as its classname is, never "."."""
     report = replace(clean_report(), skill=".", name="solo", skill_md="SKILL.md")
-    suite = _suite(_parse(render_junit(sample_result(report), REGISTRY)), ".")
+    suite = _suite(_parse(render_junit(sample_result(report), REGISTRY)), "solo")
 
     assert {c.get("classname") for c in suite.findall("testcase")} == {"solo"}
 

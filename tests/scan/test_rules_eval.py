@@ -65,10 +65,13 @@ def test_findings_point_at_the_dataset_file(tmp_path):
 # EVAL001 evals-missing
 
 
-def test_missing_dataset_is_a_warning_pointing_where_it_belongs(tmp_path):
+def test_missing_dataset_is_a_warning_on_a_file_that_exists_naming_where_the_dataset_belongs(tmp_path):
+    """An annotation on a missing file has nowhere to appear: SKILL.md line 1 carries it, the message the path."""
     skill = make_skill(tmp_path, SKILL_MD)
     (hit,) = run_rule(RULES, "EVAL001", skill)
-    assert str(hit.location) == "skills/demo/evals/evals.json"
+    assert str(hit.location) == "skills/demo/SKILL.md:1"
+    assert (tmp_path / hit.location.path).is_file()
+    assert "add skills/demo/evals/evals.json so" in hit.message
     assert next(rule for rule in RULES if rule.id == "EVAL001").severity is Severity.WARNING
 
 
@@ -292,10 +295,10 @@ def test_example_repo_eval_findings():
         "skills/capital-cities": [],
         "skills/csv-insights": [],
         "skills/release-notes": [],
-        "skills/deploy-helper": [("EVAL001", None)],
-        "skills/log-cleaner": [("EVAL001", None)],
-        "skills/pdf-merger": [("EVAL001", None)],
-        "skills/report-builder": [("EVAL001", None)],
+        "skills/deploy-helper": [("EVAL001", 1)],
+        "skills/log-cleaner": [("EVAL001", 1)],
+        "skills/pdf-merger": [("EVAL001", 1)],
+        "skills/report-builder": [("EVAL001", 1)],
         "skills/meeting-notes": [
             ("EVAL004", 3),
             ("EVAL005", 3),

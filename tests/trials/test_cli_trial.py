@@ -394,3 +394,33 @@ def test_a_typo_in_an_evals_key_exits_2_naming_line_pointer_and_suggestion(
     assert f"evals.json:{line}" in err and "/evals/6/expected_outptu" in err
     assert "did you mean 'expected_output'?" in err
     assert server.calls == 0, "nothing is paid for before the dataset is right"
+
+
+def test_the_text_report_lists_each_case_with_both_answers_cut_and_escaped_as_the_comment_does(
+    scripted_server: Server, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """What a reviewer scans for, in the terminal too: the prompt, the answer with and without the skill, the runs'
+    scores. A model's answer is data: its escape sequences are shown escaped, its newlines cannot break the table,
+    and a long answer is cut as the comment cuts it."""
+    tail = "x" * 400
+
+    def script(req: ScriptedRequest) -> Reply:
+        if MARKER in req.all_text:
+            return Text("42")
+        return Text(f"I do not know\n\x1b[2J{tail}")
+
+    server = scripted_server(script)
+    skill = repo_with_skill(tmp_path / "repo", cases=4)
+    argv = ["trial", str(skill), "--runs", "2", "--seed", "5", *run_flags(server, tmp_path), *reports(tmp_path)]
+    main(argv)
+    out = capsys.readouterr().out
+    data = valid_reports(tmp_path)
+    lines = out.splitlines()
+    start = lines.index("  per case (outcome in each run; the first run's answer):")
+    header, rule, *rows = lines[start + 1 : start + 7]
+    assert header.split()[:2] == ["Case", "Prompt"] and set(rule.strip()) <= {"-", " "}
+    for case, row in zip(data["skills"][0]["cases"], rows[:4], strict=True):
+        assert row.strip().startswith(case["case"]) and case["prompt"] in row
+        assert "2/2 · 42" in row and "0/2 · I do not know \\x1b[2Jxxx" in row
+    assert "\x1b" not in out, "an escape sequence from a model never reaches the terminal raw"
+    assert tail not in out and "x" * 100 in out, "answers are cut, never dropped"

@@ -93,11 +93,15 @@ def evals_missing(ctx: ScanContext) -> Iterator[Hit]:
     PASS: ``skills/pdf-forms/evals/evals.json`` with a handful of cases, or ``evals/EVAL.md``.
 
     FAIL: ``skills/pdf-forms/`` with SKILL.md and scripts but no ``evals/`` dataset.
+
+    The finding points at SKILL.md's first line, a file that exists (an annotation or a SARIF result on a
+    missing file has nowhere to appear); its message names the path where the dataset belongs.
     """
     if _dataset(ctx) is None and ctx.skill.resource(AUTHOR_CASES) is None:
         yield Hit(
-            f"no evaluation dataset: add {DATASET} so the skill's effect on an agent can be measured",
-            ctx.in_skill(DATASET),
+            f"no evaluation dataset: add {ctx.in_skill(DATASET).path} so the skill's effect on an agent can be "
+            "measured",
+            ctx.at(1),
             clause=_CLAUSE_DATASET,
         )
 
