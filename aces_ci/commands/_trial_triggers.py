@@ -189,10 +189,21 @@ def _write_reports(args: argparse.Namespace, trial: TriggerTrial) -> None:
         write_output(Path(args.junit), redact_text(junit, secrets), "JUnit report")
 
 
-def run_triggers(args: argparse.Namespace, project: Project, options: RunOptions, runs: int) -> int:
-    """Measure, print (unless ``--quiet``) and write the reports; model failures surface as exit 3."""
+def measure_triggers(
+    skill_dirs: list[Path],
+    project: Project,
+    options: RunOptions,
+    *,
+    runs: int,
+    host: str = "claude-code",
+    against: str | None = None,
+) -> TriggerTrial:
+    """The trigger trial of ``skill_dirs`` (with the contrast at ``against``): the verb without its printing.
+
+    What ``aces-ci ci`` calls too. Every input problem (a query file, the ref) is an InputError
+    raised before the first model call.
+    """
     root = project.root.resolve()
-    skill_dirs = list(args.skill_dirs)
     questions = _questions(skill_dirs, root)
     exclude = project.config.scan.exclude
     listed = [found for d in iter_skill_dirs(root, exclude) if (found := listed_skill(d, root, _rel(d, root)))]
@@ -200,14 +211,21 @@ def run_triggers(args: argparse.Namespace, project: Project, options: RunOptions
     missing = [rel for rel in (_rel(d, root) for d in skill_dirs) if rel not in listed_dirs]
     if missing:
         raise InputError("not listed: its SKILL.md cannot be read as a host would list it", path=missing[0])
-    then_listed = None
-    if args.against is not None:
-        commit = resolve_commit(repository_of(root), args.against)
-        then_listed = _listing_at(args.against, commit, skill_dirs, root, listed)
-    trial = asyncio.run(_measure(options, build_listing(HOSTS[args.host], listed), questions, runs))
-    if then_listed is not None:
-        then = asyncio.run(_measure(options, build_listing(HOSTS[args.host], then_listed), questions, runs))
-        trial = recall_contrast(trial, then, args.against, commit)
+    then_listed = commit = None
+    if against is not None:
+        commit = resolve_commit(repository_of(root), against)
+        then_listed = _listing_at(against, commit, skill_dirs, root, listed)
+    trial = asyncio.run(_measure(options, build_listing(HOSTS[host], listed), questions, runs))
+    if then_listed is not None and against is not None and commit is not None:
+        then = asyncio.run(_measure(options, build_listing(HOSTS[host], then_listed), questions, runs))
+        trial = recall_contrast(trial, then, against, commit)
+    return trial
+
+
+def run_triggers(args: argparse.Namespace, project: Project, options: RunOptions, runs: int) -> int:
+    """Measure, print (unless ``--quiet``) and write the reports; model failures surface as exit 3."""
+    skill_dirs = list(args.skill_dirs)
+    trial = measure_triggers(skill_dirs, project, options, runs=runs, host=args.host, against=args.against)
     if args.min_recall is not None:
         trial = gate_recall(trial, args.min_recall, project.config.gate.underpowered == "fail")
     if not args.quiet:

@@ -428,6 +428,7 @@ def run(args: argparse.Namespace) -> int:
             history=shown.history,
             trend=shown.trend,
             values=shown.values,
+            triggers=outcome.triggers,
         )
     client = _client(context)
     try:

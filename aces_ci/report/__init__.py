@@ -74,7 +74,7 @@ if TYPE_CHECKING:
     from ._trial_markdown import TRIAL_MARKER, render_trial_markdown
     from ._trial_plan import PLAN_SCHEMA_VERSION, plan_to_dict, render_plan_text, write_plan_json
     from ._trial_text import render_trial_text
-    from ._trigger_report import TRIGGER_MARKER, change_text, render_trigger_junit, render_trigger_markdown
+    from ._trigger_report import change_text, render_trigger_junit, render_trigger_markdown
 
 _LAZY = {
     **dict.fromkeys(
@@ -103,9 +103,7 @@ _LAZY = {
     **dict.fromkeys(("TRIAL_MARKER", "render_trial_markdown"), "._trial_markdown"),
     **dict.fromkeys(("PLAN_SCHEMA_VERSION", "plan_to_dict", "render_plan_text", "write_plan_json"), "._trial_plan"),
     **dict.fromkeys(("render_trial_text",), "._trial_text"),
-    **dict.fromkeys(
-        ("TRIGGER_MARKER", "change_text", "render_trigger_junit", "render_trigger_markdown"), "._trigger_report"
-    ),
+    **dict.fromkeys(("change_text", "render_trigger_junit", "render_trigger_markdown"), "._trigger_report"),
 }
 """Names whose modules import numpy (the live tier's sections and the trial's reports), and where each lives."""
 
@@ -125,7 +123,6 @@ __all__ = [
     "TRIAL_MARKER",
     "TRIAL_METRICS",
     "TRIAL_SCHEMA_VERSION",
-    "TRIGGER_MARKER",
     "ArmCost",
     "Criterion",
     "Discordance",

@@ -24,7 +24,6 @@ from ._md_escape import cell, code_span, html_text
 if TYPE_CHECKING:  # the models are only read here; importing them would load the live tier into a scan
     from ..trials import Rate, RecallContrast, SkillTriggers, TriggerTrial
 
-TRIGGER_MARKER = "<!-- aces-ci:triggers -->"
 _NAME_LIMIT = 120
 _VERDICT_WORDS = {
     "pass": "✅ pass",
@@ -84,14 +83,16 @@ def _confusion_block(trial: TriggerTrial) -> list[str]:
 
 
 def render_trigger_markdown(trial: TriggerTrial) -> str:
-    """The trigger trial in GitHub Markdown: one line per skill, the confusion pairs collapsed."""
+    """The trigger trial in GitHub Markdown: one line per skill, the confusion pairs collapsed.
+
+    The same section stands alone (``--markdown``) and sits in ``ci``'s comment.
+    """
     against = ""
     contrasts = [skill.contrast for skill in trial.skills if skill.contrast is not None]
     if contrasts:
         against = f", against {code_span(contrasts[0].ref, 80)} ({contrasts[0].commit[:12]})"
     lines = [
-        TRIGGER_MARKER,
-        f"### Trigger trial: the skills as {cell(trial.host, 40)} lists them{against}",
+        f"#### Trigger trial: the skills as {cell(trial.host, 40)} lists them{against}",
         "",
         f"{trial.runs} run(s) per query; the query is the unit (its runs averaged first); 95% intervals.",
         "",
