@@ -28,7 +28,8 @@ trigger trial (:func:`~aces_ci.commands._trial_triggers.measure_triggers`: one d
 query and run, the repository's skills listed as Claude Code lists them; a pull request's against
 the base branch's descriptions when every such skill has one). It informs, it does not gate: its
 line per skill goes in the comment, its JSON in ``triggers.json``. A query file with a problem or a
-model API that fails it becomes a note; the trials' verdict stands.
+model API that fails it becomes a note; the trials' verdict stands. It runs only while the run's
+budget has something left, and what it pays counts against that budget.
 
 Skills without an eval dataset cannot be measured: each gets a warning criterion naming what is
 missing, never a silent pass. A skill whose rollouts infrastructure lost (no measured pair, or more
@@ -380,6 +381,10 @@ class PaidRun:
             return outcome
         ns = _run_namespace(self.args, LiftBands(), None, None)
         options = resolve_run_options(ns, self.config)
+        left = self._left(options.budget)
+        if left.max_usd == 0 or left.max_rollouts == 0:
+            note = "Trigger trial not run: the trials spent the run's budget (--budget-usd / --max-rollouts)."
+            return dataclasses.replace(outcome, notes=(*outcome.notes, note))
         base = self.plan.base if self.plan.work == "trial" else None
         if base is not None and not all(_has_version(path, base) for path in paths):
             base = None
@@ -388,6 +393,8 @@ class PaidRun:
         except AcesError as error:
             note = f"Trigger trial not run: {redact_text(str(error), environment_secrets())}"
             return dataclasses.replace(outcome, notes=(*outcome.notes, note))
+        usage = trial.usage
+        self._spent.append(Spent(0, 0, usage.prompt_tokens, usage.completion_tokens, usage.cost_usd))
         path: Path = self.args.reports / "triggers.json"
         write_output(path, redact_text(render_json(trial), environment_secrets()), "trigger trial's JSON")
         reports = dict(outcome.reports) | {"triggers": path}

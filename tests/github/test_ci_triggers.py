@@ -87,3 +87,17 @@ def test_a_trigger_trial_the_model_api_refuses_is_a_note_and_the_trials_verdict_
     assert "Trigger trial not run:" in body and "401" in body
     assert "#### Trigger trial" not in body
     assert read_outputs(output)["verdict"] == "pass"
+
+
+def test_no_trigger_trial_runs_once_the_trials_spent_the_budget(
+    scripted_server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, github: GitHubServer
+) -> None:
+    server = scripted_server(_decisions_then_tasks(Planted(0.9, 0.1)))
+    root, output = _pull_request(tmp_path, monkeypatch, github)
+
+    _ci(root, server, "--max-rollouts", "20")
+
+    body = github.state.ours(7, COMMENT_MARKER)[0]["body"]
+    assert "Trigger trial not run: the trials spent the run" in body
+    assert not any(request.system_text.startswith("You can load skills") for request in server.requests)
+    assert read_outputs(output).get("triggers-report", "") == ""
