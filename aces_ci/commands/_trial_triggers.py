@@ -210,7 +210,10 @@ def measure_triggers(
     listed_dirs = {skill.rel_dir for skill in listed}
     missing = [rel for rel in (_rel(d, root) for d in skill_dirs) if rel not in listed_dirs]
     if missing:
-        raise InputError("not listed: its SKILL.md cannot be read as a host would list it", path=missing[0])
+        raise InputError(
+            "not in the listing the agent would see: excluded by aces.yml scan.exclude, or its SKILL.md is unreadable",
+            path=missing[0],
+        )
     then_listed = commit = None
     if against is not None:
         commit = resolve_commit(repository_of(root), against)

@@ -168,3 +168,15 @@ def test_against_a_ref_that_names_nothing_exits_2_before_any_model_call(
     assert main(["trial", "--triggers", alpha, *model_flags(server), "--no-cache", "--against", "nope"]) == 2
     assert "does not name a commit" in capsys.readouterr().err
     assert server.requests == []
+
+
+def test_a_skill_left_out_of_the_listing_by_scan_exclude_exits_2_instead_of_measuring_zero(
+    scripted_server: Server, repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (repo / "aces.yml").write_text("scan:\n  exclude:\n    - skills/alpha-invoices\n")
+    server = scripted_server(keyword_model)
+    alpha = str(repo / "skills" / "alpha-invoices")
+    assert main(["trial", "--triggers", alpha, *model_flags(server), "--no-cache"]) == 2
+    err = capsys.readouterr().err
+    assert "skills/alpha-invoices" in err and "scan.exclude" in err
+    assert server.requests == []
