@@ -468,9 +468,7 @@ class PaidRun:
     ) -> PaidOutcome:
         versioned, notes = [], []
         for path in paths:
-            try:
-                skill_at_ref(path, base, render_skill_dir(path).name)
-            except InputError:
+            if not _has_version(path, base):
                 notes.append(
                     f"{path.relative_to(self.top).as_posix()} is new in this pull request: it has no base version "
                     "to compare with, so only with-vs-without was measured"

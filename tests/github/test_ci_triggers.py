@@ -101,3 +101,30 @@ def test_no_trigger_trial_runs_once_the_trials_spent_the_budget(
     assert "Trigger trial not run: the trials spent the run" in body
     assert not any(request.system_text.startswith("You can load skills") for request in server.requests)
     assert read_outputs(output).get("triggers-report", "") == ""
+
+
+def test_a_skill_new_in_the_pull_request_gets_a_trigger_trial_without_a_base_contrast(
+    scripted_server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, github: GitHubServer
+) -> None:
+    server = scripted_server(_decisions_then_tasks(Planted(0.9, 0.1)))
+    root, _ = _repo(tmp_path, body=PLAIN_BODY, cases=6)
+    base = _git(root, "rev-parse", "HEAD")
+    fresh = root / "skills" / "codenames"
+    (fresh / "evals").mkdir(parents=True)
+    (fresh / "SKILL.md").write_text(skill_md("codenames", "Use when asked for a project codename.", MARKER_BODY))
+    (fresh / "evals" / "evals.json").write_text((root / "skills" / "marker" / "evals" / "evals.json").read_text())
+    (fresh / "evals" / "eval_queries.json").write_text(json.dumps(QUERIES))
+    commit(root, "a new skill")
+    path = event(tmp_path, "pull_request_labeled.json")
+    path.write_text(path.read_text().replace("1" * 40, base).replace("2" * 40, _git(root, "rev-parse", "HEAD")))
+    output, _ = actions_env(monkeypatch, tmp_path, "pull_request", path, api_url=github.url, token=WRITE_TOKEN)
+
+    _ci(root, server)
+
+    body = github.state.ours(7, COMMENT_MARKER)[0]["body"]
+    assert "skills/codenames is new in this pull request" in body
+    assert "#### Trigger trial: the skills as Claude Code lists them\n" in body  # no base to contrast with
+    line = next(line for line in body.splitlines() if line.startswith("- `skills/codenames`"))
+    assert "recall 1.00 (12/12 queries)" in line and "earlier ref" not in line
+    data = json.loads(Path(read_outputs(output)["triggers-report"]).read_text())
+    assert data["against"] is None and [skill["skill"] for skill in data["skills"]] == ["skills/codenames"]
