@@ -23,6 +23,14 @@ gets here):
 * **value** (``mode: value``): SkillSV alone on the pull request's changed skills (a same-repository
   pull request), else on every skill under the path, within the run's budget; no trials.
 
+On the three trial events, each changed skill with an ``evals/eval_queries.json`` also gets a
+trigger trial (:func:`~aces_ci.commands._trial_triggers.measure_triggers`: one decision call per
+query and run, the repository's skills listed as Claude Code lists them; a pull request's against
+the base branch's descriptions when every such skill has one). It informs, it does not gate: its
+line per skill goes in the comment, its JSON in ``triggers.json``. A query file with a problem or a
+model API that fails it becomes a note; the trials' verdict stands. It runs only while the run's
+budget has something left, and what it pays counts against that budget.
+
 Skills without an eval dataset cannot be measured: each gets a warning criterion naming what is
 missing, never a silent pass. A skill whose rollouts infrastructure lost (no measured pair, or more
 than :data:`~aces_ci.gate.MAX_INFRA_SHARE` of its design) gets an ``error`` criterion instead of its
@@ -40,9 +48,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..agents import render_skill_dir
+from ..atomic import write_output
 from ..config import Project, find_project
 from ..engine import Budget
-from ..errors import InputError
+from ..errors import AcesError, InputError
 from ..evals import Dataset, NoCases
 from ..gate import GateCriterion, GateDecision, InfraLoss, LiftBands, lift_criteria
 from ..github import (
@@ -73,12 +82,13 @@ from ..github import (
 from ..redact import environment_secrets, redact_text
 from ..report import SourceLinks, json_bytes, trial_result_to_dict, write_trial_json
 from ..skillsv import SkillValueView
-from ..trials import Spent, TrialResult, skill_at_ref
+from ..trials import Spent, TrialResult, TriggerTrial, skill_at_ref
 from ._ci_value import ValueBudget, ValueOutcome, ValueRun, cannot_value, no_dataset
 from ._publish import say
 from ._run_options import resolve_run_options
 from ._trial_inputs import SkillSources, load_cases
-from .trial import _design, _gate, measure
+from ._trial_triggers import measure_triggers, render_json
+from .trial import _design, _gate, _runs, measure
 
 VALUE_OFF_NOTE = "SkillSV valuation of the released skills is turned off (--no-value): only the paired trials ran."
 VALUE_OUTAGE_NOTE = (
@@ -107,6 +117,8 @@ class PaidOutcome:
     """SkillSV's view of each valued skill (a release's or ``mode: value``'s)."""
     notes: tuple[str, ...] = ()
     reports: Mapping[str, Path | None] = field(default_factory=dict)
+    triggers: TriggerTrial | None = None
+    """The trigger trial of the changed skills with ``evals/eval_queries.json`` (informative, never gated)."""
 
     def valued(self, value: ValueOutcome) -> PaidOutcome:
         """This outcome with SkillSV's results added (its criteria, notes and report folder)."""
@@ -272,6 +284,15 @@ def _unless_lost(changes: Sequence[GateCriterion], lifts: Sequence[GateCriterion
     ]
 
 
+def _has_version(path: Path, ref: str) -> bool:
+    """Whether the skill at ``path`` existed at ``ref`` (a pull request's new skill has no base version)."""
+    try:
+        skill_at_ref(path, ref, render_skill_dir(path).name)
+    except InputError:
+        return False
+    return True
+
+
 def _renamed(criteria: Sequence[GateCriterion], prefix: str) -> list[GateCriterion]:
     return [dataclasses.replace(c, name=f"{prefix}{c.name}") for c in criteria]
 
@@ -346,7 +367,40 @@ class PaidRun:
         return path
 
     def run(self, skill_dirs: Sequence[str], bands: LiftBands) -> PaidOutcome:
-        """Measure what the plan asks for over ``skill_dirs`` (repository-relative)."""
+        """Measure what the plan asks for over ``skill_dirs`` (repository-relative), then the trigger trial."""
+        outcome = self._run_trials(skill_dirs, bands)
+        if self.plan.work == "value":
+            return outcome
+        return self._with_triggers(outcome)
+
+    def _with_triggers(self, outcome: PaidOutcome) -> PaidOutcome:
+        """``outcome`` with the trigger trial of its changed skills that hold ``evals/eval_queries.json``."""
+        paths = [self.top / skill for skill in outcome.changes.skills]
+        paths = [path for path in paths if (path / "evals" / "eval_queries.json").is_file()]
+        if not paths or outage(outcome.criteria):
+            return outcome
+        ns = _run_namespace(self.args, LiftBands(), None, None)
+        options = resolve_run_options(ns, self.config)
+        left = self._left(options.budget)
+        if left.max_usd == 0 or left.max_rollouts == 0:
+            note = "Trigger trial not run: the trials spent the run's budget (--budget-usd / --max-rollouts)."
+            return dataclasses.replace(outcome, notes=(*outcome.notes, note))
+        base = self.plan.base if self.plan.work == "trial" else None
+        if base is not None and not all(_has_version(path, base) for path in paths):
+            base = None
+        try:
+            trial = measure_triggers(paths, self.project, options, runs=_runs(ns, self.config), against=base)
+        except AcesError as error:
+            note = f"Trigger trial not run: {redact_text(str(error), environment_secrets())}"
+            return dataclasses.replace(outcome, notes=(*outcome.notes, note))
+        usage = trial.usage
+        self._spent.append(Spent(0, 0, usage.prompt_tokens, usage.completion_tokens, usage.cost_usd))
+        path: Path = self.args.reports / "triggers.json"
+        write_output(path, redact_text(render_json(trial), environment_secrets()), "trigger trial's JSON")
+        reports = dict(outcome.reports) | {"triggers": path}
+        return dataclasses.replace(outcome, triggers=trial, reports=reports)
+
+    def _run_trials(self, skill_dirs: Sequence[str], bands: LiftBands) -> PaidOutcome:
         work = self.plan.work
         if work == "release":
             changes = release_change_set(self.top, self.plan.head, skill_dirs)
@@ -414,9 +468,7 @@ class PaidRun:
     ) -> PaidOutcome:
         versioned, notes = [], []
         for path in paths:
-            try:
-                skill_at_ref(path, base, render_skill_dir(path).name)
-            except InputError:
+            if not _has_version(path, base):
                 notes.append(
                     f"{path.relative_to(self.top).as_posix()} is new in this pull request: it has no base version "
                     "to compare with, so only with-vs-without was measured"

@@ -8,6 +8,14 @@ JSON pointer): a misread dataset must not cost money.
 ``--min-recall X`` gates each skill's trigger recall with the trial's bands logic on its interval:
 pass when the lower bound reaches X, fail when the upper bound stays below it, underpowered when
 the interval straddles X (a warning, or a failure with aces.yml ``gate.underpowered: fail``).
+
+``--against REF`` lists each skill under trial as it was at REF (read from git's objects, as the
+task trial's ``--against`` reads it; its siblings as they are now), runs the same queries with the
+same seed, and reports recall now against then with the interval of the change, paired on the
+query: did a description edit help the agent find the skill?
+
+``--json`` (``schemas/trigger-result.schema.json``), ``--markdown`` and ``--junit`` write the
+reports of :mod:`aces_ci.report._trigger_report`, secrets redacted.
 """
 
 from __future__ import annotations
@@ -16,6 +24,7 @@ import argparse
 import asyncio
 import json
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 from ..atomic import write_output
@@ -23,10 +32,22 @@ from ..config import Project
 from ..errors import EXIT_GATE_FAILED, EXIT_PASS, InputError
 from ..evals import load_trigger_queries
 from ..models import create_client
-from ..redact import redact_text
-from ..scan import HOST_PROFILES, HostListing, build_listing, listed_skill
-from ..skill import iter_skill_dirs
-from ..trials import Rate, TriggerQuestion, TriggerTrial, run_trigger_trial
+from ..redact import environment_secrets, redact_text
+from ..report import change_text, render_trigger_junit, render_trigger_markdown
+from ..scan import HOST_PROFILES, HostListing, ListedSkill, build_listing, listed_from_text, listed_skill
+from ..skill import SKILL_FILE, iter_skill_dirs
+from ..trials import (
+    Rate,
+    SkillTriggers,
+    TriggerQuestion,
+    TriggerTrial,
+    gate_recall,
+    recall_contrast,
+    repository_of,
+    resolve_commit,
+    run_trigger_trial,
+    skill_at_ref,
+)
 from ._run_options import RunOptions
 
 HOSTS = {profile.name.lower().replace(" ", "-"): profile for profile in HOST_PROFILES}
@@ -62,18 +83,6 @@ def recall_floor(text: str) -> float:
     return value
 
 
-def recall_verdict(rate: Rate, floor: float) -> str:
-    """``pass``, ``fail`` or ``underpowered`` for a recall interval against ``floor``; ``unmeasured`` with n = 0."""
-    if rate.interval is None:
-        return "unmeasured"
-    low, high = rate.interval
-    if low >= floor:
-        return "pass"
-    if high < floor:
-        return "fail"
-    return "underpowered"
-
-
 def _shown(rate: Rate) -> str:
     if rate.value is None or rate.interval is None:
         return "n=0"
@@ -89,6 +98,8 @@ def render_text(trial: TriggerTrial) -> str:
             f"{redact_text(skill.skill)}: recall {_shown(skill.recall)}; false triggers {_shown(skill.false_trigger)}; "
             f"should-trigger queries taken by: {taken}"
         )
+        if skill.contrast is not None:
+            lines.append(f"  {redact_text(skill.contrast.ref)}: {change_text(skill.contrast)}")
     usage = trial.usage
     lines.append(f"{usage.model_calls} model calls, {usage.prompt_tokens + usage.completion_tokens:,} tokens")
     return "\n".join(lines) + "\n"
@@ -98,16 +109,38 @@ def _rate_json(rate: Rate) -> dict[str, object]:
     return {"value": rate.value, "interval": list(rate.interval) if rate.interval else None, "n": rate.n}
 
 
+def _contrast_json(skill: SkillTriggers) -> dict[str, object] | None:
+    if skill.contrast is None:
+        return None
+    change = skill.contrast.change
+    return {
+        "recall_then": _rate_json(skill.contrast.then),
+        "change": {
+            "delta": change.delta,
+            "interval": list(change.ci) if change.ci else None,
+            "n": change.n_cases,
+            "label": change.label,
+            "method": change.method,
+        },
+    }
+
+
 def render_json(trial: TriggerTrial) -> str:
+    """The result as ``schemas/trigger-result.schema.json`` describes it."""
+    contrast = next((skill.contrast for skill in trial.skills if skill.contrast is not None), None)
     document = {
         "host": trial.host,
         "runs": trial.runs,
+        "min_recall": trial.min_recall,
+        "against": None if contrast is None else {"ref": contrast.ref, "commit": contrast.commit},
         "skills": [
             {
                 "skill": skill.skill,
                 "recall": _rate_json(skill.recall),
                 "false_trigger": _rate_json(skill.false_trigger),
                 "confusion": [{"taken_by": taker, "count": count} for taker, count in skill.confusion],
+                "verdict": skill.verdict,
+                "against": _contrast_json(skill),
             }
             for skill in trial.skills
         ],
@@ -127,25 +160,85 @@ async def _measure(
         await client.aclose()
 
 
-def run_triggers(args: argparse.Namespace, project: Project, options: RunOptions, runs: int) -> int:
-    """Measure, print (unless ``--quiet``) and write ``--json``; model failures surface as exit 3."""
+def _listing_at(
+    ref: str, commit: str, skill_dirs: list[Path], root: Path, listed: list[ListedSkill]
+) -> list[ListedSkill]:
+    """``listed`` with each skill under trial as it was at ``ref``: its SKILL.md read from git's objects."""
+    under_trial = {_rel(skill_dir, root): skill_dir for skill_dir in skill_dirs}
+    then: list[ListedSkill] = []
+    for skill in listed:
+        skill_dir = under_trial.get(skill.rel_dir)
+        if skill_dir is None:
+            then.append(skill)
+            continue
+        at_ref = skill_at_ref(skill_dir, commit, skill.name)
+        text = at_ref.skill.files[SKILL_FILE].decode("utf-8", errors="replace")
+        then.append(listed_from_text(text, skill.rel_dir, skill.skill_md, skill.name))
+    return then
+
+
+def _write_reports(args: argparse.Namespace, trial: TriggerTrial) -> None:
+    secrets = environment_secrets()
+    if args.json:
+        write_output(Path(args.json), redact_text(render_json(trial), secrets), "trigger trial's JSON")
+    if args.markdown:
+        write_output(Path(args.markdown), redact_text(render_trigger_markdown(trial), secrets), "Markdown report")
+    if args.junit:
+        generated_at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        junit = render_trigger_junit(trial, generated_at)
+        write_output(Path(args.junit), redact_text(junit, secrets), "JUnit report")
+
+
+def measure_triggers(
+    skill_dirs: list[Path],
+    project: Project,
+    options: RunOptions,
+    *,
+    runs: int,
+    host: str = "claude-code",
+    against: str | None = None,
+) -> TriggerTrial:
+    """The trigger trial of ``skill_dirs`` (with the contrast at ``against``): the verb without its printing.
+
+    What ``aces-ci ci`` calls too. Every input problem (a query file, the ref) is an InputError
+    raised before the first model call.
+    """
     root = project.root.resolve()
-    questions = _questions(list(args.skill_dirs), root)
+    questions = _questions(skill_dirs, root)
     exclude = project.config.scan.exclude
     listed = [found for d in iter_skill_dirs(root, exclude) if (found := listed_skill(d, root, _rel(d, root)))]
-    listing = build_listing(HOSTS[args.host], listed)
-    trial = asyncio.run(_measure(options, listing, questions, runs))
+    listed_dirs = {skill.rel_dir for skill in listed}
+    missing = [rel for rel in (_rel(d, root) for d in skill_dirs) if rel not in listed_dirs]
+    if missing:
+        raise InputError(
+            "not in the listing the agent would see: excluded by aces.yml scan.exclude, or its SKILL.md is unreadable",
+            path=missing[0],
+        )
+    then_listed = commit = None
+    if against is not None:
+        commit = resolve_commit(repository_of(root), against)
+        then_listed = _listing_at(against, commit, skill_dirs, root, listed)
+    trial = asyncio.run(_measure(options, build_listing(HOSTS[host], listed), questions, runs))
+    if then_listed is not None and against is not None and commit is not None:
+        then = asyncio.run(_measure(options, build_listing(HOSTS[host], then_listed), questions, runs))
+        trial = recall_contrast(trial, then, against, commit)
+    return trial
+
+
+def run_triggers(args: argparse.Namespace, project: Project, options: RunOptions, runs: int) -> int:
+    """Measure, print (unless ``--quiet``) and write the reports; model failures surface as exit 3."""
+    skill_dirs = list(args.skill_dirs)
+    trial = measure_triggers(skill_dirs, project, options, runs=runs, host=args.host, against=args.against)
+    if args.min_recall is not None:
+        trial = gate_recall(trial, args.min_recall, project.config.gate.underpowered == "fail")
     if not args.quiet:
         sys.stdout.write(render_text(trial))
-    if args.json:
-        write_output(Path(args.json), render_json(trial), "trigger trial's JSON")
-    if args.min_recall is None:
-        return EXIT_PASS
-    failing = ("fail", "underpowered") if project.config.gate.underpowered == "fail" else ("fail",)
+    _write_reports(args, trial)
     code = EXIT_PASS
     for skill in trial.skills:
-        verdict = recall_verdict(skill.recall, args.min_recall)
+        if skill.verdict is None:
+            continue
         shown = redact_text(skill.skill)
-        print(f"aces-ci: {shown}: trigger recall {verdict} against {args.min_recall}", file=sys.stderr)
-        code = EXIT_GATE_FAILED if verdict in failing else code
+        print(f"aces-ci: {shown}: trigger recall {skill.verdict} against {args.min_recall}", file=sys.stderr)
+        code = EXIT_GATE_FAILED if trial.failing(skill) else code
     return code

@@ -435,6 +435,7 @@ def run(args: argparse.Namespace) -> int:
             values=shown.values,
             lift=outcome.lift,
             lift_contrast=outcome.lift_contrast or "",
+            triggers=outcome.triggers,
         )
     client = _client(context)
     try:

@@ -109,7 +109,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument("skill_dirs", nargs="+", type=Path, metavar="SKILL_DIR", help="folder holding SKILL.md")
     protocol = parser.add_argument_group("protocol (override aces.yml trial:)")
     protocol.add_argument("--evals", type=Path, metavar="PATH", help="dataset to use instead of SKILL_DIR/evals/")
-    protocol.add_argument("--against", metavar="REF", help="control: the skill as it was at git ref REF")
+    protocol.add_argument(
+        "--against", metavar="REF", help="control: the skill as it was at git ref REF (--triggers: its description)"
+    )
     protocol.add_argument("--mode", choices=("isolation", "group"), help="group: decoys in every condition")
     protocol.add_argument("--coupling", choices=("independent", "shared-seed"), help="how conditions share seeds")
     protocol.add_argument(
@@ -142,7 +144,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     gate.add_argument("--pass-band", type=_band, metavar="X", help="pass when the lift's lower bound >= X (+0.05)")
     gate.add_argument("--fail-band", type=_band, metavar="X", help="fail when the lift's upper bound <= X (-0.10)")
     reports = parser.add_argument_group("reports")
-    reports.add_argument("--json", metavar="FILE", help="write the result (schemas/trial-result.schema.json)")
+    reports.add_argument(
+        "--json", metavar="FILE", help="write the result (schemas/trial-result.schema.json; --triggers: trigger-result)"
+    )
     reports.add_argument("--markdown", metavar="FILE", help="write the Markdown report")
     reports.add_argument("--junit", metavar="FILE", help="write JUnit XML (one testcase per skill)")
     reports.add_argument("--quiet", action="store_true", help="do not print the report on stdout")

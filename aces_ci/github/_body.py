@@ -40,6 +40,7 @@ from ..report import (
     markdown_link_url,
     metric_lifts,
     pruning_chart,
+    render_trigger_markdown,
     scan_table,
     score_vs_lift,
     skill_title,
@@ -49,6 +50,7 @@ from ._kept import KeptTrials, keep_trials
 from ._sticky import COMMENT_LIMIT
 
 if TYPE_CHECKING:  # the history loads the statistics (numpy): only a rerun's comment needs it
+    from ..trials import TriggerTrial
     from ._history import SkillChange
 
 COMMENT_MARKER = "<!-- aces-ci:ci -->"
@@ -89,6 +91,8 @@ class CommentInputs:
     trend: str = ""
     """A rerun's lifts beside the last stored reruns' (Markdown of :func:`aces_ci.github.trend_section`)."""
     values: Sequence[SkillValue] = field(default_factory=tuple)
+    triggers: TriggerTrial | None = None
+    """The trigger trial of the changed skills: one line per skill, the confusion pairs collapsed."""
     bands: LiftBands = field(default_factory=LiftBands)
     full_report_url: str | None = None
     marker: str = COMMENT_MARKER
@@ -284,7 +288,8 @@ def render_comment(inputs: CommentInputs, *, limit: int = COMMENT_LIMIT) -> str:
         budget -= len(kept.digest())
     if not trials and inputs.kept is not None:
         trials = [inputs.kept.section(inputs.commit)]
-    optional = [*_history_sections(inputs), *trials, *_value_sections(inputs)]
+    triggers = [render_trigger_markdown(inputs.triggers) + "\n"] if inputs.triggers is not None else []
+    optional = [*_history_sections(inputs), *trials, *triggers, *_value_sections(inputs)]
     scan = inputs.scan
     if scan is not None:
         optional.append("#### Static scan\n\n" + scan_table(scan, inputs.links, inputs.changed) + "\n")

@@ -7,7 +7,7 @@ from ._finding import Finding, Hit, Location, Severity, Suppression
 from ._judge import judge_unavailable, run_judge
 from ._listing import HOST_PROFILES, HostListing, HostProfile, ListedSkill, build_listing
 from ._registry import Rule, RuleRegistry, UnknownRuleError, define
-from ._repo_rules import listed_skill
+from ._repo_rules import listed_from_text, listed_skill
 from ._result import Deduction, JudgeCriterion, JudgeResult, ScanResult, SkillReport, StructuralScore, Verdict
 from ._result_cache import DEFAULT_CACHE_DIR, CacheStats, ResultCache, user_cache_dir
 from ._runner import check_rule_ids, scan_repo
@@ -55,6 +55,7 @@ __all__ = [
     "define",
     "has_injection_phrase",
     "judge_unavailable",
+    "listed_from_text",
     "listed_skill",
     "load_baseline",
     "names_credential_file",

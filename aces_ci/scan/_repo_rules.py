@@ -105,13 +105,18 @@ def listed_skill(skill_dir: Path, root: Path, rel_dir: str) -> ListedSkill | Non
     text_file = read_text(md_path, skill_md)
     if text_file.text is None:
         return None
-    front, _, _ = split_frontmatter(text_file.text)
+    return listed_from_text(text_file.text, rel_dir, skill_md, skill_dir.name)
+
+
+def listed_from_text(text: str, rel_dir: str, skill_md: str, fallback_name: str) -> ListedSkill:
+    """The name and description a host would list from SKILL.md's ``text`` (also an earlier version's)."""
+    front, _, _ = split_frontmatter(text)
     data = front.data or {}
     name, description, when = data.get("name"), data.get("description"), data.get("when_to_use")
     return ListedSkill(
         rel_dir=rel_dir,
         skill_md=skill_md,
-        name=name.strip() if isinstance(name, str) and name.strip() else skill_dir.name,
+        name=name.strip() if isinstance(name, str) and name.strip() else fallback_name,
         description=" ".join(description.split()) if isinstance(description, str) else "",
         description_line=front.line_of("description"),
         when_to_use=" ".join(when.split()) if isinstance(when, str) else "",

@@ -22,7 +22,7 @@ from ._conditions import (
     stress_labels,
     trial_guard,
 )
-from ._git import SkillAtRef, checked_ref, skill_at_ref
+from ._git import SkillAtRef, checked_ref, repository_of, resolve_commit, skill_at_ref
 from ._grading import TrialGrader, trial_grader
 from ._plan import DesignEstimate, NoPilot, SkillDesignPlan, plan_skill_design
 from ._protocol import (
@@ -71,7 +71,18 @@ from ._table import (
     score_rows,
 )
 from ._triage import triage_cases
-from ._triggers import Rate, SkillTriggers, TriggerQuestion, TriggerTrial, run_trigger_trial
+from ._triggers import (
+    Rate,
+    RecallContrast,
+    RecallVerdict,
+    SkillTriggers,
+    TriggerQuestion,
+    TriggerTrial,
+    gate_recall,
+    recall_contrast,
+    recall_verdict,
+    run_trigger_trial,
+)
 
 __all__ = [
     "AA",
@@ -105,6 +116,8 @@ __all__ = [
     "NoiseFloor",
     "PresenceSplit",
     "Rate",
+    "RecallContrast",
+    "RecallVerdict",
     "RepositoryLift",
     "RoutingPremium",
     "RunSetup",
@@ -132,11 +145,16 @@ __all__ = [
     "checked_ref",
     "condition_seed",
     "efficiency_grade",
+    "gate_recall",
     "metadata_only",
     "paired",
     "plan_skill",
     "plan_skill_design",
+    "recall_contrast",
+    "recall_verdict",
+    "repository_of",
     "requests_for",
+    "resolve_commit",
     "run_trigger_trial",
     "score_rows",
     "skill_at_ref",

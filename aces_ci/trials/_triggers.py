@@ -12,6 +12,13 @@ should-trigger queries (the share that loaded this skill), the **false-trigger r
 should-not queries (the share that loaded it anyway), and the **confusion**: which sibling took a
 should-trigger query when this skill did not. Each rate has its interval and n; the query is the
 unit (its runs are averaged first), Clopper–Pearson with one run, Hoeffding with several.
+
+A **version contrast** (:func:`recall_contrast`) runs the same queries and seeds against the
+listing as it was at a git ref (the skills under trial at that ref, their siblings as today) and
+pairs the two recalls on the query: the change is the mean per-query difference, with the
+Student-t interval of :func:`aces_ci.stats.lift_change` (the distribution-free bound when every
+query changed alike). A recall **gate** (:func:`gate_recall`) reads each recall's interval
+against a floor with the trial's bands logic.
 """
 
 from __future__ import annotations
@@ -19,14 +26,15 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Literal
 
 import numpy as np
 
 from ..evals import TriggerQuery
 from ..models import Message, ModelClient, ModelRequest, ToolSpec, Usage
 from ..scan import HostListing
-from ..stats import mean_interval
+from ..stats import CaseLift, LiftChange, lift_change, mean_interval
 
 MAX_DECISION_TOKENS = 256
 """Output tokens of the one decision call: enough for a tool call or the start of an answer."""
@@ -37,6 +45,7 @@ SKILL_TOOL = ToolSpec(
 )
 NO_SKILL = "(none)"
 """The confusion table's name for a query no skill took."""
+RecallVerdict = Literal["pass", "fail", "underpowered", "unmeasured"]
 
 
 def listing_prompt(listing: HostListing) -> str:
@@ -75,12 +84,26 @@ class Rate:
 
 
 @dataclass(frozen=True)
+class RecallContrast:
+    """The skill's recall now against its recall with its description as it was at ``ref``."""
+
+    ref: str
+    commit: str
+    then: Rate
+    change: LiftChange
+    """Now minus then, paired on the should-trigger query (``delta``, ``ci``, ``n_cases`` = queries)."""
+
+
+@dataclass(frozen=True)
 class SkillTriggers:
     skill: str
     recall: Rate
     false_trigger: Rate
     confusion: tuple[tuple[str, int], ...]
     """Should-trigger decisions another skill took (or none did, ``(none)``), most frequent first."""
+    verdict: RecallVerdict | None = None
+    """The recall gate's verdict; None when no floor was set."""
+    contrast: RecallContrast | None = None
 
 
 @dataclass(frozen=True)
@@ -90,6 +113,13 @@ class TriggerTrial:
     skills: tuple[SkillTriggers, ...]
     decisions: tuple[Decision, ...]
     usage: Usage
+    min_recall: float | None = None
+    underpowered_fails: bool = False
+    """aces.yml ``gate.underpowered: fail``: an underpowered recall fails the gate."""
+
+    def failing(self, skill: SkillTriggers) -> bool:
+        """Whether ``skill``'s verdict fails the gate (``fail``, or ``underpowered`` when configured so)."""
+        return skill.verdict == "fail" or (skill.verdict == "underpowered" and self.underpowered_fails)
 
 
 async def decide(client: ModelClient, system: str, query: str, by_name: dict[str, str]) -> tuple[str | None, Usage]:
@@ -101,6 +131,49 @@ async def decide(client: ModelClient, system: str, query: str, by_name: dict[str
         if call.name == SKILL_TOOL.name and isinstance(name, str):
             return by_name.get(name.strip()), response.usage
     return None, response.usage
+
+
+def recall_verdict(rate: Rate, floor: float) -> RecallVerdict:
+    """``pass``, ``fail`` or ``underpowered`` for a recall interval against ``floor``; ``unmeasured`` with n = 0."""
+    if rate.interval is None:
+        return "unmeasured"
+    low, high = rate.interval
+    if low >= floor:
+        return "pass"
+    if high < floor:
+        return "fail"
+    return "underpowered"
+
+
+def gate_recall(trial: TriggerTrial, floor: float, underpowered_fails: bool) -> TriggerTrial:
+    """``trial`` with each skill's recall verdict against ``floor``."""
+    skills = tuple(replace(skill, verdict=recall_verdict(skill.recall, floor)) for skill in trial.skills)
+    return replace(trial, skills=skills, min_recall=floor, underpowered_fails=underpowered_fails)
+
+
+def _recall_by_query(skill: str, decisions: Sequence[Decision]) -> list[CaseLift]:
+    """Each should-trigger query of ``skill``: the share of its runs that loaded ``skill``."""
+    by_query: dict[str, list[bool]] = {}
+    for decision in decisions:
+        if decision.question.skill == skill and decision.question.query.should_trigger:
+            by_query.setdefault(decision.question.query.pointer, []).append(decision.loaded == skill)
+    return [CaseLift(pointer, sum(took) / len(took)) for pointer, took in by_query.items()]
+
+
+def recall_contrast(now: TriggerTrial, then: TriggerTrial, ref: str, commit: str, alpha: float = 0.05) -> TriggerTrial:
+    """``now`` with each skill's recall at ``then`` (the same queries against the listing at ``ref``) beside it.
+
+    The usage is both trials'; the decisions stay ``now``'s (``then``'s live on in the contrast's figures).
+    """
+    earlier = {skill.skill: skill for skill in then.skills}
+    skills = []
+    for skill in now.skills:
+        change = lift_change(
+            _recall_by_query(skill.skill, now.decisions), _recall_by_query(skill.skill, then.decisions), alpha
+        )
+        contrast = RecallContrast(ref, commit, earlier[skill.skill].recall, change)
+        skills.append(replace(skill, contrast=contrast))
+    return replace(now, skills=tuple(skills), usage=now.usage + then.usage)
 
 
 def _rate(per_query: list[float], alpha: float) -> Rate:
