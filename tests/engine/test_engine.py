@@ -396,7 +396,7 @@ async def test_no_api_key_reaches_trajectory_journal_or_cache(
     )
     assert key in server.requests[0].header("authorization")  # the key did go to the server
     written = [p.read_text() for p in tmp_path.rglob("*") if p.is_file()]
-    assert len(written) == 3  # two cache entries and the journal
+    assert len(written) == 4  # two cache entries, the journal and the cache folder's .gitignore
     for text in [
         *written,
         *(json.dumps(r.result.trajectory) for r in batch.records),

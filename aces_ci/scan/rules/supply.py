@@ -8,6 +8,7 @@ makes antivirus software quarantine the skill wherever it is copied.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 from pathlib import PurePosixPath
@@ -52,13 +53,19 @@ def _is_executable_binary(ctx: ScanContext, resource: Resource) -> bool:
     name = resource.rel.lower()
     if name.endswith(_BINARY_SUFFIXES):
         return True
-    if name.endswith(_MEDIA_SUFFIXES + _ARCHIVE_SUFFIXES) or ctx.inputs.read(resource) is None:
+    if name.endswith(_MEDIA_SUFFIXES + _ARCHIVE_SUFFIXES):
         return False
-    if ctx.inputs.text(resource) is not None:
+    read = ctx.inputs.read(resource)
+    # Only a regular file the bounded reader read and found binary is opened again: a FIFO, a device or an
+    # unreadable file never is (opening a FIFO would wait for a writer forever).
+    if read is None or read.text is not None or not any(p.code == "binary" for p in read.problems):
         return False
     try:
-        with resource.path.open("rb") as handle:
-            head = handle.read(4)
+        fd = os.open(resource.path, os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            head = os.read(fd, 4)
+        finally:
+            os.close(fd)
     except OSError:
         return False
     return head.startswith(_EXECUTABLE_MAGIC)
