@@ -15,9 +15,12 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterator
+from functools import cache
 
 from ..redact import safe_prefix
+from ..schemas import load_schema
 from ..skill import ParseProblem
+from ._canonical import DRAFT_KEY
 from ._document import Document, JsonPath, format_path, json_pointer
 
 UNKNOWN_KEY = "unknown-key"
@@ -25,32 +28,17 @@ UNKNOWN_KEY = "unknown-key"
 TOP_LEVEL_KEYS = frozenset({"$schema", "skill_name", "evals", "cases", "match", "tasks", "grader", "_about"})
 """Keys of a dataset object: the dialects' wrappers, aces-ci's BYOT/BYOG and default match, and the
 ``_about`` note ``aces-ci init`` writes."""
-CASE_KEYS = frozenset(
-    {
-        "id",
-        "prompt",
-        "question",
-        "expected_output",
-        "ground_truth",
-        "assertions",
-        "expectations",
-        "expected_behavior",
-        "files",
-        "expected_skill",
-        "should_trigger",
-        "expected_script",
-        "acceptable_skills",
-        "acceptable_alternates",
-        "match",
-        "tolerance",
-        "_fill_in",
-    }
-)
-"""Keys of one case, in every dialect aces-ci reads (see schemas/evals.schema.json)."""
 AUTHOR_PREFIX = "x-"
 """Keys starting with this are the author's own (metadata, YAML anchors) and never checked."""
 MAX_UNKNOWN_REPORTS = 20
 _MAX_KEY_SHOWN = 40
+
+
+@cache
+def case_keys() -> frozenset[str]:
+    """Keys of one case, in every dialect aces-ci reads: the schema's case properties (one list to keep, not two)
+    and the draft marker ``aces-ci init`` writes. Read when a dataset is checked, not at import."""
+    return frozenset(load_schema("evals")["$defs"]["case"]["properties"]) | {DRAFT_KEY}
 
 
 def _suggest(key: str, known: frozenset[str]) -> str:
@@ -76,8 +64,8 @@ def _unknown(document: Document) -> Iterator[ParseProblem]:
     for path, case in cases:
         if isinstance(case, dict):
             for key in case:
-                if key not in CASE_KEYS and not str(key).startswith(AUTHOR_PREFIX):
-                    yield _problem(document, (*path, key), key, CASE_KEYS, "case")
+                if key not in case_keys() and not str(key).startswith(AUTHOR_PREFIX):
+                    yield _problem(document, (*path, key), key, case_keys(), "case")
 
 
 def _problem(document: Document, path: JsonPath, key: object, known: frozenset[str], where: str) -> ParseProblem:
