@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..config import find_project, repository_root
-from ..errors import EXIT_PASS, EXIT_RUNTIME_ERROR, ConfigError, InputError
+from ..errors import EXIT_PASS, ConfigError, InputError
 from ..evals import load_evals
 from ..gate import GateCriterion, LiftBands, decide, scan_criteria
 from ..github import (
@@ -54,7 +54,7 @@ from ..github import (
 from ..report import SourceLinks
 from ..scan import default_registry, scan_repo
 from ._ci_paid import PaidRun, no_lift
-from ._publish import outputs, publish_comment, say, summary_note, write_step_outputs, write_summary
+from ._publish import exit_code_after_publishing, outputs, publish_result, say, write_step_outputs
 from .ci import _bands, _scan_named, _scan_relative, _write_markdown, _write_reports
 from .scan import _configure
 
@@ -222,12 +222,8 @@ def _trial(client: GitHubClient, context: GitHubContext, args: argparse.Namespac
         lift=outcome.lift,
         lift_contrast=outcome.lift_contrast,
     )
-    write_step_outputs(context, {name: value for name, value in values.items() if name != "comment-url"})
-    write_summary(context, body, note=summary_note(pr.number, client, args.comment), full_report=full_report)
-    published = publish_comment(context, client, pr.number, body, marker, want_comment=args.comment)
-    write_step_outputs(context, {"comment-url": published.comment_url or ""})
+    failed = publish_result(
+        context, client, pr.number, body, marker, values=values, full_report=full_report, want_comment=args.comment
+    )
     say(f"gate: {decision.verdict} (approved trial of {pinned[:12]})")
-    if published.failed and decision.exit_code == EXIT_PASS:
-        say("exit 3: the gate passed, but its result could not be published on GitHub (the reports hold it)")
-        return EXIT_RUNTIME_ERROR
-    return decision.exit_code
+    return exit_code_after_publishing(decision, failed)

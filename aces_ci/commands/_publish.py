@@ -9,10 +9,11 @@ log, because the gate's verdict must not depend on whether a comment could be po
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import EXIT_PASS, EXIT_RUNTIME_ERROR
 from ..gate import GateDecision
 from ..github import (
     Annotation,
@@ -189,3 +190,37 @@ def write_step_outputs(context: GitHubContext, values: Mapping[str, str]) -> Non
             + ", ".join(f"{k}={v!r}" for k, v in values.items() if k in ("verdict", "score"))
             + ")"
         )
+
+
+def publish_result(
+    context: GitHubContext,
+    client: GitHubClient | None,
+    number: int | None,
+    body: str,
+    marker: str,
+    *,
+    values: Mapping[str, str],
+    full_report: str | None,
+    want_comment: bool,
+    check_run: Callable[[], str] | None = None,
+) -> str:
+    """The outputs (all but ``comment-url``) and the job summary, then the comment and the check run, then
+    ``comment-url``: in this order on every path of ``ci``, so a GitHub failure costs the comment, never the
+    results. Returns why the comment or check run could not be published (empty when they were, or were refused).
+    """
+    write_step_outputs(context, {name: value for name, value in values.items() if name != "comment-url"})
+    write_summary(context, body, note=summary_note(number, client, want_comment), full_report=full_report)
+    published = publish_comment(context, client, number, body, marker, want_comment=want_comment)
+    failed = published.failed
+    if check_run is not None:
+        failed = check_run() or failed
+    write_step_outputs(context, {"comment-url": published.comment_url or ""})
+    return failed
+
+
+def exit_code_after_publishing(decision: GateDecision, failed: str) -> int:
+    """The gate's exit code, except that a passing gate whose result could not be published is a runtime error."""
+    if failed and decision.exit_code == EXIT_PASS:
+        say("exit 3: the gate passed, but its result could not be published on GitHub (the reports hold it)")
+        return EXIT_RUNTIME_ERROR
+    return decision.exit_code

@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Literal
 
 from ..atomic import write_output
 from ..config import find_project, repository_root
-from ..errors import EXIT_PASS, EXIT_RUNTIME_ERROR, InputError
+from ..errors import EXIT_PASS, InputError
 from ..gate import GateCriterion, GateDecision, LiftBands, decide, scan_criteria
 from ..github import (
     DEFAULT_RESULTS_BRANCH,
@@ -70,14 +70,13 @@ from ..scan import RuleRegistry, ScanResult, Shard, default_registry
 from ..skillsv import compile_skill, compile_summary
 from ._ci_trust import guard_untrusted
 from ._publish import (
+    exit_code_after_publishing,
     finding_annotations,
     outputs,
     publish_check_run,
-    publish_comment,
+    publish_result,
     say,
-    summary_note,
     write_step_outputs,
-    write_summary,
 )
 from ._run_options import _DOLLARS, _number, add_run_options
 from ._workflow_run import post_prepared_comment
@@ -470,24 +469,25 @@ def run(args: argparse.Namespace) -> int:
             lift=outcome.lift if outcome is not None else None,
             lift_contrast=outcome.lift_contrast if outcome is not None else None,
         )
-        write_step_outputs(context, {name: value for name, value in values.items() if name != "comment-url"})
-        number = pr.number if pr else None
-        note = summary_note(number, client, args.comment)
-        write_summary(context, body, note=note, full_report=full_report)
-        published = publish_comment(context, client, number, body, marker, want_comment=args.comment)
-        failed = published.failed
-        if args.check_run:
-            failed = publish_check_run(context, client, decision, body, annotations) or failed
+        failed = publish_result(
+            context,
+            client,
+            pr.number if pr else None,
+            body,
+            marker,
+            values=values,
+            full_report=full_report,
+            want_comment=args.comment,
+            check_run=(
+                (lambda: publish_check_run(context, client, decision, body, annotations)) if args.check_run else None
+            ),
+        )
     finally:
         if client is not None:
             client.close()
-    write_step_outputs(context, {"comment-url": published.comment_url or ""})
     say(
         f"gate: {decision.verdict} ({len(decision.with_status('fail'))} failed, "
         f"{len(decision.with_status('error'))} not measured (infrastructure), {len(decision.with_status('warn'))} "
         "warnings)"
     )
-    if failed and decision.exit_code == EXIT_PASS:
-        say("exit 3: the gate passed, but its result could not be published on GitHub (the reports hold it)")
-        return EXIT_RUNTIME_ERROR
-    return decision.exit_code
+    return exit_code_after_publishing(decision, failed)
