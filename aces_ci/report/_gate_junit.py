@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 from ._common import one_line, printable
@@ -55,6 +56,21 @@ class Criterion(Protocol):
     def failure_type(self) -> str:
         """``NegativeSkillLift``, ``ScanErrors``… (the ``type`` of the JUnit failure)."""
         ...
+
+
+@dataclass(frozen=True)
+class JunitCriterion:
+    """A :class:`Criterion` a report builds itself (a trial's or a trigger trial's verdict per skill), for the
+    reports below ``aces_ci.gate``, which cannot use :class:`aces_ci.gate.GateCriterion`."""
+
+    name: str
+    subject: str
+    status: str
+    message: str
+    properties: tuple[tuple[str, str], ...]
+    file: str | None
+    line: int | None
+    failure_type: str
 
 
 def _classname(subject: str) -> str:

@@ -11,27 +11,12 @@ suite's layout (:func:`append_gate_suite`), so it validates against the same JUn
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ._gate_junit import append_gate_suite
+from ._gate_junit import JunitCriterion, append_gate_suite
 
 if TYPE_CHECKING:  # the models are only read here; importing them would load the live tier into a scan
     from ..trials import SkillTrialResult, TrialResult
-
-
-@dataclass(frozen=True)
-class _TrialCriterion:
-    """One skill's verdict on its gated metric, in the shape of :class:`aces_ci.report.Criterion`."""
-
-    name: str
-    subject: str
-    status: str
-    message: str
-    properties: tuple[tuple[str, str], ...]
-    file: str | None
-    line: int | None
-    failure_type: str
 
 
 def _number(value: float | None) -> str:
@@ -61,7 +46,7 @@ def _metric_properties(skill: SkillTrialResult) -> list[tuple[str, str]]:
     return properties
 
 
-def _criterion(skill: SkillTrialResult, result: TrialResult) -> _TrialCriterion:
+def _criterion(skill: SkillTrialResult, result: TrialResult) -> JunitCriterion:
     lift = skill.lift.get(skill.gate_metric)
     properties: list[tuple[str, str]] = [("metric", skill.gate_metric), ("verdict", skill.verdict)]
     if lift is not None:
@@ -88,7 +73,7 @@ def _criterion(skill: SkillTrialResult, result: TrialResult) -> _TrialCriterion:
     if skill.verdict == "underpowered" and result.underpowered_fails:
         status = "fail"
     figures = "" if lift is None else f" lift {lift.delta:+.3f} [{lift.ci[0]:+.3f}, {lift.ci[1]:+.3f}]"
-    return _TrialCriterion(
+    return JunitCriterion(
         name=f"lift.{skill.gate_metric}",
         subject=skill.skill,
         status=status,

@@ -15,10 +15,9 @@ testcase passes with the figures only: nothing was gated.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ._gate_junit import append_gate_suite
+from ._gate_junit import JunitCriterion, append_gate_suite
 from ._md_escape import cell, code_span, html_text
 
 if TYPE_CHECKING:  # the models are only read here; importing them would load the live tier into a scan
@@ -104,20 +103,6 @@ def render_trigger_markdown(trial: TriggerTrial) -> str:
     return "\n".join(lines) + "\n"
 
 
-@dataclass(frozen=True)
-class _RecallCriterion:
-    """One skill's trigger recall, in the shape of :class:`aces_ci.report.Criterion`."""
-
-    name: str
-    subject: str
-    status: str
-    message: str
-    properties: tuple[tuple[str, str], ...]
-    file: str | None
-    line: int | None
-    failure_type: str
-
-
 def _rate_properties(prefix: str, rate: Rate) -> list[tuple[str, str]]:
     if rate.value is None or rate.interval is None:
         return [(f"{prefix}.n", "0")]
@@ -129,7 +114,7 @@ def _rate_properties(prefix: str, rate: Rate) -> list[tuple[str, str]]:
     ]
 
 
-def _criterion(trial: TriggerTrial, skill: SkillTriggers) -> _RecallCriterion:
+def _criterion(trial: TriggerTrial, skill: SkillTriggers) -> JunitCriterion:
     properties = [("host", trial.host), ("runs", str(trial.runs)), ("verdict", skill.verdict or "not gated")]
     if trial.min_recall is not None:
         properties.append(("min_recall", f"{trial.min_recall:g}"))
@@ -157,7 +142,7 @@ def _criterion(trial: TriggerTrial, skill: SkillTriggers) -> _RecallCriterion:
         message += f": {skill.verdict} against {trial.min_recall:g}"
     skill_md = "SKILL.md" if skill.skill == "." else f"{skill.skill}/SKILL.md"
     failure = "LowTriggerRecall"
-    return _RecallCriterion("trigger.recall", skill.skill, status, message, tuple(properties), skill_md, 1, failure)
+    return JunitCriterion("trigger.recall", skill.skill, status, message, tuple(properties), skill_md, 1, failure)
 
 
 def render_trigger_junit(trial: TriggerTrial, generated_at: str) -> str:
