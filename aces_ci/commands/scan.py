@@ -30,7 +30,7 @@ from ..errors import EXIT_PASS, ConfigError
 from ..gate import exit_code
 from ..models import ModelSettings
 from ..redact import environment_secrets, redact_text
-from ..report import render_junit, render_markdown, render_text, write_json, write_sarif
+from ..report import render_junit, render_markdown, render_text, scan_result_to_dict, write_json, write_sarif
 from ..scan import (
     DEFAULT_CACHE_DIR,
     ResultCache,
@@ -98,6 +98,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument("--junit", type=Path, metavar="FILE", help="write a JUnit XML report")
     parser.add_argument("--sarif", type=Path, metavar="FILE", help="write a SARIF 2.1.0 log")
     parser.add_argument("--markdown", type=Path, metavar="FILE", help="write a Markdown report (PR comment)")
+    parser.add_argument("--html", type=Path, metavar="FILE", help="write a self-contained HTML report")
     parser.add_argument("--baseline", type=Path, metavar="FILE", help="suppress the findings accepted in FILE")
     parser.add_argument(
         "--write-baseline", type=Path, metavar="FILE", help="accept every current finding into FILE and exit 0"
@@ -170,6 +171,12 @@ def _write_reports(result: ScanResult, registry: RuleRegistry, args: argparse.Na
         # The Markdown report is the PR comment and the step summary: redacted as text on the way out.
         markdown = redact_text(render_markdown(result, registry), environment_secrets())
         write_output(args.markdown, markdown, "Markdown report")
+    html = getattr(args, "html", None)  # merge shares this function and has no --html
+    if html is not None:
+        # Rendered from the result's JSON, as `aces-ci report` would render the --json file.
+        from ..report.html import document_from, write_html
+
+        write_html(html, [document_from(scan_result_to_dict(result), str(args.json or "scan"))])
 
 
 def _result_cache(args: argparse.Namespace, scan_root: Path) -> ResultCache | None:

@@ -1,0 +1,144 @@
+"""The report page from result documents: which section each kind of result fills, in what order.
+
+Every section is always on the page; one whose results were not given says which result would
+fill it, so a reader never mistakes "not measured" for "nothing to see". The trial's parts load
+on first use (they bring numpy through the comment's headline), so ``aces-ci scan --html`` stays
+as quick to start as the scan.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ... import __version__
+from ...scan import default_registry
+from ._documents import ResultDocument
+from ._escape import text
+from ._shell import SECTIONS, missing, page, section
+
+
+def _of(documents: Sequence[ResultDocument], kind: str) -> list[ResultDocument]:
+    return [d for d in documents if d.kind == kind]
+
+
+def _sources(documents: Sequence[ResultDocument]) -> str:
+    items = "".join(f"<li>{d.kind} result: <code>{text(d.source, 300)}</code></li>" for d in documents)
+    return f'<ul class="sources">{items}</ul>'
+
+
+def _value_verdict(doc: ResultDocument) -> str:
+    decisions = doc.data.get("decisions")
+    summary = "not measured" if decisions is None else decisions["summary"]
+    return f"<p>SkillSV of <b>{text(doc.data['skill'], 120)}</b>: {text(summary, 600)}</p>"
+
+
+def _verdict(documents: Sequence[ResultDocument]) -> str:
+    from ._trial import verdict_block
+
+    parts = [
+        f"<h1>aces-ci report</h1><p class=muted>Rendered by aces-ci {text(__version__, 40)} from the result files "
+        "below; every number on this page is theirs.</p>",
+        _sources(documents),
+    ]
+    parts += [verdict_block(d.data, d.source) for d in _of(documents, "trial")]
+    parts += [_value_verdict(d) for d in _of(documents, "value")]
+    if _of(documents, "scan"):
+        from ._scan import scan_verdicts
+
+        parts += [scan_verdicts(d.data) for d in _of(documents, "scan")]
+    if not _of(documents, "trial"):
+        parts.append(missing("No trial result given: no live verdict, model, harness or estimand to state."))
+    return "".join(parts)
+
+
+def _trial_parts(documents: Sequence[ResultDocument]) -> tuple[str, str, str]:
+    trials = _of(documents, "trial")
+    if not trials:
+        none = "No trial result given"
+        return (
+            missing(f"{none}: no lift to draw."),
+            missing(f"{none}: no cases or transcripts."),
+            "",
+        )
+    from ._trial import cases_block, cost_block, lift_block
+
+    return (
+        "".join(lift_block(d.data) for d in trials),
+        "".join(cases_block(d.data) for d in trials),
+        "".join(cost_block(d.data) for d in trials),
+    )
+
+
+def _cost(documents: Sequence[ResultDocument], trial_cost: str) -> str:
+    from ._rerun import history_block
+    from ._value import value_cost
+
+    parts = [trial_cost] + [value_cost(d.data) for d in _of(documents, "value")]
+    reruns = [d.data for d in _of(documents, "rerun")]
+    parts.append(
+        history_block(reruns) if reruns else missing("History across releases and models: no rerun record given.")
+    )
+    if not trial_cost and not _of(documents, "value"):
+        parts.insert(0, missing("Cost: no trial or value result given, so no tokens, calls or dollars to show."))
+    return "".join(parts)
+
+
+def _skillsv(documents: Sequence[ResultDocument]) -> str:
+    values = _of(documents, "value")
+    if not values:
+        return missing("No value result given: run aces-ci value SKILL_DIR --json to value each unit.")
+    from ._value import value_block
+
+    return "".join(value_block(d.data, d.source) for d in values)
+
+
+def _scan(documents: Sequence[ResultDocument]) -> str:
+    scans = _of(documents, "scan")
+    if not scans:
+        return missing("No scan result given: no findings to list.")
+    from ._scan import scan_block
+
+    registry = default_registry()
+    return "".join(scan_block(d.data, d.source, registry) for d in scans)
+
+
+def _headline_data(documents: Sequence[ResultDocument]) -> dict[str, Any]:
+    """The page's machine-readable headline: per result, each skill's verdict and gated lift."""
+    skills: list[dict[str, Any]] = []
+    for doc in documents:
+        if doc.kind == "trial":
+            for s in doc.data["skills"]:
+                lift = s["lift"].get(s["gate_metric"])
+                skills.append(
+                    {
+                        "kind": "trial",
+                        "skill": s["skill"],
+                        "verdict": s["verdict"],
+                        "metric": s["gate_metric"],
+                        "delta": None if lift is None else lift["delta"],
+                        "ci": None if lift is None else lift["ci"],
+                    }
+                )
+        elif doc.kind == "scan":
+            skills += [
+                {"kind": "scan", "skill": s["skill"], "verdict": s["verdict"], "score": s["score"]["value"]}
+                for s in doc.data["skills"]
+            ]
+    return {"tool": "aces-ci", "version": __version__, "sources": [d.source for d in documents], "skills": skills}
+
+
+def render_html(documents: Sequence[ResultDocument]) -> str:
+    """The whole report of ``documents`` (validated results of :func:`read_documents`) as one HTML page."""
+    lift, cases, trial_cost = _trial_parts(documents)
+    bodies = {
+        "verdict": _verdict(documents),
+        "lift": lift,
+        "cases": cases,
+        "skillsv": _skillsv(documents),
+        "cost": _cost(documents, trial_cost),
+        "scan": _scan(documents),
+    }
+    verdicts = sorted({d.data.get("verdict", "") for d in documents if d.kind in ("trial", "scan")} - {""})
+    title = "aces-ci report" + (f": {', '.join(verdicts)}" if verdicts else "")
+    return page(title, [section(key, label, bodies[key]) for key, label in SECTIONS], _headline_data(documents))
