@@ -37,7 +37,7 @@ def _verdict(documents: Sequence[ResultDocument]) -> str:
     from ._trial import verdict_block
 
     parts = [
-        f"<h1>aces-ci report</h1><p class=muted>Rendered by aces-ci {text(__version__, 40)} from the result files "
+        f"<p class=muted>Rendered by aces-ci {text(__version__, 40)} from the result files "
         "below; every number on this page is theirs.</p>",
         _sources(documents),
     ]

@@ -52,7 +52,7 @@ svg{max-width:100%;height:auto;display:block;margin:4px 0}svg text{fill:var(--fg
 .n3{fill:var(--n3);background:var(--n3)}.hx{fill:none;background:repeating-linear-gradient(45deg,var(--h0) 0 3px,
 var(--bg) 3px 6px)}
 .doc{border:1px solid var(--line);font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,monospace}
-.unit{display:grid;grid-template-columns:10px 90px 1fr 110px;gap:6px;border-bottom:1px solid var(--line)}
+.unit{display:grid;grid-template-columns:10px 170px 1fr 170px;gap:6px;border-bottom:1px solid var(--line)}
 .unit .heat{min-height:100%}.unit pre{margin:2px 0;white-space:pre-wrap;word-break:break-word}
 .pair{display:grid;grid-template-columns:1fr 1fr;gap:8px}.pair>div{border:1px solid var(--line);padding:6px;
 background:var(--panel)}.pair h4{margin:0 0 4px;font-size:12px}
@@ -125,7 +125,7 @@ def page(title: str, sections: Sequence[str], data: Any) -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         '<meta name="color-scheme" content="light dark">'
         f"<title>{text(title, 200)}</title><style>{CSS}</style></head>\n"
-        f"<body><nav>{nav}</nav><main>\n" + "\n".join(sections) + "\n</main>\n"
+        f"<body><nav>{nav}</nav><main><h1>{text(title, 200)}</h1>\n" + "\n".join(sections) + "\n</main>\n"
         f'<script type="application/json" id="aces-data">{json_script(data)}</script>\n'
         f"<script>{SCRIPT}</script>\n</body></html>\n"
     )

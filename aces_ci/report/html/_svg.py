@@ -55,30 +55,36 @@ def forest(title: str, rows: Sequence[ForestRow], pass_band: float | None, fail_
     """Each metric's lift with its interval against the gate's bands (fail band red, pass band green; a result
     without bands, such as a rerun record, draws none)."""
     extent = _extent(rows, pass_band, fail_band)
-    left, right = 330, WIDTH - 20
+    left, right, top = 330, WIDTH - 20, 18
     x = Scale(-extent, extent, left, right)
-    height = ROW * len(rows) + 40
+    bottom = top + ROW * len(rows)
+    height = bottom + 26
     parts = [
         f'<svg class="forest" role="img" viewBox="0 0 {WIDTH} {height}" width="{WIDTH}" height="{height}">',
         f"<title>{text(title, 200)}</title>",
-        f'<line class="zero" x1="{x(0)}" y1="4" x2="{x(0)}" y2="{height - 26}"/>',
-        f'<line class="axis" x1="{left}" y1="{height - 26}" x2="{right}" y2="{height - 26}"/>',
     ]
     if fail_band is not None:
-        parts.insert(
-            2, f'<rect class="band-fail" x="{left}" y="4" width="{x(fail_band) - left}" height="{height - 30}"/>'
+        parts.append(
+            f'<rect class="band-fail" x="{left}" y="{top}" width="{x(fail_band) - left}" height="{bottom - top}"/>'
+            f'<text x="{x(fail_band)}" y="{top - 4}" text-anchor="end">fail ≤ '
+            f"{number(fail_band, 2, signed=True)}</text>"
         )
     if pass_band is not None:
-        parts.insert(
-            2,
-            f'<rect class="band-pass" x="{x(pass_band)}" y="4" width="{right - x(pass_band)}" height="{height - 30}"/>',
-        )
-    for tick in sorted({-extent, 0.0, extent, *(b for b in (pass_band, fail_band) if b is not None)}):
         parts.append(
-            f'<text x="{x(tick)}" y="{height - 12}" text-anchor="middle">{number(tick, 2, signed=True)}</text>'
+            f'<rect class="band-pass" x="{x(pass_band)}" y="{top}" width="{right - x(pass_band)}" '
+            f'height="{bottom - top}"/><text x="{x(pass_band)}" y="{top - 4}">pass ≥ '
+            f"{number(pass_band, 2, signed=True)}</text>"
+        )
+    parts.append(
+        f'<line class="zero" x1="{x(0)}" y1="{top}" x2="{x(0)}" y2="{bottom}"/>'
+        f'<line class="axis" x1="{left}" y1="{bottom}" x2="{right}" y2="{bottom}"/>'
+    )
+    for tick in (-extent, 0.0, extent):
+        parts.append(
+            f'<text x="{x(tick)}" y="{bottom + 14}" text-anchor="middle">{number(tick, 2, signed=True)}</text>'
         )
     for i, row in enumerate(rows):
-        y = 4 + ROW * i + ROW / 2
+        y = top + ROW * i + ROW / 2
         point = "pt-aa" if row.aa else "pt"
         parts.append(
             f'<g class="row"><text x="4" y="{y + 4}">{text(row.label, 60)}</text>'
@@ -141,7 +147,7 @@ def value_cost_map(title: str, points: Sequence[MapPoint]) -> str:
 
 @dataclass(frozen=True)
 class Curve:
-    """One pruning curve: held-out score after removing each count of units, and its AUC."""
+    """One pruning curve: held-out score after removing each share of the units, and its AUC."""
 
     method: str
     removed: Sequence[float]
@@ -161,7 +167,7 @@ def curves(title: str, lines: Sequence[Curve]) -> str:
         f"<title>{text(title, 200)}</title>",
         f'<line class="axis" x1="60" y1="{height - 40}" x2="{width - 180}" y2="{height - 40}"/>',
         f'<line class="axis" x1="60" y1="10" x2="60" y2="{height - 40}"/>',
-        f'<text x="{(width - 120) / 2}" y="{height - 10}" text-anchor="middle">units removed →</text>',
+        f'<text x="{(width - 120) / 2}" y="{height - 10}" text-anchor="middle">share of units removed →</text>',
         f'<text x="54" y="{y(max([*ys, 1.0]))}" text-anchor="end">{number(max([*ys, 1.0]), 2)}</text>',
         f'<text x="54" y="{height - 40}" text-anchor="end">{number(min([*ys, 0.0]), 2)}</text>',
     ]

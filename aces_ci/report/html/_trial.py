@@ -143,7 +143,7 @@ def lift_block(doc: dict[str, Any]) -> str:
         floor = (
             ""
             if skill.get("noise_floor")
-            else '<p class="note">A/A noise floor: not measured in this trial (run with --aa to measure it).</p>'
+            else '<p class="note">A/A noise floor: not measured in this trial (trial --control aa measures it).</p>'
         )
         listed = "".join(f"<li>{text(line, 300)}</li>" for line in unplotted)
         parts.append(

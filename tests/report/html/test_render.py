@@ -1,0 +1,200 @@
+"""The HTML report rendered from fixture results: every section there, the numbers the JSON's, nothing invented."""
+
+from __future__ import annotations
+
+import pytest
+
+from aces_ci.report.html._value import heat_class
+from tests.report.html.fixtures import HOSTILE, rerun_doc, scan_doc, trial_doc, trial_skill, value_doc
+from tests.report.html.helpers import dom, page_data, render
+
+SECTION_IDS = ["verdict", "lift", "cases", "skillsv", "cost", "scan"]
+
+
+@pytest.mark.parametrize(
+    ("given", "missing"),
+    [
+        (("scan",), {"verdict", "lift", "cases", "skillsv", "cost"}),
+        (("trial",), {"skillsv", "scan"}),
+        (("value",), {"verdict", "lift", "cases", "scan"}),
+        (("scan", "trial", "value", "rerun"), set()),
+    ],
+)
+def test_every_section_is_on_the_page_and_says_when_its_results_were_not_given(
+    given: tuple[str, ...], missing: set[str]
+) -> None:
+    make = {
+        "scan": scan_doc,
+        "trial": trial_doc,
+        "value": value_doc,
+        "rerun": lambda: rerun_doc("2026-10-01T00:00:00Z", "m", 0.3),
+    }
+    root = dom(*((f"{kind}.json", make[kind]()) for kind in given))
+    sections = root.find_all("section")
+    assert [s.attrs["id"] for s in sections] == SECTION_IDS
+    for s in sections:
+        said = [p.text() for p in s.find_all("p", class_="missing") if p.text().startswith(("No ", "Cost: no"))]
+        assert bool(said) == (s.attrs["id"] in missing), (s.attrs["id"], said)
+
+
+def test_the_verdict_headline_of_each_skill_is_the_json_s_numbers() -> None:
+    data = trial_doc()
+    root = dom(("trial.json", data))
+    rows = root.find_all("tr", class_="skill-verdict")
+    assert [r.attrs["data-skill"] for r in rows] == [s["skill"] for s in data["skills"]]
+    for row, skill in zip(rows, data["skills"], strict=True):
+        lift = skill["lift"]["outcome"]
+        runs = lift["n_cases"] * lift["runs_per_arm"]
+        before, after = round(lift["without_mean"] * runs), round(lift["with_mean"] * runs)
+        low, high = lift["ci"]
+        expected = (
+            f"outcome {before}/{runs} → {after}/{runs}, {100 * lift['delta']:+.0f} pp, "
+            f"95% CI {100 * low:+.0f} … {100 * high:+.0f}"
+        )
+        assert row.one("td", class_="headline").text() == expected
+        assert row.find_all("span", class_="verdict")[0].text() == skill["verdict"]
+    header = root.one("div", class_="trial-header").text()
+    assert "anthropic/claude-haiku-4-5" in header and "builtin 1" in header and "2026-11-30T12:00:00+00:00" in header
+    assert "Commit compared: not recorded in the trial result" in header
+    estimands = [p.text() for p in root.find_all("p", class_="estimand")]
+    assert estimands[0] == f"Estimand (skills/pdf-tools): {data['skills'][0]['estimand']}"
+    assert "30 more cases would likely settle it" in rows[1].text()
+    machine = page_data(root)["skills"]
+    assert [(s["skill"], s["verdict"], s["delta"], s["ci"]) for s in machine] == [
+        (s["skill"], s["verdict"], s["lift"]["outcome"]["delta"], s["lift"]["outcome"]["ci"]) for s in data["skills"]
+    ]
+
+
+def test_the_forest_plot_draws_metrics_that_varied_with_the_aa_floor_and_lists_the_rest() -> None:
+    data = trial_doc()
+    root = dom(("trial.json", data))
+    first, second = root.find_all("div", class_="skill-lift")[:2]
+    svg = first.one("svg", class_="forest")
+    labels = [g.find_all("text")[0].text() for g in svg.find_all("g", class_="row")]
+    assert labels == ["outcome 0.30→0.90 n=10×3", "composite 0.30→0.60 n=10×3", "A/A noise floor n=10×3"]
+    assert len(svg.find_all("rect", class_="band-pass")) == 1 and len(svg.find_all("rect", class_="band-fail")) == 1
+    assert len(svg.find_all("circle", class_="pt-aa")) == 1
+    unplotted = [li.text() for li in first.one("ul", class_="unplotted").find_all("li")]
+    assert "accuracy: no variation (every run scored 1.00 in both arms)" in unplotted
+    assert "security: no security checks in the evals" in unplotted
+    deltas = {r.attrs["data-metric"]: r.one("td", class_="delta").text() for r in first.find_all("tr")[1:]}
+    assert deltas["outcome"] == f"{data['skills'][0]['lift']['outcome']['delta']:+.3f}"
+    assert "A/A noise floor: not measured" in second.text()
+
+
+def test_each_case_row_holds_its_runs_its_discordance_and_both_answers_folded() -> None:
+    data = trial_doc()
+    root = dom(("trial.json", data))
+    table = root.find_all("table", class_="cases")[0]
+    rows = table.find_all("tr")[1:]
+    cases = data["skills"][0]["cases"]
+    assert [r.attrs["data-case"] for r in rows] == [c["case"] for c in cases]
+    for row, case in zip(rows, cases, strict=True):
+        gain = sum(case["with_scores"]) - sum(case["control_scores"])
+        assert row.find_all("td")[3].text() == ("gain" if gain > 0 else "regression" if gain < 0 else "tie")
+        pair = row.one("div", class_="pair").text()
+        assert case["with_answer"] in pair and case["control_answer"] in pair
+    long_answer = root.find_all("table", class_="cases")[1].find_all("tr")[1]
+    assert "more characters" in long_answer.one("div", class_="pair").text()  # folded past 600 characters
+    assert "The result keeps no per-case trigger" in root.one("section", id="cases").text()
+
+
+def test_skillsv_shows_each_unit_with_its_heat_margin_decision_and_the_curves() -> None:
+    data = value_doc(60)
+    root = dom(("value.json", data))
+    units = root.find_all("div", class_="unit")
+    assert len(units) == 60
+    by_id = {u["id"]: u for u in data["units"]}
+    margin = data["settings"]["margin"]
+    for unit in units:
+        raw = by_id[unit.attrs["data-unit"]]
+        heat = unit.one("div", class_="heat").attrs["class"].split()[1]
+        if raw["kind"] == "trigger":
+            assert heat == heat_class(data["trigger_value"]["value"], margin)
+            continue
+        assert float(unit.attrs["data-effect"]) == raw["net_effect"]
+        assert heat == heat_class(raw["net_effect"], margin)
+        assert unit.one("span", class_="verdict").text() == raw["decision"]
+    points = root.one("svg", class_="value-map").find_all("circle")
+    assert len(points) == 59
+    pruning = root.one("svg", class_="pruning")
+    assert [p.attrs["class"] for p in pruning.find_all("polyline")] == ["c-skillsv", "c-closure_loo", "c-random"]
+    aucs = [li.text() for li in root.one("ul", class_="aucs").find_all("li")]
+    assert aucs == [f"{c['method']}: AUC {c['auc']:.3f}" for c in data["held_out"]["curves"]]
+    groups = root.one("table", class_="groups").find_all("tr")[1:]
+    assert [len(g.find_all("td")) for g in groups] == [5, 5] and "no interval" in groups[1].text()
+    assert data["decisions"]["summary"] in root.one("section", id="verdict").text()
+
+
+@pytest.mark.parametrize(
+    ("effect", "heat"), [(None, "hx"), (0.0, "h0"), (0.01, "h1"), (0.05, "h2"), (0.2, "h3"), (-0.01, "n1"),
+                         (-0.05, "n2"), (-0.2, "n3")]
+)
+def test_the_heat_margin_steps_in_units_of_the_decision_margin(effect: float | None, heat: str) -> None:
+    assert heat_class(effect, 0.02) == heat
+
+
+def test_a_value_result_without_holdout_says_the_curves_were_not_measured() -> None:
+    data = value_doc(5)
+    data["held_out"] = None
+    text = dom(("value.json", data)).one("section", id="skillsv").text()
+    assert "Pruning curves: not measured" in text
+
+
+def test_scan_findings_carry_file_line_rule_link_and_fix() -> None:
+    data = scan_doc()
+    root = dom(("scan.json", data))
+    evil = root.find_all("div", class_="skill-scan")[2]
+    rows = evil.find_all("tr", class_="finding")
+    first = rows[0]
+    link = first.one("a")
+    assert link.attrs["href"] == "https://github.com/aces-ci/aces-ci/blob/main/docs/rules.md#sec005"
+    assert first.one("code").text() == "skills/evil/SKILL.md:3"
+    assert first.find_all("td")[4].text() == "see javascript:alert(4)"
+    assert rows[1].find_all("a") == [] and "XYZ999" in rows[1].text()  # an id this aces-ci does not know
+    assert "Structural score 55" in evil.text() and "judge score not run" in evil.text()
+    summary = root.one("div", class_="scan-result").find_all("p")[0].text()
+    assert f"{data['summary']['passed']} of {data['summary']['skills']} skills pass" in summary
+
+
+def test_rerun_records_make_a_history_oldest_first() -> None:
+    later = rerun_doc("2026-11-01T00:00:00Z", "claude-sonnet-4-5", 0.1, note="model changed")
+    earlier = rerun_doc("2026-10-01T00:00:00Z", "claude-haiku-4-5", 0.3)
+    root = dom(("b.json", later), ("a.json", earlier))
+    rows = root.one("table", class_="history").find_all("tr")[1:]
+    assert [r.find_all("td")[0].text() for r in rows] == ["2026-10-01T00:00:00Z"] * 2 + ["2026-11-01T00:00:00Z"] * 2
+    pdf = [r for r in rows if r.attrs["data-skill"] == "skills/pdf-tools"]
+    assert [r.find_all("td")[4].text() for r in pdf] == ["+0.300", "+0.100"]
+    assert "regression" in pdf[1].text() and "model changed" in pdf[1].text()
+    other = [r for r in rows if r.attrs["data-skill"] == "skills/other"]
+    assert "not comparable" in other[0].text()
+
+
+def test_cost_per_arm_and_lift_per_dollar_come_from_the_result() -> None:
+    data = trial_doc([trial_skill("skills/a", "a", "pass", 0.9, 0.2)])
+    root = dom(("trial.json", data))
+    cost = root.one("div", class_="skill-cost")
+    rows = cost.find_all("tr")[1:]
+    arms = data["skills"][0]["cost"]["arms"]
+    assert [r.find_all("td")[0].text() for r in rows] == [a["arm"] for a in arms]
+    assert rows[0].find_all("td")[2].text() == f"{arms[0]['input_tokens']:,}"
+    assert "cost with vs without per rollout: tokens ×" in cost.text()
+    per = data["skills"][0]["cost"]["lift_per_dollar"]["lift_per_extra_usd"]
+    assert f"Lift per extra dollar: {per:.3f}" in cost.text()
+
+
+def test_hostile_strings_from_skills_and_answers_render_as_text() -> None:
+    page = render(("scan.json", scan_doc()), ("trial.json", trial_doc()), ("value.json", value_doc(12)))
+    root = dom(("scan.json", scan_doc()), ("trial.json", trial_doc()), ("value.json", value_doc(12)))
+    scripts = root.find_all("script")
+    assert [s.attrs.get("type") for s in scripts] == ["application/json", None]  # ours only
+    assert "alert" not in scripts[1].text()
+    assert root.find_all("img") == []
+    assert all(not a.attrs.get("href", "").lower().startswith(("javascript", "data")) for a in root.find_all("a"))
+    assert all(not k.startswith("on") for node in root.walk() for k in node.attrs)
+    assert "\u202e" not in page and "\u202c" not in page  # bidi controls written as visible escapes
+    shown = HOSTILE.replace("\u202e", "\\u202e").replace("\u202c", "\\u202c")
+    texts = root.one("main").text()
+    assert texts.count(shown) >= 5  # skill name, finding, case id, prompt, unit preview
+    assert page_data(root)["sources"] == ["scan.json", "trial.json", "value.json"]
+    assert page.count("</script>") == 2
