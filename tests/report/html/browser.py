@@ -11,6 +11,7 @@ the tests assert on what happened, never on how fast.
 from __future__ import annotations
 
 import base64
+import fcntl
 import json
 import os
 import select
@@ -39,6 +40,9 @@ class PageLog:
     """What a page did: requests (their URLs), console messages, exceptions, dialogs."""
 
     requests: list[str] = field(default_factory=list)
+    blocked: dict[str, str] = field(default_factory=dict)
+    """URL → why the browser stopped the request before it left (``csp``, …)."""
+    _ids: dict[str, str] = field(default_factory=dict)
     console: list[tuple[str, str]] = field(default_factory=list)
     exceptions: list[str] = field(default_factory=list)
     dialogs: list[str] = field(default_factory=list)
@@ -46,6 +50,13 @@ class PageLog:
 
     def errors(self) -> list[str]:
         return [text for level, text in self.console if level in ("error", "assert")] + self.exceptions
+
+
+def _high(fd: int) -> int:
+    """``fd`` moved to a descriptor number of at least 10 (the old one closed)."""
+    moved = fcntl.fcntl(fd, fcntl.F_DUPFD, 10)
+    os.close(fd)
+    return moved
 
 
 class Browser:
@@ -56,10 +67,12 @@ class Browser:
         self._profile = tempfile.TemporaryDirectory()
         to_child_r, self._to_child = os.pipe()
         self._from_child, from_child_w = os.pipe()
-        # The shell puts the pipe ends on fds 3 and 4, where --remote-debugging-pipe looks for them.
+        # Above 9, so that putting one end on fd 3 or 4 never overwrites the other before it is placed.
+        to_child_r, from_child_w = (_high(fd) for fd in (to_child_r, from_child_w))
+        # bash (dash refuses descriptors above 9) puts the pipe ends on fds 3 and 4, where the flag looks.
         command = f'exec "$0" "$@" 3<&{to_child_r} 4>&{from_child_w}'
         self._process = subprocess.Popen(
-            ["sh", "-c", command, str(executable), *FLAGS, f"--user-data-dir={self._profile.name}", "about:blank"],
+            ["bash", "-c", command, str(executable), *FLAGS, f"--user-data-dir={self._profile.name}", "about:blank"],
             pass_fds=(to_child_r, from_child_w),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
@@ -97,6 +110,9 @@ class Browser:
         method, params = message.get("method"), message.get("params", {})
         if method == "Network.requestWillBeSent":
             self.log.requests.append(params["request"]["url"])
+            self.log._ids[params["requestId"]] = params["request"]["url"]
+        elif method == "Network.loadingFailed" and params.get("blockedReason"):
+            self.log.blocked[self.log._ids.get(params["requestId"], "?")] = params["blockedReason"]
         elif method == "Runtime.consoleAPICalled":
             words = " ".join(str(a.get("value", a.get("description", ""))) for a in params.get("args", []))
             self.log.console.append((params.get("type", ""), words))
@@ -107,8 +123,14 @@ class Browser:
             self.log.exceptions.append(json.dumps(params.get("exceptionDetails", {}))[:500])
         elif method == "Page.javascriptDialogOpening":
             self.log.dialogs.append(params.get("message", ""))
-            self._send({"id": -1, "method": "Page.handleJavaScriptDialog", "params": {"accept": True},
-                        "sessionId": self._session})
+            self._send(
+                {
+                    "id": -1,
+                    "method": "Page.handleJavaScriptDialog",
+                    "params": {"accept": True},
+                    "sessionId": self._session,
+                }
+            )
         elif method == "Page.loadEventFired":
             self.log.loaded = True
 
@@ -129,8 +151,8 @@ class Browser:
                 return result
 
     def open(self, url: str) -> PageLog:
-        """Navigate to ``url`` and wait for its load event (and a moment for late requests)."""
-        self.log.loaded = False
+        """Navigate to ``url`` and wait for its load event (and a moment for late requests); a fresh log."""
+        self.log = PageLog()
         self.call("Page.navigate", {"url": url})
         deadline = time.monotonic() + self.timeout
         while not self.log.loaded:
@@ -140,9 +162,7 @@ class Browser:
 
     def evaluate(self, expression: str) -> Any:
         """The value of ``expression`` in the page (promises awaited)."""
-        result = self.call(
-            "Runtime.evaluate", {"expression": expression, "returnByValue": True, "awaitPromise": True}
-        )
+        result = self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True, "awaitPromise": True})
         if "exceptionDetails" in result:
             raise RuntimeError(json.dumps(result["exceptionDetails"])[:500])
         return result["result"].get("value")
@@ -150,8 +170,10 @@ class Browser:
     def screenshot(self, path: Path, width: int = 1280) -> None:
         """A PNG of the whole page at ``width`` pixels."""
         height = int(self.evaluate("document.documentElement.scrollHeight"))
-        self.call("Emulation.setDeviceMetricsOverride",
-                  {"width": width, "height": min(height, 16000), "deviceScaleFactor": 1, "mobile": False})
+        self.call(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": width, "height": min(height, 16000), "deviceScaleFactor": 1, "mobile": False},
+        )
         shot = self.call("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True})
         path.write_bytes(base64.b64decode(shot["data"]))
 

@@ -17,8 +17,18 @@ def test_text_escapes_markup_quotes_and_shows_bidi_and_control_characters() -> N
 
 @pytest.mark.parametrize(
     "url",
-    ["javascript:alert(1)", "JAVASCRIPT:alert(1)", " javascript:alert(1)", "data:text/html,<script>", "//evil.example",
-     "file:///etc/passwd", "https:/", "vbscript:x", None, 3],
+    [
+        "javascript:alert(1)",
+        "JAVASCRIPT:alert(1)",
+        " javascript:alert(1)",
+        "data:text/html,<script>",
+        "//evil.example",
+        "file:///etc/passwd",
+        "https:/",
+        "vbscript:x",
+        None,
+        3,
+    ],
 )
 def test_only_http_urls_become_links(url: object) -> None:
     assert href(url) is None

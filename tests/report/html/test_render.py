@@ -127,8 +127,8 @@ def test_skillsv_shows_each_unit_with_its_heat_margin_decision_and_the_curves() 
 
 
 @pytest.mark.parametrize(
-    ("effect", "heat"), [(None, "hx"), (0.0, "h0"), (0.01, "h1"), (0.05, "h2"), (0.2, "h3"), (-0.01, "n1"),
-                         (-0.05, "n2"), (-0.2, "n3")]
+    ("effect", "heat"),
+    [(None, "hx"), (0.0, "h0"), (0.01, "h1"), (0.05, "h2"), (0.2, "h3"), (-0.01, "n1"), (-0.05, "n2"), (-0.2, "n3")],
 )
 def test_the_heat_margin_steps_in_units_of_the_decision_margin(effect: float | None, heat: str) -> None:
     assert heat_class(effect, 0.02) == heat
