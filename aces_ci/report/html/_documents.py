@@ -9,6 +9,7 @@ sections expect. The files are read through the bounded reader.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,8 +52,25 @@ def kind_of(data: Any) -> str | None:
     return None
 
 
+def _non_finite(data: Any) -> str | None:
+    """The path of the first NaN or infinity in ``data`` (Python's JSON reader accepts them; JSON does not)."""
+    stack: list[tuple[str, Any]] = [("", data)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, float) and not math.isfinite(value):
+            return path or "(document)"
+        if isinstance(value, dict):
+            stack += [(f"{path}.{key}" if path else str(key), item) for key, item in value.items()]
+        elif isinstance(value, list):
+            stack += [(f"{path}.{index}" if path else str(index), item) for index, item in enumerate(value)]
+    return None
+
+
 def document_from(data: Any, source: str) -> ResultDocument:
     """The validated document, or an :class:`InputError` naming ``source`` and the first invalid field."""
+    bad_number = _non_finite(data)
+    if bad_number is not None:
+        raise InputError("not an aces-ci result: NaN or infinity is not a JSON number", path=source, field=bad_number)
     kind = kind_of(data)
     if kind is None:
         raise InputError(

@@ -84,3 +84,19 @@ def test_the_recorder_would_catch_a_request_and_the_page_policy_blocks_one(brows
     log = browser.open(policed.as_uri())
     assert log.blocked == {"http://example.invalid/y.png": "csp"}  # stopped in the browser, before it left
     assert any("Content Security Policy" in text for _, text in log.console)
+
+
+def test_dark_mode_and_print_follow_the_reader(browser: Browser, full_report: Path) -> None:
+    browser.open(full_report.as_uri())
+    background = "getComputedStyle(document.body).backgroundColor"
+    assert browser.evaluate(background) == "rgb(255, 255, 255)"
+    browser.call("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
+    assert browser.evaluate(background) == "rgb(13, 17, 23)"
+    browser.call("Emulation.setEmulatedMedia", {"media": "print", "features": []})
+    assert browser.evaluate("getComputedStyle(document.querySelector('nav')).display") == "none"
+    closed = "Array.from(document.querySelectorAll('details')).filter(d => !d.open).length"
+    assert browser.evaluate(closed) > 30
+    browser.evaluate("window.dispatchEvent(new Event('beforeprint'))")
+    assert browser.evaluate(closed) == 0  # folded transcripts print unfolded
+    browser.call("Emulation.setEmulatedMedia", {"media": "", "features": []})
+    assert browser.evaluate("getComputedStyle(document.querySelector('nav')).display") == "block"

@@ -93,3 +93,15 @@ def test_a_sixty_unit_skill_with_200_rollouts_makes_a_report_under_2_mb(tmp_path
     assert sum(2 * len(c["with_scores"]) for c in trial["skills"][0]["cases"]) >= 200
     size = out.stat().st_size
     assert 150_000 < size < 2 * 1024 * 1024, size  # every answer is in it, and still under 2 MB
+
+
+def test_a_nan_in_a_result_is_an_input_error_naming_the_field(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = json.dumps(trial_doc()).replace('"wall_s": 135.0', '"wall_s": NaN', 1)
+    assert "NaN" in text
+    bad = tmp_path / "nan.json"
+    bad.write_text(text, encoding="utf-8")
+    assert main(["report", str(bad), "--html", str(tmp_path / "r.html")]) == 2
+    err = capsys.readouterr().err
+    assert "nan.json" in err and "wall_s" in err and "NaN or infinity" in err

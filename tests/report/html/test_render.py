@@ -198,3 +198,30 @@ def test_hostile_strings_from_skills_and_answers_render_as_text() -> None:
     assert texts.count(shown) >= 5  # skill name, finding, case id, prompt, unit preview
     assert page_data(root)["sources"] == ["scan.json", "trial.json", "value.json"]
     assert page.count("</script>") == 2
+
+
+def test_a_result_that_measured_little_says_what_is_missing_instead_of_inventing() -> None:
+    skill = trial_skill("skills/thin", "thin", "underpowered", 0.5, 0.5)
+    skill.update(discordance=None, trigger=None, settle=None, noise_floor=None)
+    skill["lift"]["outcome"] = None
+    skill["not_applicable"]["outcome"] = "no case was scored in both arms"
+    skill["cost"]["lift_per_dollar"] = None
+    for arm in skill["cost"]["arms"]:
+        arm["usd"] = None
+    skill["cases"][0].update(with_answer=None, control_answer=None, prompt=None, with_scores=[None, None, None])
+    value = value_doc(4, hostile=False)
+    value.update(decisions=None, held_out=None, content_lift=None, closure_ratio=None, trigger_value=None, groups=[])
+    for unit in value["units"][1:]:
+        unit.update(net_effect=None, ci=None, content_value=None, context_cost=None, decision="unresolved")
+    root = dom(("trial.json", trial_doc([skill])), ("value.json", value))
+    text = root.one("main").text()
+    assert "no outcome lift, no case was scored in both arms" in root.one("td", class_="headline").text()
+    assert "outcome: no case was scored in both arms" in text
+    assert "Trigger: not measured in this trial." in text
+    assert "Lift per extra dollar: not computed (no price for this model)." in text
+    assert "no price" in root.one("div", class_="skill-cost").find_all("tr")[1].text()
+    assert "No answer kept in the result." in text
+    assert "no score" in root.one("table", class_="cases").find_all("tr")[1].text()
+    assert "Pruning curves: not measured" in text and "Section tree: the result holds no sections." in text
+    assert "Content value vs context cost: not in this result" in text
+    assert {u.one("div", class_="heat").attrs["class"] for u in root.find_all("div", class_="unit")} == {"heat hx"}
