@@ -105,3 +105,15 @@ def test_a_nan_in_a_result_is_an_input_error_naming_the_field(
     assert main(["report", str(bad), "--html", str(tmp_path / "r.html")]) == 2
     err = capsys.readouterr().err
     assert "nan.json" in err and "wall_s" in err and "NaN or infinity" in err
+
+
+def test_results_are_read_bounded_a_device_or_an_oversized_file_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert main(["report", "/dev/zero", "--html", str(tmp_path / "r.html")]) == 2
+    assert "/dev/zero" in capsys.readouterr().err
+    monkeypatch.setattr("aces_ci.report.html._documents.MAX_RESULT_BYTES", 1000)
+    big = _write(tmp_path / "big.json", scan_doc())
+    assert big.stat().st_size > 1000
+    assert main(["report", str(big), "--html", str(tmp_path / "r.html")]) == 2
+    assert "big.json" in capsys.readouterr().err and not (tmp_path / "r.html").exists()
