@@ -222,6 +222,29 @@ def cases_block(doc: dict[str, Any]) -> str:
 _COST_FIELDS = ("rollouts", "input_tokens", "output_tokens", "cached_tokens", "calls", "turns")
 
 
+def _lift_per_cost(skill: dict[str, Any]) -> str:
+    """Lift per extra dollar as the result states it; without a price, per extra 1k tokens from the arms' totals."""
+    per = skill["cost"].get("lift_per_dollar")
+    if per is not None and per.get("lift_per_extra_usd") is not None:
+        return (
+            f"Lift per extra dollar: {number(per['lift_per_extra_usd'], 3)} "
+            f"(extra {number(per['extra_usd_per_rollout'], 4)} $ per rollout). {per['note']}"
+        )
+    arms, lift = skill["cost"]["arms"], skill["lift"].get(skill["gate_metric"])
+    unpriced = "Lift per extra dollar: not computed (no price for this model)."
+    if lift is None or len(arms) < 2 or not arms[0]["rollouts"] or not arms[1]["rollouts"]:
+        return unpriced
+    per_rollout = [(a["input_tokens"] + a["output_tokens"]) / a["rollouts"] for a in arms[:2]]
+    extra_k = (per_rollout[0] - per_rollout[1]) / 1000
+    if extra_k <= 0:
+        return f"{unpriced} The {arms[0]['arm']} arm used no more tokens per rollout than {arms[1]['arm']}."
+    return (
+        f"{unpriced} Lift per extra 1k tokens: {number(lift['delta'] / extra_k, 3, signed=True)} "
+        f"({skill['gate_metric']} lift {number(lift['delta'], 3, signed=True)} over {number(extra_k, 2)}k extra "
+        "input and output tokens per rollout)."
+    )
+
+
 def cost_block(doc: dict[str, Any]) -> str:
     """Per skill: tokens, calls, dollars and wall time per arm, the comment's cost line and the lift per dollar."""
     parts = []
@@ -233,13 +256,7 @@ def cost_block(doc: dict[str, Any]) -> str:
             f'<td class="num">{number(arm["usd"], 4, missing="no price")}</td></tr>'
             for arm in skill["cost"]["arms"]
         )
-        per = skill["cost"].get("lift_per_dollar")
-        per_line = (
-            "Lift per extra dollar: not computed (no price for this model)."
-            if per is None
-            else f"Lift per extra dollar: {number(per['lift_per_extra_usd'], 3)} "
-            f"(extra {number(per['extra_usd_per_rollout'], 4)} $ per rollout). {per['note']}"
-        )
+        per_line = _lift_per_cost(skill)
         ratio = cost_ratio(skill_view(skill).cost)
         parts.append(
             f'<div class="skill-cost" data-skill="{text(skill["skill"], 200)}"><h3>{text(_title(skill), 120)}</h3>'

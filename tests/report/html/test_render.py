@@ -219,9 +219,26 @@ def test_a_result_that_measured_little_says_what_is_missing_instead_of_inventing
     assert "outcome: no case was scored in both arms" in text
     assert "Trigger: not measured in this trial." in text
     assert "Lift per extra dollar: not computed (no price for this model)." in text
+    assert "The with arm used no more tokens per rollout" not in text
     assert "no price" in root.one("div", class_="skill-cost").find_all("tr")[1].text()
     assert "No answer kept in the result." in text
     assert "no score" in root.one("table", class_="cases").find_all("tr")[1].text()
     assert "Pruning curves: not measured" in text and "Section tree: the result holds no sections." in text
     assert "Content value vs context cost: not in this result" in text
     assert {u.one("div", class_="heat").attrs["class"] for u in root.find_all("div", class_="unit")} == {"heat hx"}
+
+
+def test_without_a_price_the_lift_is_given_per_extra_1k_tokens() -> None:
+    skill = trial_skill("skills/free", "free", "pass", 0.9, 0.2)
+    skill["cost"]["lift_per_dollar"] = None
+    arms = skill["cost"]["arms"]
+    root = dom(("trial.json", trial_doc([skill])))
+    extra_k = (
+        sum(
+            sign * (a["input_tokens"] + a["output_tokens"]) / a["rollouts"]
+            for sign, a in zip((1, -1), arms, strict=True)
+        )
+        / 1000
+    )
+    delta = skill["lift"]["outcome"]["delta"]
+    assert f"Lift per extra 1k tokens: {delta / extra_k:+.3f}" in root.one("div", class_="skill-cost").text()
