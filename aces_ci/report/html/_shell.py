@@ -31,7 +31,7 @@ font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif}main{max-width:1200
 nav{position:sticky;top:0;background:var(--bg);border-bottom:1px solid var(--line);padding:6px 16px;z-index:1}
 nav a{margin-right:14px;color:var(--accent);text-decoration:none}
 h1{font-size:22px;margin:8px 0}h2{font-size:18px;border-bottom:1px solid var(--line);padding-bottom:4px;margin-top:28px}
-h3{font-size:15px;margin:18px 0 6px}section{margin-bottom:24px}.muted,.note{color:var(--muted)}
+h3{font-size:15px;margin:18px 0 6px}a{color:var(--accent)}section{margin-bottom:24px}.muted,.note{color:var(--muted)}
 .missing{color:var(--muted);font-style:italic}
 table{border-collapse:collapse;width:100%;margin:6px 0 12px}th,td{border:1px solid var(--line);padding:4px 6px;
 text-align:left;vertical-align:top}th{background:var(--panel)}table.sortable th{cursor:pointer}
@@ -43,7 +43,8 @@ td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 svg{max-width:100%;height:auto;display:block;margin:4px 0}svg text{fill:var(--fg);font:11px system-ui,sans-serif}
 .axis{stroke:var(--muted);stroke-width:1}.zero{stroke:var(--fg);stroke-width:1;stroke-dasharray:3 3}
 .band-pass{fill:var(--band-pass)}.band-fail{fill:var(--band-fail)}.ci{stroke:var(--fg);stroke-width:2}
-.pt{fill:var(--accent)}.pt-aa{fill:var(--muted)}.arm-with{fill:var(--with)}.arm-ctl{fill:var(--ctl)}
+.pt{fill:var(--accent)}.whisker{stroke:var(--muted);stroke-width:1}circle.v-keep{fill:var(--pass)}
+circle.v-delete{fill:var(--fail)}circle.v-compress,circle.v-negligible,circle.v-unresolved{fill:var(--warn)}.pt-aa{fill:var(--muted)}.arm-with{fill:var(--with)}.arm-ctl{fill:var(--ctl)}
 .c-skillsv{stroke:var(--accent);fill:none;stroke-width:2}.c-closure_loo{stroke:var(--ctl);fill:none;stroke-width:2}
 .c-random{stroke:var(--muted);fill:none;stroke-width:2;stroke-dasharray:4 3}
 .k-skillsv{fill:var(--accent)}.k-closure_loo{fill:var(--ctl)}.k-random{fill:var(--muted)}

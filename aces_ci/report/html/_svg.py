@@ -113,6 +113,10 @@ def _span(values: Sequence[float]) -> tuple[float, float]:
     return lo - pad, hi + pad
 
 
+LABELLED = frozenset({"delete", "compress"})
+"""Decisions whose units the map names beside their point (the ones to act on); every point has a tooltip."""
+
+
 def value_cost_map(title: str, points: Sequence[MapPoint]) -> str:
     """Content value (up) against context cost (right) per unit, with both intervals as whiskers."""
     xs = [p.cost for p in points] + [v for p in points if p.cost_ci for v in p.cost_ci]
@@ -133,14 +137,15 @@ def value_cost_map(title: str, points: Sequence[MapPoint]) -> str:
     for p in points:
         cx, cy = x(p.cost), y(p.value)
         if p.cost_ci:
-            parts.append(f'<line class="ci" x1="{x(p.cost_ci[0])}" y1="{cy}" x2="{x(p.cost_ci[1])}" y2="{cy}"/>')
+            parts.append(f'<line class="whisker" x1="{x(p.cost_ci[0])}" y1="{cy}" x2="{x(p.cost_ci[1])}" y2="{cy}"/>')
         if p.value_ci:
-            parts.append(f'<line class="ci" x1="{cx}" y1="{y(p.value_ci[0])}" x2="{cx}" y2="{y(p.value_ci[1])}"/>')
+            parts.append(f'<line class="whisker" x1="{cx}" y1="{y(p.value_ci[0])}" x2="{cx}" y2="{y(p.value_ci[1])}"/>')
         parts.append(
             f'<circle class="pt v-{text(p.decision, 20)}" cx="{cx}" cy="{cy}" r="4">'
             f"<title>{text(p.label, 80)} ({text(p.decision, 20)})</title></circle>"
-            f'<text x="{cx + 5}" y="{cy - 5}">{text(p.label, 12)}</text>'
         )
+        if p.decision in LABELLED:
+            parts.append(f'<text x="{cx + 5}" y="{cy - 5}">{text(p.label, 12)}</text>')
     parts.append("</svg>")
     return "".join(parts)
 

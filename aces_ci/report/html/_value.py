@@ -79,8 +79,14 @@ def _map(doc: dict[str, Any]) -> str:
     ]
     if not points:
         return missing("Content value vs context cost: not in this result (measured with the del operator only).")
-    return "<h4>Content value vs context cost</h4>" + value_cost_map(
-        f"Content value vs context cost, {doc['skill']}", points
+    legend = (
+        '<p class="note">Each unit with both 95% intervals; green keep, red delete, amber compress, negligible or '
+        "unresolved; units to delete or compress are named.</p>"
+    )
+    return (
+        "<h4>Content value vs context cost</h4>"
+        + legend
+        + value_cost_map(f"Content value vs context cost, {doc['skill']}", points)
     )
 
 
