@@ -16,7 +16,7 @@ from ..errors import InfraError
 from ._types import Usage
 
 Role = Literal["user", "assistant", "tool"]
-StopReason = Literal["end_turn", "tool_use", "max_tokens", "reply_too_large", "other"]
+FinishReason = Literal["end_turn", "tool_use", "max_tokens", "reply_too_large", "other"]
 """``reply_too_large``: the reply passed a cap of :mod:`aces_ci.models._reply` and was cut there."""
 
 
@@ -64,7 +64,7 @@ class ModelRequest:
 class ModelResponse:
     text: str
     tool_calls: tuple[ToolCall, ...]
-    stop_reason: StopReason
+    stop_reason: FinishReason
     usage: Usage
     model: str
     """The model id the server says answered (may differ from the one asked for)."""

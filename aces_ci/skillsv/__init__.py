@@ -5,7 +5,7 @@ counterfactual skills, and estimate structure-aware Shapley values of its units.
 from ._budget import Plan, fit_to_budget, planned_scores
 from ._compile import COMPILE_SCHEMA_VERSION, compile_skill, compiled_json
 from ._decisions import DecisionSummary, decision_line, decision_summary
-from ._estimate import EstimateRun, Estimator, EstimatorSettings, Meter, Pooling, published_settings
+from ._estimate import EstimateRun, Estimator, EstimatorSettings, Meter, Pooling, ValuationStop, published_settings
 from ._exact import ExactGame, TooLargeForExact, unanimity_values
 from ._hierarchy import repair_hierarchy
 from ._live import BARE_CONDITION, LivePlan, LiveScorer, live_scorer
@@ -117,6 +117,7 @@ __all__ = [
     "UnitValue",
     "UnitView",
     "Valuation",
+    "ValuationStop",
     "ValueReport",
     "ValueSettings",
     "compile_skill",

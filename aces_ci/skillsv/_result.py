@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from ._estimate import Pooling, ValuationStop
+
 Decision = Literal["keep", "compress", "delete", "negligible", "unresolved"]
 """What an author does with a unit (:func:`~aces_ci.skillsv.decide` says when each applies)."""
 CUT_DECISIONS: tuple[Decision, ...] = ("delete", "negligible")
@@ -114,11 +116,11 @@ class Valuation:
     truncation_rate: float | None
     """γ: share of intermediate prefixes evaluated before truncation."""
     cost: Cost
-    stopped_by: str | None
+    stopped_by: ValuationStop | None
     error: str | None
     margin: float
     """δ: a net effect inside ±δ is negligible (aces.yml ``value.margin``)."""
-    pooling: Literal["pooled", "chain"] | None = None
+    pooling: Pooling | None = None
     """How chains became unit values (:mod:`._pooled`); None for exact values."""
     cases: tuple[CaseScore, ...] = ()
     """Per case of the attribution panel that was scored with the full skill, its anchors (ρ_del)."""

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
+from ..engine import StopReason
 from ..stats import Coupling, TriggerStrata, VerdictLabel
 from ._protocol import ContrastKind, Mode
 
@@ -321,7 +322,7 @@ class TrialResult:
     tool_version: str
     generated_at: str
     """UTC time the result was produced (ISO 8601); every other field is a function of inputs, seed and cache."""
-    stopped_by: str | None = None
+    stopped_by: StopReason | None = None
     """The budget cap that left rollouts unrun; None when every rollout of the design ran."""
     repository: RepositoryLift | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
