@@ -34,6 +34,22 @@ SkillEventVia = Literal["skill_tool", "file_read", "shell_read", "preloaded", "s
 SKILL_EVENT_VIAS: tuple[str, ...] = get_args(SkillEventVia)
 RolloutStatus = Literal["completed", "infra_error"]
 """``completed``: the agent ran to an end (good or bad). ``infra_error``: not the skill's fault."""
+EndReason = Literal[
+    "final_answer",
+    "no_answer",
+    "max_turns",
+    "max_tokens",
+    "reply_too_large",
+    "timeout",
+    "model_error",
+    "retries_exhausted",
+    "harness_error",
+    "staging_error",
+]
+"""How a rollout ended. The agent's own ends (a ``completed`` rollout): it answered, stopped without an
+answer, ran out of turns or tokens, or its model's reply passed a size cap. Ends that are not the
+skill's doing (``infra_error``): the rollout's timeout, the model API failed or kept failing, the
+harness crashed, or its workspace could not be staged. Stored in every cached and journaled result."""
 
 
 def _digest(payload: Any) -> str:
@@ -163,8 +179,7 @@ class RolloutResult:
     key: str
     """The request's cache key."""
     status: RolloutStatus
-    end_reason: str
-    """``final_answer``, ``max_turns``, ``max_tokens``, ``timeout``, ``harness_error``, ``retries_exhausted``…"""
+    end_reason: EndReason
     final_answer: str | None
     trajectory: dict[str, Any]
     """ATIF-v1.7 document (see schemas/atif.schema.json), secrets redacted."""

@@ -20,6 +20,7 @@ from ._model import (
     HierarchyNode,
     Operator,
     Repair,
+    RuleId,
     Segment,
     Span,
     Unit,
@@ -38,9 +39,10 @@ from ._oracle import (
 from ._order_odds import OddsIntractable, OrderOdds
 from ._orders import ORDER_DISTRIBUTIONS, OrderDistribution, OrderSampler, UniformIntractable
 from ._pooled import UnitSamples, unit_samples
+from ._pruning import CurveMethod
 from ._python_oracle import PythonScorer
 from ._render import InfeasibleCoalition, render, tree_tokens
-from ._result import CUT_DECISIONS, Cost, Decision, Estimate, GroupValue, Interval, UnitValue, Valuation
+from ._result import CUT_DECISIONS, Cost, Decision, Estimate, GroupValue, Interval, Method, UnitValue, Valuation
 from ._store import EvaluationStore
 from ._structure import GameStructure
 from ._summary import DEFAULT_MARGIN, DecisionRules, decide, scores_to_decide, summarize
@@ -49,6 +51,7 @@ from ._tokens import TOKENIZER, count_tokens
 from ._valuate import HeldOut, ScoreSettings, Sessions, ValueReport, ValueSettings, plan_valuation, valuate
 from ._value_json import VALUE_SCHEMA_VERSION, low_value_units, value_json
 from ._views import CurveView, SkillValueView, UnitView, compile_summary, skill_value
+from ._windows import WindowDesign
 
 __all__ = [
     "BARE_CONDITION",
@@ -69,6 +72,7 @@ __all__ = [
     "CompiledSkill",
     "Contraction",
     "Cost",
+    "CurveMethod",
     "CurveView",
     "Decision",
     "DecisionRules",
@@ -89,6 +93,7 @@ __all__ = [
     "LivePlan",
     "LiveScorer",
     "Meter",
+    "Method",
     "OddsIntractable",
     "Operator",
     "OrderDistribution",
@@ -100,6 +105,7 @@ __all__ = [
     "PythonScorer",
     "RenderingOracle",
     "Repair",
+    "RuleId",
     "ScoreRequest",
     "ScoreSettings",
     "ScoredOver",
@@ -120,6 +126,7 @@ __all__ = [
     "ValuationStop",
     "ValueReport",
     "ValueSettings",
+    "WindowDesign",
     "compile_skill",
     "compile_summary",
     "compiled_json",

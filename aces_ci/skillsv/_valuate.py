@@ -15,7 +15,7 @@ from ._estimate import Estimator, EstimatorSettings, Meter
 from ._exact_run import exact_valuation
 from ._model import CompiledSkill
 from ._oracle import CoalitionOracle, Task
-from ._pruning import PruningCurve, closure_loo, pruning_curves, random_ranking, rank
+from ._pruning import CurveMethod, PruningCurve, closure_loo, pruning_curves, random_ranking, rank
 from ._result import Valuation
 from ._structure import GameStructure, bits
 from ._summary import DEFAULT_RULES, DecisionRules, summarize
@@ -153,7 +153,7 @@ def valuate(
     if panel_b and valuation.stopped_by is None:
         meter = Meter()
         loo = closure_loo(structure, oracle, panel_a, seed, meter)
-        rankings = {
+        rankings: dict[CurveMethod, list[str]] = {
             "skillsv": rank(removal_values(structure, valuation), seed),
             "closure_loo": rank(dict(loo), seed),
             "random": random_ranking([u.unit for u in valuation.units], seed),
