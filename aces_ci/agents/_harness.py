@@ -37,7 +37,7 @@ class HarnessOutcome:
 
     end_reason: EndReason
     final_answer: str | None
-    trajectory: dict[str, Any]
+    trajectory: Mapping[str, Any]
     """ATIF-v1.7 document, already redacted."""
     usage: Usage
     skill_events: tuple[SkillEvent, ...] = ()

@@ -21,6 +21,7 @@ from typing import Any, Literal, get_args
 
 from ..errors import InputError
 from ..evals import EvalCase
+from ..frozen import deep_frozen
 from ..models import ModelSpec, Usage
 from ..skill import FileMap, RenderedSkill, files_digest, is_safe_name
 from ._artifacts import NO_ARTIFACTS, WorkspaceArtifacts
@@ -181,11 +182,15 @@ class RolloutResult:
     status: RolloutStatus
     end_reason: EndReason
     final_answer: str | None
-    trajectory: dict[str, Any]
-    """ATIF-v1.7 document (see schemas/atif.schema.json), secrets redacted."""
+    trajectory: Mapping[str, Any]
+    """ATIF-v1.7 document (see schemas/atif.schema.json), secrets redacted; read-only all the way down
+    (:func:`~aces_ci.frozen.deep_frozen`), because one cached result is read by every grader of both arms."""
     usage: Usage
     duration_s: float
     skill_events: tuple[SkillEvent, ...] = ()
     error: str | None = None
     artifacts: WorkspaceArtifacts = NO_ARTIFACTS
     """Files the agent wrote or changed in its workspace, captured before the workspace was removed."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "trajectory", deep_frozen(self.trajectory))

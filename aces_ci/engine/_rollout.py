@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
@@ -50,7 +50,7 @@ Tidy = Callable[[AbstractContextManager[Workspace] | None, RolloutResult | None]
 """Called once per rollout with its staging (to remove the workspace) and, unless cancelled, its result."""
 
 
-def stamped(trajectory: dict[str, Any], key: str, request: RolloutRequest) -> dict[str, Any]:
+def stamped(trajectory: Mapping[str, Any], key: str, request: RolloutRequest) -> dict[str, Any]:
     """``trajectory`` with the rollout's identity: ids from its key, case/condition/replicate/seed in ``extra``."""
     document: dict[str, Any] = {"schema_version": trajectory.get("schema_version"), "session_id": key}
     document["trajectory_id"] = key
@@ -73,9 +73,7 @@ def _infra_trajectory(harness: Harness, request: RolloutRequest, reason: EndReas
     return builder.build(usage=Usage(), notes=message, extra={"end_reason": reason})
 
 
-async def _attempt(
-    harness: Harness, request: RolloutRequest, workspace: Workspace
-) -> HarnessOutcome | Failure:
+async def _attempt(harness: Harness, request: RolloutRequest, workspace: Workspace) -> HarnessOutcome | Failure:
     """Run the harness once: its outcome, or the end reason and message of what went wrong."""
     try:
         async with asyncio.timeout(request.harness.timeout_s + TIMEOUT_GRACE_S) as scope:

@@ -6,9 +6,11 @@ a value computed from no chain at all is None, never a zero that reads like a me
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from ..frozen import frozen
 from ._estimate import Pooling, ValuationStop
 
 Decision = Literal["keep", "compress", "delete", "negligible", "unresolved"]
@@ -104,7 +106,7 @@ class Valuation:
     units: tuple[UnitValue, ...]
     groups: tuple[GroupValue, ...]
     trigger_value: Estimate | None
-    anchors: dict[str, Estimate | None]
+    anchors: Mapping[str, Estimate | None]
     """``empty`` V(∅), ``trigger_only`` V({m}), ``full`` V(N) (ρ_del; V_pad(N) is the same skill)."""
     content_lift: Estimate | None
     """Λ = V(N) − V({m})."""
@@ -128,6 +130,9 @@ class Valuation:
     """Chains left out because a score they needed failed twice (a rollout's timeout or infrastructure error)."""
     failure: str | None = None
     """The latest such failure (or a failure a retry recovered from), as the oracle said it."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "anchors", frozen(self.anchors))
 
     @property
     def measured(self) -> bool:

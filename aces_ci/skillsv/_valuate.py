@@ -7,9 +7,10 @@ oracle is any :class:`~aces_ci.skillsv.CoalitionOracle`; the command builds a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from ..frozen import frozen
 from ._budget import Plan, fit_to_budget
 from ._estimate import Estimator, EstimatorSettings, Meter
 from ._exact_run import exact_valuation
@@ -50,11 +51,14 @@ class HeldOut:
 
     tasks: int
     curves: tuple[PruningCurve, ...]
-    closure_loo: dict[str, float]
+    closure_loo: Mapping[str, float]
     full: float
     """V(N) on panel B (the start of every curve)."""
     trigger_only: float
     """V({m}) on panel B (the end of every curve)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "closure_loo", frozen(self.closure_loo))
 
     @property
     def content_lift(self) -> float:

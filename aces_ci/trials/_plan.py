@@ -43,6 +43,7 @@ class DesignEstimate:
     grid: tuple[tuple[int, int, int], ...]
     """(runs, cases needed, rollouts) for each runs per condition that has a finite answer."""
 
+
 NoiseSource = Literal["pilot", "A/A control"]
 """Where a plan's noise figures came from: this trial's cached pilot rollouts, or an A/A control."""
 
