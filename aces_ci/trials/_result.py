@@ -13,7 +13,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
+from ..agents import Disclosure, HarnessName
 from ..engine import StopReason
+from ..models import Provider
 from ..stats import Coupling, TriggerStrata, VerdictLabel
 from ._protocol import ContrastKind, Mode
 
@@ -305,10 +307,10 @@ class TrialResult:
 
     skills: tuple[SkillTrialResult, ...]
     confidence: float
-    provider: str
+    provider: Provider
     model: str
-    harness: str
-    disclosure: str
+    harness: HarnessName
+    disclosure: Disclosure
     runs: int
     seed: int
     coupling: Coupling
