@@ -68,28 +68,21 @@ def deep_frozen(value: Any) -> Any:
     """``value`` with every dict in it a :class:`FrozenDict` and every list a :class:`FrozenList`, recursively.
 
     For JSON-shaped documents (a trajectory): what was a dict is still a dict to ``json`` and
-    ``isinstance``, what was a list is still a list. A document that is frozen already is returned
-    as it is (a walk, no copy), so rebuilding a frozen type around it costs little.
+    ``isinstance``, what was a list is still a list. What this function built is returned as it is
+    (one ``isinstance``, no walk): it cannot have changed since, so rebuilding a frozen type around
+    it (``dataclasses.replace``) costs nothing.
     """
-    if _is_deep_frozen(value):
+    if isinstance(value, _DeepFrozenDict | FrozenList):
         return value
     if isinstance(value, dict):
-        return FrozenDict((key, deep_frozen(item)) for key, item in value.items())
+        return _DeepFrozenDict((key, deep_frozen(item)) for key, item in value.items())
     if isinstance(value, list):
         return FrozenList(deep_frozen(item) for item in value)
     return value
 
 
-def _is_deep_frozen(value: Any) -> bool:
-    if isinstance(value, FrozenDict):
-        return all(_is_deep_frozen(item) for item in value.values())
-    if isinstance(value, FrozenList):
-        return all(_is_deep_frozen(item) for item in value)
-    return not isinstance(value, dict | list)
-
-
 class FrozenList(list[V]):
-    """A ``list`` whose content is fixed when it is built (inside a :func:`deep_frozen` document)."""
+    """A ``list`` whose content is fixed when it is built; only :func:`deep_frozen` builds one."""
 
     __slots__ = ()
 
@@ -128,3 +121,9 @@ class FrozenList(list[V]):
 
     def __reduce__(self) -> tuple[type[FrozenList[V]], tuple[list[V]]]:
         return type(self), (list(self),)
+
+
+class _DeepFrozenDict(FrozenDict[K, V]):
+    """A :class:`FrozenDict` built by :func:`deep_frozen`: everything inside it is frozen too."""
+
+    __slots__ = ()
