@@ -263,7 +263,7 @@ class _Scores:
                     problem = problem or outcome.error or "not scored"
                     fatal = fatal or outcome.fatal
                     budget = budget or outcome.budget_stop
-                    if outcome.cap in ("max_rollouts", "max_wall"):
+                    if outcome.cap is not None:  # the engine names its caps as the valuation does
                         cap = outcome.cap
                 else:
                     failed.append(key)
