@@ -15,6 +15,7 @@ from typing import Literal
 
 from ..agents import Disclosure, HarnessName
 from ..engine import StopReason
+from ..frozen import frozen
 from ..models import Provider
 from ..stats import Coupling, TriggerStrata, VerdictLabel
 from ._protocol import ContrastKind, Mode
@@ -62,6 +63,10 @@ class ContrastResult:
     lift: Mapping[str, MetricLiftResult | None]
     not_applicable: Mapping[str, str]
     """Metric → why it has no lift here."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "lift", frozen(self.lift))
+        object.__setattr__(self, "not_applicable", frozen(self.not_applicable))
 
 
 @dataclass(frozen=True)
@@ -278,6 +283,12 @@ class SkillTrialResult:
     first_error: str | None = None
     """The first infrastructure error (end reason: message) or grading failure among its rollouts; None: none."""
     notes: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        """The mappings are read-only: every report (text, Markdown, JSON, JUnit, the gate) reads one result."""
+        object.__setattr__(self, "lift", frozen(self.lift))
+        object.__setattr__(self, "not_applicable", frozen(self.not_applicable))
+        object.__setattr__(self, "estimand_axes", frozen(self.estimand_axes))
 
 
 @dataclass(frozen=True)
