@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import ConfigError, ConfigSource
 from .evals import GraderSpec, TaskCommand, grader_from, task_command_from
+from .frozen import FrozenDict, frozen
 from .models import ModelSettings, Price
 from .redact import find_secrets
 from .scan import IgnoreEntry, ScanConfig, Severity
@@ -74,8 +75,8 @@ class RunSettings:
     timeout_s: float = 300.0
     temperature: float = 0.0
     max_tokens: int = 1024
-    prices: dict[str, Price] = field(default_factory=dict)
-    """Extra or overriding entries of the price table, keyed by model id."""
+    prices: Mapping[str, Price] = field(default_factory=FrozenDict)
+    """Extra or overriding entries of the price table, keyed by model id (read-only)."""
 
 
 @dataclass(frozen=True)
@@ -438,15 +439,17 @@ def _run_settings(raw: dict[str, Any], base: Path) -> RunSettings:
     if "cache_dir" in raw:
         values["cache_dir"] = base / raw["cache_dir"]
     if "prices" in raw:
-        values["prices"] = {
-            model_id: Price(
-                float(price["input"]),
-                float(price["output"]),
-                float(price["cache_read"]) if "cache_read" in price else None,
-                float(price["cache_write"]) if "cache_write" in price else None,
-            )
-            for model_id, price in raw["prices"].items()
-        }
+        values["prices"] = frozen(
+            {
+                model_id: Price(
+                    float(price["input"]),
+                    float(price["output"]),
+                    float(price["cache_read"]) if "cache_read" in price else None,
+                    float(price["cache_write"]) if "cache_write" in price else None,
+                )
+                for model_id, price in raw["prices"].items()
+            }
+        )
     return RunSettings(model=_model_settings(raw), **values)
 
 

@@ -24,6 +24,7 @@ LAYERS: tuple[str, ...] = (
     "errors",
     "schemas",
     "atomic",
+    "frozen",
     "redact",
     "skill",
     "evals",

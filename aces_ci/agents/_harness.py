@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from ..models import Usage
-from ._types import HarnessName, RolloutRequest, SkillEvent
+from ._types import EndReason, HarnessName, RolloutRequest, SkillEvent
 
 
 @dataclass(frozen=True)
@@ -35,10 +35,9 @@ class Workspace:
 class HarnessOutcome:
     """What a harness reports for one rollout; the engine adds identity, timing and the workspace's artifacts."""
 
-    end_reason: str
-    """``final_answer``, ``max_turns``, ``max_tokens``, ``timeout``, ``retries_exhausted``, ``harness_error``…"""
+    end_reason: EndReason
     final_answer: str | None
-    trajectory: dict[str, Any]
+    trajectory: Mapping[str, Any]
     """ATIF-v1.7 document, already redacted."""
     usage: Usage
     skill_events: tuple[SkillEvent, ...] = ()

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..skill import SKILL_FILE
-from ._types import SkillEvent
+from ._types import SkillEvent, SkillEventVia
 
 SKILL_TOOLS = frozenset({"skill", "activate_skill", "load_skill", "use_skill"})
 """Tools whose call *is* the loading of a skill (Claude Code ``Skill``, OpenCode ``skill``)."""
@@ -43,7 +43,6 @@ SHELL_TOOLS = frozenset(
         "command",
     }
 )
-Via = Literal["skill_tool", "file_read", "shell_read", "preloaded", "script_run"]
 _SKILL_ARG_KEYS = ("skill", "name", "skill_name")
 _PATH_ARG_KEYS = ("path", "file_path", "filePath", "filename", "file", "target_file", "absolute_path")
 _COMMAND_ARG_KEYS = ("command", "cmd", "script", "commands")
@@ -245,7 +244,7 @@ class _Detector:
         self.events: list[SkillEvent] = []
         self._seen: set[tuple[int, str, str, str | None]] = set()
 
-    def add(self, step_id: int, skill: str, via: Via, path: str | None) -> None:
+    def add(self, step_id: int, skill: str, via: SkillEventVia, path: str | None) -> None:
         key = (step_id, skill, via, path)
         if key not in self._seen:
             self._seen.add(key)

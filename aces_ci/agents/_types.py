@@ -21,6 +21,7 @@ from typing import Any, Literal, get_args
 
 from ..errors import InputError
 from ..evals import EvalCase
+from ..frozen import deep_frozen
 from ..models import ModelSpec, Usage
 from ..skill import FileMap, RenderedSkill, files_digest, is_safe_name
 from ._artifacts import NO_ARTIFACTS, WorkspaceArtifacts
@@ -34,6 +35,22 @@ SkillEventVia = Literal["skill_tool", "file_read", "shell_read", "preloaded", "s
 SKILL_EVENT_VIAS: tuple[str, ...] = get_args(SkillEventVia)
 RolloutStatus = Literal["completed", "infra_error"]
 """``completed``: the agent ran to an end (good or bad). ``infra_error``: not the skill's fault."""
+EndReason = Literal[
+    "final_answer",
+    "no_answer",
+    "max_turns",
+    "max_tokens",
+    "reply_too_large",
+    "timeout",
+    "model_error",
+    "retries_exhausted",
+    "harness_error",
+    "staging_error",
+]
+"""How a rollout ended. The agent's own ends (a ``completed`` rollout): it answered, stopped without an
+answer, ran out of turns or tokens, or its model's reply passed a size cap. Ends that are not the
+skill's doing (``infra_error``): the rollout's timeout, the model API failed or kept failing, the
+harness crashed, or its workspace could not be staged. Stored in every cached and journaled result."""
 
 
 def _digest(payload: Any) -> str:
@@ -163,14 +180,17 @@ class RolloutResult:
     key: str
     """The request's cache key."""
     status: RolloutStatus
-    end_reason: str
-    """``final_answer``, ``max_turns``, ``max_tokens``, ``timeout``, ``harness_error``, ``retries_exhausted``…"""
+    end_reason: EndReason
     final_answer: str | None
-    trajectory: dict[str, Any]
-    """ATIF-v1.7 document (see schemas/atif.schema.json), secrets redacted."""
+    trajectory: Mapping[str, Any]
+    """ATIF-v1.7 document (see schemas/atif.schema.json), secrets redacted; read-only all the way down
+    (:func:`~aces_ci.frozen.deep_frozen`), because one cached result is read by every grader of both arms."""
     usage: Usage
     duration_s: float
     skill_events: tuple[SkillEvent, ...] = ()
     error: str | None = None
     artifacts: WorkspaceArtifacts = NO_ARTIFACTS
     """Files the agent wrote or changed in its workspace, captured before the workspace was removed."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "trajectory", deep_frozen(self.trajectory))

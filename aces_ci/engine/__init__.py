@@ -7,7 +7,7 @@ One engine serves trials and SkillSV alike: a command opens one :class:`RolloutE
 
 from ._batch import NotRun, RolloutBatch, RolloutRecord, RolloutSource
 from ._breaker import DEFAULT_BREAKER_AFTER, CircuitBreaker
-from ._budget import Budget, BudgetMeter, StopReason
+from ._budget import Budget, BudgetCap, BudgetMeter, StopReason
 from ._cache import CACHE_VERSION, RolloutCache
 from ._engine import RolloutEngine, default_batch_id
 from ._journal import JOURNAL_VERSION, Journal, JournalAppender
@@ -23,6 +23,7 @@ __all__ = [
     "TIMEOUT_GRACE_S",
     "BarProgress",
     "Budget",
+    "BudgetCap",
     "BudgetMeter",
     "CircuitBreaker",
     "Journal",

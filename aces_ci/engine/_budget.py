@@ -19,8 +19,13 @@ from typing import Literal
 
 from ..errors import ConfigError
 
-StopReason = Literal["max_rollouts", "max_usd", "max_wall", "circuit_breaker"]
-"""Why a call left rollouts unrun: a budget cap, or the engine's tripped circuit breaker (:mod:`._breaker`)."""
+BudgetCap = Literal["max_rollouts", "budget_usd", "max_wall"]
+"""A :class:`Budget` cap that was reached, named as the run settings name it (aces.yml's ``budget_usd``,
+``--max-rollouts``, ``--max-wall``). Written as ``stopped_by`` in the trial and value JSON (trial JSON of
+earlier versions spelled the dollar cap ``max_usd``; its schema still accepts that spelling)."""
+
+StopReason = Literal[BudgetCap, "circuit_breaker"]
+"""Why an engine call left rollouts unrun: a budget cap, or the engine's tripped circuit breaker (:mod:`._breaker`)."""
 
 
 @dataclass(frozen=True)
@@ -62,12 +67,12 @@ class BudgetMeter:
             return None
         return max(0.0, self.budget.max_wall_s - (self._clock() - self.started))
 
-    def exhausted(self) -> StopReason | None:
+    def exhausted(self) -> BudgetCap | None:
         """The first cap reached, or None while another rollout may be launched."""
         if self.budget.max_rollouts is not None and self.launched >= self.budget.max_rollouts:
             return "max_rollouts"
         if self.budget.max_usd is not None and self.spent_usd >= self.budget.max_usd:
-            return "max_usd"
+            return "budget_usd"
         left = self.wall_left()
         if left is not None and left <= 0:
             return "max_wall"

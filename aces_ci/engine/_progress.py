@@ -27,14 +27,15 @@ from typing import Protocol, TextIO
 from tqdm import tqdm
 
 from ..agents import RolloutRequest
+from ._budget import StopReason
 
 LINE_STEPS = 10
 """Progress lines per expected total in a CI log (one per tenth)."""
 FAILURES_SHOWN = 5
 """Infrastructure errors printed in full; later ones are counted in the progress lines and the summary."""
-_STOPS = {
+_STOPS: dict[StopReason, str] = {
     "max_rollouts": "the rollout budget (--max-rollouts)",
-    "max_usd": "the dollar budget",
+    "budget_usd": "the dollar budget",
     "max_wall": "the wall-time limit (--max-wall)",
     "circuit_breaker": "the circuit breaker (consecutive infrastructure errors)",
 }
@@ -49,7 +50,7 @@ class Progress(Protocol):
         """One rollout finished: ``outcome`` is ``done``, ``cached``, ``resumed`` or ``infra_error (why)``."""
         ...
 
-    def stopped(self, reason: str, not_run: int) -> None:
+    def stopped(self, reason: StopReason, not_run: int) -> None:
         """A budget cap (``max_rollouts``, ``max_usd``, ``max_wall``) or the circuit breaker stopped a call with
         ``not_run`` rollouts left."""
         ...
@@ -70,16 +71,16 @@ class NoProgress:
     def advance(self, request: RolloutRequest, outcome: str, seconds: float) -> None:
         """Nothing to show."""
 
-    def stopped(self, reason: str, not_run: int) -> None:
+    def stopped(self, reason: StopReason, not_run: int) -> None:
         """Nothing to show."""
 
     def close(self) -> None:
         """Nothing to close."""
 
 
-def stop_line(reason: str, not_run: int) -> str:
+def stop_line(reason: StopReason, not_run: int) -> str:
     """What a display says when a budget cap stops a call."""
-    return f"stopped by {_STOPS.get(reason, reason)}: {not_run} rollout{'s' if not_run != 1 else ''} not run"
+    return f"stopped by {_STOPS[reason]}: {not_run} rollout{'s' if not_run != 1 else ''} not run"
 
 
 def _kind(outcome: str) -> str:
@@ -131,7 +132,7 @@ class LineProgress:
         self._write(f"{self._counter()} {share:.0%}: {self._tallies()} (latest: {latest})")
         self._next = self.count + max(1, math.ceil(self.total / self.steps))
 
-    def stopped(self, reason: str, not_run: int) -> None:
+    def stopped(self, reason: StopReason, not_run: int) -> None:
         self.not_run += not_run
         self._write(f"{self._counter()} {stop_line(reason, not_run)}")
 
@@ -162,7 +163,7 @@ class BarProgress:
             self._bar.set_postfix_str(f"{_label(request)} {outcome} {seconds:.1f}s", refresh=False)
             self._bar.update(1)
 
-    def stopped(self, reason: str, not_run: int) -> None:
+    def stopped(self, reason: StopReason, not_run: int) -> None:
         tqdm.write(stop_line(reason, not_run), file=self.stream)
 
     def close(self) -> None:

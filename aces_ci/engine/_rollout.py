@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
@@ -25,6 +25,7 @@ from typing import Any
 from ..agents import (
     NO_ARTIFACTS,
     ArtifactLimits,
+    EndReason,
     Harness,
     HarnessOutcome,
     RolloutRequest,
@@ -49,7 +50,7 @@ Tidy = Callable[[AbstractContextManager[Workspace] | None, RolloutResult | None]
 """Called once per rollout with its staging (to remove the workspace) and, unless cancelled, its result."""
 
 
-def stamped(trajectory: dict[str, Any], key: str, request: RolloutRequest) -> dict[str, Any]:
+def stamped(trajectory: Mapping[str, Any], key: str, request: RolloutRequest) -> dict[str, Any]:
     """``trajectory`` with the rollout's identity: ids from its key, case/condition/replicate/seed in ``extra``."""
     document: dict[str, Any] = {"schema_version": trajectory.get("schema_version"), "session_id": key}
     document["trajectory_id"] = key
@@ -60,7 +61,11 @@ def stamped(trajectory: dict[str, Any], key: str, request: RolloutRequest) -> di
     return document
 
 
-def _infra_trajectory(harness: Harness, request: RolloutRequest, reason: str, message: str) -> dict[str, Any]:
+Failure = tuple[EndReason, str]
+"""A rollout the harness gave nothing back for: how it ended, and the message saying why."""
+
+
+def _infra_trajectory(harness: Harness, request: RolloutRequest, reason: EndReason, message: str) -> dict[str, Any]:
     """A valid, empty ATIF document for a rollout whose harness gave us nothing back."""
     builder = TrajectoryBuilder(
         agent_name=f"aces-ci-{harness.name}", agent_version=harness.version(), model_name=request.model.model
@@ -68,24 +73,22 @@ def _infra_trajectory(harness: Harness, request: RolloutRequest, reason: str, me
     return builder.build(usage=Usage(), notes=message, extra={"end_reason": reason})
 
 
-async def _attempt(
-    harness: Harness, request: RolloutRequest, workspace: Workspace
-) -> tuple[HarnessOutcome | None, str, str]:
-    """Run the harness once: its outcome, or None with the end reason and message of what went wrong."""
+async def _attempt(harness: Harness, request: RolloutRequest, workspace: Workspace) -> HarnessOutcome | Failure:
+    """Run the harness once: its outcome, or the end reason and message of what went wrong."""
     try:
         async with asyncio.timeout(request.harness.timeout_s + TIMEOUT_GRACE_S) as scope:
-            return await harness.run(request, workspace), "", ""
+            return await harness.run(request, workspace)
     except TimeoutError:
         if not scope.expired():
-            return None, "harness_error", "the harness raised TimeoutError"
-        return None, "timeout", f"the harness did not finish within its timeout of {request.harness.timeout_s:g}s"
+            return "harness_error", "the harness raised TimeoutError"
+        return "timeout", f"the harness did not finish within its timeout of {request.harness.timeout_s:g}s"
     except ConfigError:
         raise  # a missing key or an unusable provider is not an outage: see the module doc
     except AcesError as exc:
-        return None, "harness_error", f"{type(exc).__name__}: {exc}"
+        return "harness_error", f"{type(exc).__name__}: {exc}"
     except Exception as exc:  # a crashing harness must cost one rollout, not the batch
         _log.debug("harness %s crashed", harness.name, exc_info=True)
-        return None, "harness_error", f"the harness crashed: {type(exc).__name__}: {exc}"
+        return "harness_error", f"the harness crashed: {type(exc).__name__}: {exc}"
 
 
 def _capture(workspace: Workspace, limits: ArtifactLimits, secrets: tuple[str, ...]) -> WorkspaceArtifacts:
@@ -119,7 +122,7 @@ class RolloutRunner:
     async def run(self, request: RolloutRequest, key: str, tidy: Tidy) -> tuple[RolloutResult, Path | None]:
         """The rollout's result and its kept workspace (if kept); ``tidy`` gets the disk work that remains."""
         started = time.monotonic()
-        outcome: HarnessOutcome | None = None
+        outcome: HarnessOutcome | Failure
         artifacts = NO_ARTIFACTS
         kept: Path | None = None
         staged: AbstractContextManager[Workspace] | None = None
@@ -127,18 +130,18 @@ class RolloutRunner:
         try:
             workspace = staging.__enter__()
         except InfraError as exc:  # the harness's own errors are caught by _attempt(): this is staging
-            reason, message = "staging_error", str(exc)
+            outcome = "staging_error", str(exc)
         else:
             staged = staging
             kept = workspace.root.parent if self.keep_workspaces else None
             try:
-                outcome, reason, message = await _attempt(self.harness, request, workspace)
+                outcome = await _attempt(self.harness, request, workspace)
             except BaseException:  # cancelled at the wall-time cap: the workspace still goes
                 tidy(staged, None)
                 raise
             artifacts = _capture(workspace, self.artifact_limits, self.secrets)
         duration = time.monotonic() - started
-        result = self._result(request, key, outcome, (reason, message), duration=duration, artifacts=artifacts)
+        result = self._result(request, key, outcome, duration=duration, artifacts=artifacts)
         tidy(staged, result)
         return result, kept
 
@@ -146,15 +149,14 @@ class RolloutRunner:
         self,
         request: RolloutRequest,
         key: str,
-        outcome: HarnessOutcome | None,
-        failure: tuple[str, str],
+        outcome: HarnessOutcome | Failure,
         *,
         duration: float,
         artifacts: WorkspaceArtifacts,
     ) -> RolloutResult:
-        """The result from the harness's outcome, or from ``failure`` (end reason, message) when it gave none."""
-        if outcome is None:
-            reason, message = failure
+        """The result from the harness's outcome, or from the failure (end reason, message) when it gave none."""
+        if isinstance(outcome, tuple):
+            reason, message = outcome
             message = redact_text(message, self.secrets)
             return RolloutResult(
                 key=key,

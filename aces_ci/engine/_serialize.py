@@ -21,6 +21,7 @@ from ..agents import (
     SKILL_EVENT_VIAS,
     Artifact,
     ArtifactLimits,
+    EndReason,
     RolloutResult,
     RolloutStatus,
     SkillEvent,
@@ -29,6 +30,7 @@ from ..agents import (
 from ..models import Usage
 
 _STATUSES = frozenset(get_args(RolloutStatus))
+_END_REASONS = frozenset(get_args(EndReason))
 _VIAS = frozenset(SKILL_EVENT_VIAS)
 _OMISSIONS = frozenset(OMISSIONS)
 
@@ -133,11 +135,14 @@ def result_from_dict(data: Any) -> RolloutResult:
     status = _field(data, "status", str)
     if status not in _STATUSES:
         raise ValueError(f"unknown status {status!r}")
+    end_reason = _field(data, "end_reason", str)
+    if end_reason not in _END_REASONS:
+        raise ValueError(f"unknown end reason {end_reason!r}")
     events = _field(data, "skill_events", list)
     return RolloutResult(
         key=_field(data, "key", str),
         status=status,
-        end_reason=_field(data, "end_reason", str),
+        end_reason=end_reason,
         final_answer=_field(data, "final_answer", str, optional=True),
         trajectory=_field(data, "trajectory", dict),
         usage=_usage(data.get("usage")),

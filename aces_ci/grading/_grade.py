@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..evals import GraderSpec
+from ..frozen import frozen
 from ._accuracy import grade_accuracy
 from ._behavior import grade_behavior_check
 from ._byog import run_byog
@@ -60,6 +61,10 @@ class RolloutGrades:
     """Every grade of one rollout, by metric name: the six ACES metrics first, then BYOG metrics."""
 
     metrics: Mapping[str, MetricResult]
+    """Read-only: one record's grades are read by every report and by both arms' comparisons."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "metrics", frozen(self.metrics))
 
     @property
     def composite(self) -> float | None:

@@ -16,6 +16,7 @@ user's to fix and would fail every rollout alike, so it propagates.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -48,7 +49,7 @@ class GradingInput:
         return self.result.final_answer
 
     @property
-    def trajectory(self) -> dict[str, Any]:
+    def trajectory(self) -> Mapping[str, Any]:
         return self.result.trajectory
 
 

@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
-from ..agents import RolloutResult, RolloutStatus, SkillEvent
+from ..agents import EndReason, RolloutResult, RolloutStatus, SkillEvent
 from ..evals import EvalCase
 from ..models import Usage
 from ._actions import agent_turns
@@ -182,7 +182,7 @@ class RolloutFigures:
     """Model calls (agent turns)."""
     duration_s: float
     status: RolloutStatus = "completed"
-    end_reason: str = "final_answer"
+    end_reason: EndReason = "final_answer"
 
     @classmethod
     def of(
@@ -190,7 +190,7 @@ class RolloutFigures:
         usage: Usage,
         duration_s: float,
         status: RolloutStatus = "completed",
-        end_reason: str = "final_answer",
+        end_reason: EndReason = "final_answer",
         trajectory: Mapping[str, Any] | None = None,
     ) -> RolloutFigures:
         """The figures of a rollout; turns fall back to the trajectory's agent steps when no model call was counted."""

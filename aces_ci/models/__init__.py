@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from ._base import Message, ModelAPIError, ModelClient, ModelRequest, ModelResponse, StopReason, ToolCall, ToolSpec
+from ._base import FinishReason, Message, ModelAPIError, ModelClient, ModelRequest, ModelResponse, ToolCall, ToolSpec
 from ._errors import RetriesExhausted, is_retryable, retry_after_s
 from ._prices import BUILTIN_PRICES, BUILTIN_PRICES_AS_OF, FREE, PriceTable, cost_usd
 from ._retry import RetryPolicy
@@ -86,6 +86,7 @@ __all__ = [
     "SMOLLM2_135M",
     "AnthropicClient",
     "ConcurrencyLimiter",
+    "FinishReason",
     "LocalModelClient",
     "LocalModelManager",
     "LocalModelServer",
@@ -103,7 +104,6 @@ __all__ = [
     "Provider",
     "RetriesExhausted",
     "RetryPolicy",
-    "StopReason",
     "ToolCall",
     "ToolSpec",
     "Usage",

@@ -24,14 +24,14 @@ from typing import Any
 
 import anthropic
 
-from ._base import Message, ModelAPIError, ModelClient, ModelRequest, ModelResponse, StopReason, ToolCall
+from ._base import FinishReason, Message, ModelAPIError, ModelClient, ModelRequest, ModelResponse, ToolCall
 from ._errors import api_error, transport_error
 from ._reply import REPLY_TOO_LARGE, ReplyTooLarge, reply_too_large_in
 from ._tool_args import tool_arguments
 from ._transport import capped_http_client
 from ._types import Usage
 
-STOP_REASONS: dict[str, StopReason] = {
+STOP_REASONS: dict[str, FinishReason] = {
     "end_turn": "end_turn",
     "stop_sequence": "end_turn",
     "tool_use": "tool_use",

@@ -9,14 +9,16 @@ and the policy is written once.
 from __future__ import annotations
 
 import abc
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..errors import InfraError
+from ..frozen import deep_frozen
 from ._types import Usage
 
 Role = Literal["user", "assistant", "tool"]
-StopReason = Literal["end_turn", "tool_use", "max_tokens", "reply_too_large", "other"]
+FinishReason = Literal["end_turn", "tool_use", "max_tokens", "reply_too_large", "other"]
 """``reply_too_large``: the reply passed a cap of :mod:`aces_ci.models._reply` and was cut there."""
 
 
@@ -26,14 +28,22 @@ class ToolSpec:
 
     name: str
     description: str
-    parameters: dict[str, Any] = field(default_factory=lambda: {"type": "object", "properties": {}})
+    parameters: Mapping[str, Any] = field(default_factory=lambda: {"type": "object", "properties": {}})
+    """Read-only (a tool list is one module constant shared by every rollout)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "parameters", deep_frozen(self.parameters))
 
 
 @dataclass(frozen=True)
 class ToolCall:
     id: str
     name: str
-    arguments: dict[str, Any]
+    arguments: Mapping[str, Any]
+    """Read-only: the call is kept in the conversation and the trajectory while tools read it."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "arguments", deep_frozen(self.arguments))
 
 
 @dataclass(frozen=True)
@@ -64,7 +74,7 @@ class ModelRequest:
 class ModelResponse:
     text: str
     tool_calls: tuple[ToolCall, ...]
-    stop_reason: StopReason
+    stop_reason: FinishReason
     usage: Usage
     model: str
     """The model id the server says answered (may differ from the one asked for)."""

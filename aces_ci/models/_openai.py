@@ -19,14 +19,14 @@ from typing import Any
 
 import openai
 
-from ._base import Message, ModelAPIError, ModelClient, ModelRequest, ModelResponse, StopReason, ToolCall
+from ._base import FinishReason, Message, ModelAPIError, ModelClient, ModelRequest, ModelResponse, ToolCall
 from ._errors import api_error, transport_error
 from ._reply import REPLY_TOO_LARGE, ReplyTooLarge, partial_json_string, reply_too_large_in
 from ._tool_args import arguments_text, tool_arguments
 from ._transport import capped_http_client
 from ._types import Usage
 
-STOP_REASONS: dict[str, StopReason] = {
+STOP_REASONS: dict[str, FinishReason] = {
     "stop": "end_turn",
     "tool_calls": "tool_use",
     "function_call": "tool_use",
@@ -131,7 +131,7 @@ class OpenAIChatClient(ModelClient):
             for call in message.tool_calls or ()
             if call.type == "function"
         )
-        stop_reason: StopReason = "tool_use" if calls else STOP_REASONS.get(choice.finish_reason or "", "other")
+        stop_reason: FinishReason = "tool_use" if calls else STOP_REASONS.get(choice.finish_reason or "", "other")
         return ModelResponse(
             text=message.content or "",
             tool_calls=calls,

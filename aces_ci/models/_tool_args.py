@@ -9,6 +9,7 @@ the call with a tool error the model can read and correct.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 INVALID_ARGUMENTS_KEY = "_invalid_arguments"
@@ -32,7 +33,7 @@ def tool_arguments(raw: object) -> dict[str, Any]:
     return {INVALID_ARGUMENTS_KEY: json.dumps(raw, default=str)}
 
 
-def arguments_text(arguments: dict[str, Any]) -> str:
+def arguments_text(arguments: Mapping[str, Any]) -> str:
     """Arguments as the JSON text OpenAI-style APIs carry; a kept invalid text goes back exactly as written."""
     raw = arguments.get(INVALID_ARGUMENTS_KEY)
     if isinstance(raw, str) and len(arguments) == 1:

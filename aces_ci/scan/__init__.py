@@ -3,7 +3,7 @@
 from ._baseline import Baseline, accepted_by_new_baseline, load_baseline, write_baseline
 from ._config import DEFAULT_MIN_SCORE, IgnoreEntry, Profile, ScanConfig
 from ._context import ScanContext
-from ._finding import Finding, Hit, Location, Severity, Suppression
+from ._finding import Finding, Hit, Location, Severity, Suppression, SuppressionKind
 from ._judge import judge_unavailable, run_judge
 from ._listing import HOST_PROFILES, HostListing, HostProfile, ListedSkill, build_listing
 from ._registry import Rule, RuleRegistry, UnknownRuleError, define
@@ -45,6 +45,7 @@ __all__ = [
     "SkillReport",
     "StructuralScore",
     "Suppression",
+    "SuppressionKind",
     "UnknownRuleError",
     "Verdict",
     "accepted_by_new_baseline",

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from ..errors import ConfigSource
+from ..frozen import FrozenDict, frozen
 from ._finding import Severity
 
 Profile = Literal["strict", "lenient"]
@@ -36,11 +38,14 @@ class ScanConfig:
     ignore: tuple[IgnoreEntry, ...] = ()
     baseline: Path | None = None
     """File of accepted findings (``aces-ci scan --write-baseline``)."""
-    severity: dict[str, Severity | Literal["off"]] = field(default_factory=dict)
-    """Per-rule severity overrides; ``off`` disables a rule."""
+    severity: Mapping[str, Severity | Literal["off"]] = field(default_factory=FrozenDict)
+    """Per-rule severity overrides; ``off`` disables a rule. Read-only: one config serves every skill's scan."""
     max_body_lines: int = 500
     max_body_tokens: int = 5000
     min_eval_cases: int = 3
     """Fewer cases than this in evals.json cannot support any lift claim."""
     source: ConfigSource = field(default_factory=ConfigSource, compare=False)
     """Where these settings were written: errors found later (an unknown rule id) name the file and line."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "severity", frozen(self.severity))

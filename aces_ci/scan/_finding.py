@@ -6,6 +6,7 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from typing import Literal
 
 
 class Severity(StrEnum):
@@ -51,12 +52,16 @@ class Hit:
     reported suppressed, kind ``policy``, e.g. a placeholder shaped like a credential)."""
 
 
+SuppressionKind = Literal["inline", "config", "baseline", "policy"]
+"""Who waived a finding: an inline comment, the config ignore list, the baseline, or the rule's own policy."""
+
+
 @dataclass(frozen=True)
 class Suppression:
     """Why a finding does not count: an inline comment, the config ignore list or the baseline."""
 
-    kind: str
-    """``inline``, ``config``, ``baseline``, or ``policy`` (the rule's own policy, see :attr:`Hit.waived`)."""
+    kind: SuppressionKind
+    """``policy``: the rule's own policy, see :attr:`Hit.waived`."""
     reason: str
 
 
@@ -92,7 +97,7 @@ class Finding:
         ).hexdigest()
         return digest[:32]
 
-    def suppress(self, kind: str, reason: str) -> Finding:
+    def suppress(self, kind: SuppressionKind, reason: str) -> Finding:
         return replace(self, suppressed=Suppression(kind, reason))
 
 
@@ -101,7 +106,12 @@ FindingRow = tuple[str, str, str, str, int | None, int | None, str | None, str |
 suppression kind (None when active) and reason. Its skill is not in it: the holder of the rows knows it."""
 _ROW_LENGTH = 11
 _SEVERITIES = {severity.value: severity for severity in Severity}
-_SUPPRESSION_KINDS = frozenset({"inline", "config", "baseline", "policy"})
+_SUPPRESSION_KINDS: dict[object, SuppressionKind] = {
+    "inline": "inline",
+    "config": "config",
+    "baseline": "baseline",
+    "policy": "policy",
+}
 
 
 def finding_to_row(finding: Finding) -> FindingRow:
@@ -148,7 +158,7 @@ def finding_from_row(row: Sequence[object], skill: str) -> Finding | None:
         return None
     if kind is not None and kind not in _SUPPRESSION_KINDS:
         return None
-    suppressed = None if kind is None else Suppression(str(kind), reason)
+    suppressed = None if kind is None else Suppression(_SUPPRESSION_KINDS[kind], reason)
     return Finding(
         rule_id,
         _SEVERITIES[severity],

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from ._config import Profile
 from ._finding import Finding
 from ._shard import Shard
 
@@ -76,7 +77,7 @@ class SkillReport:
 class ScanResult:
     tool_version: str
     root: str
-    profile: str
+    profile: Profile
     min_score: int
     skills: tuple[SkillReport, ...]
     verdict: Verdict

@@ -5,7 +5,7 @@ counterfactual skills, and estimate structure-aware Shapley values of its units.
 from ._budget import Plan, fit_to_budget, planned_scores
 from ._compile import COMPILE_SCHEMA_VERSION, compile_skill, compiled_json
 from ._decisions import DecisionSummary, decision_line, decision_summary
-from ._estimate import EstimateRun, Estimator, EstimatorSettings, Meter, Pooling, published_settings
+from ._estimate import EstimateRun, Estimator, EstimatorSettings, Meter, Pooling, ValuationStop, published_settings
 from ._exact import ExactGame, TooLargeForExact, unanimity_values
 from ._hierarchy import repair_hierarchy
 from ._live import BARE_CONDITION, LivePlan, LiveScorer, live_scorer
@@ -20,6 +20,7 @@ from ._model import (
     HierarchyNode,
     Operator,
     Repair,
+    RuleId,
     Segment,
     Span,
     Unit,
@@ -38,9 +39,10 @@ from ._oracle import (
 from ._order_odds import OddsIntractable, OrderOdds
 from ._orders import ORDER_DISTRIBUTIONS, OrderDistribution, OrderSampler, UniformIntractable
 from ._pooled import UnitSamples, unit_samples
+from ._pruning import CurveMethod
 from ._python_oracle import PythonScorer
 from ._render import InfeasibleCoalition, render, tree_tokens
-from ._result import CUT_DECISIONS, Cost, Decision, Estimate, GroupValue, Interval, UnitValue, Valuation
+from ._result import CUT_DECISIONS, Cost, Decision, Estimate, GroupValue, Interval, Method, UnitValue, Valuation
 from ._store import EvaluationStore
 from ._structure import GameStructure
 from ._summary import DEFAULT_MARGIN, DecisionRules, decide, scores_to_decide, summarize
@@ -49,6 +51,7 @@ from ._tokens import TOKENIZER, count_tokens
 from ._valuate import HeldOut, ScoreSettings, Sessions, ValueReport, ValueSettings, plan_valuation, valuate
 from ._value_json import VALUE_SCHEMA_VERSION, low_value_units, value_json
 from ._views import CurveView, SkillValueView, UnitView, compile_summary, skill_value
+from ._windows import WindowDesign
 
 __all__ = [
     "BARE_CONDITION",
@@ -69,6 +72,7 @@ __all__ = [
     "CompiledSkill",
     "Contraction",
     "Cost",
+    "CurveMethod",
     "CurveView",
     "Decision",
     "DecisionRules",
@@ -89,6 +93,7 @@ __all__ = [
     "LivePlan",
     "LiveScorer",
     "Meter",
+    "Method",
     "OddsIntractable",
     "Operator",
     "OrderDistribution",
@@ -100,6 +105,7 @@ __all__ = [
     "PythonScorer",
     "RenderingOracle",
     "Repair",
+    "RuleId",
     "ScoreRequest",
     "ScoreSettings",
     "ScoredOver",
@@ -117,8 +123,10 @@ __all__ = [
     "UnitValue",
     "UnitView",
     "Valuation",
+    "ValuationStop",
     "ValueReport",
     "ValueSettings",
+    "WindowDesign",
     "compile_skill",
     "compile_summary",
     "compiled_json",

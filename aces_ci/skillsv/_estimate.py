@@ -41,13 +41,18 @@ from typing import Literal
 
 import numpy as np
 
+from ..engine import BudgetCap
 from ._model import TRIGGER_ID, Operator
 from ._oracle import CoalitionOracle, CoalitionRequest, Task
 from ._orders import OrderDistribution, OrderSampler
 from ._structure import GameStructure
 from ._windows import WindowDealer, WindowDesign
 
-StopReason = Literal["max_evaluations", "budget_usd", "max_rollouts", "max_wall", "oracle_error"]
+ValuationStop = Literal[BudgetCap, "max_evaluations", "oracle_error"]
+"""Why a valuation stopped early: one of the engine's budget caps (spelled as
+:data:`~aces_ci.engine.BudgetCap` spells them), ``--max-evaluations``, or an oracle that failed.
+The value JSON's ``stopped_by``."""
+
 Pooling = Literal["pooled", "chain"]
 
 
@@ -175,7 +180,7 @@ class EstimateRun:
     """Per-task scores on the whole panel: ``empty``, ``trigger_del``, ``trigger_pad``, ``full``."""
     meter: Meter = field(default_factory=Meter)
     planned_chains: int = 0
-    stopped_by: StopReason | None = None
+    stopped_by: ValuationStop | None = None
     error: str | None = None
     incomplete_chains: int = 0
     left_out: int = 0
@@ -187,9 +192,9 @@ class EstimateRun:
 
 
 class _BudgetStop(Exception):
-    def __init__(self, reason: StopReason, detail: str | None = None) -> None:
+    def __init__(self, reason: ValuationStop, detail: str | None = None) -> None:
         super().__init__(reason)
-        self.reason: StopReason = reason
+        self.reason: ValuationStop = reason
         self.detail = detail
 
 
@@ -204,7 +209,7 @@ class _Scores:
         self.run = run
         self.seed = seed
         self.cache: dict[_Key, float] = {}
-        self.pending_stop: StopReason | None = None
+        self.pending_stop: ValuationStop | None = None
         """Set when a batch spent the dollar budget: the wave finishes, no new wave starts."""
         self.last_failure: str | None = None
         """The latest error of a score that failed (retried, then left out)."""
@@ -248,7 +253,7 @@ class _Scores:
         failed: list[_Key] = []
         problem: str | None = None
         fatal = budget = False
-        cap: StopReason = "budget_usd"
+        cap: ValuationStop = "budget_usd"
         for key, outcome in zip(missing, outcomes, strict=True):
             meter.rollouts += outcome.rollouts
             meter.cost_usd += outcome.cost_usd
@@ -258,7 +263,7 @@ class _Scores:
                     problem = problem or outcome.error or "not scored"
                     fatal = fatal or outcome.fatal
                     budget = budget or outcome.budget_stop
-                    if outcome.cap in ("max_rollouts", "max_wall"):
+                    if outcome.cap is not None:  # the engine names its caps as the valuation does
                         cap = outcome.cap
                 else:
                     failed.append(key)

@@ -24,8 +24,9 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
+from ..engine import BudgetCap
 from ..skill import files_digest
 from ._model import CompiledSkill, Operator
 from ._render import render
@@ -79,7 +80,7 @@ class Outcome:
     """Not run because the oracle's own budget is spent (the engine's caps): the valuation stops
     as on ``--budget-usd``. Any other unscored outcome (a rollout's infrastructure error) stops it as
     an oracle error; unscored requests are never cached, so a rerun tries them again."""
-    cap: Literal["max_usd", "max_rollouts", "max_wall"] | None = None
+    cap: BudgetCap | None = None
     """Which of the oracle's caps stopped it, when ``budget_stop`` and the oracle knows."""
 
 

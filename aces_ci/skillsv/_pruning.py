@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
@@ -26,10 +27,13 @@ from ._model import TRIGGER_ID
 from ._oracle import CoalitionOracle, CoalitionRequest, Task
 from ._structure import GameStructure, bits
 
+CurveMethod = Literal["skillsv", "closure_loo", "random"]
+"""Whose ranking a pruning curve removes units by: SkillSV's values, closure leave-one-out, or chance."""
+
 
 @dataclass(frozen=True)
 class PruningCurve:
-    method: str
+    method: CurveMethod
     ranking: tuple[str, ...]
     """Execution units, lowest value first."""
     removed: tuple[float, ...]
@@ -95,7 +99,7 @@ def pruning_curves(
     oracle: CoalitionOracle,
     tasks: Sequence[Task],
     *,
-    rankings: Mapping[str, Sequence[str]],
+    rankings: Mapping[CurveMethod, Sequence[str]],
     seed: int,
     meter: Meter,
 ) -> list[PruningCurve]:

@@ -6,8 +6,12 @@ a value computed from no chain at all is None, never a zero that reads like a me
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
+
+from ..frozen import frozen
+from ._estimate import Pooling, ValuationStop
 
 Decision = Literal["keep", "compress", "delete", "negligible", "unresolved"]
 """What an author does with a unit (:func:`~aces_ci.skillsv.decide` says when each applies)."""
@@ -102,7 +106,7 @@ class Valuation:
     units: tuple[UnitValue, ...]
     groups: tuple[GroupValue, ...]
     trigger_value: Estimate | None
-    anchors: dict[str, Estimate | None]
+    anchors: Mapping[str, Estimate | None]
     """``empty`` V(∅), ``trigger_only`` V({m}), ``full`` V(N) (ρ_del; V_pad(N) is the same skill)."""
     content_lift: Estimate | None
     """Λ = V(N) − V({m})."""
@@ -114,11 +118,11 @@ class Valuation:
     truncation_rate: float | None
     """γ: share of intermediate prefixes evaluated before truncation."""
     cost: Cost
-    stopped_by: str | None
+    stopped_by: ValuationStop | None
     error: str | None
     margin: float
     """δ: a net effect inside ±δ is negligible (aces.yml ``value.margin``)."""
-    pooling: Literal["pooled", "chain"] | None = None
+    pooling: Pooling | None = None
     """How chains became unit values (:mod:`._pooled`); None for exact values."""
     cases: tuple[CaseScore, ...] = ()
     """Per case of the attribution panel that was scored with the full skill, its anchors (ρ_del)."""
@@ -126,6 +130,9 @@ class Valuation:
     """Chains left out because a score they needed failed twice (a rollout's timeout or infrastructure error)."""
     failure: str | None = None
     """The latest such failure (or a failure a retry recovered from), as the oracle said it."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "anchors", frozen(self.anchors))
 
     @property
     def measured(self) -> bool:

@@ -7,15 +7,16 @@ oracle is any :class:`~aces_ci.skillsv.CoalitionOracle`; the command builds a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from ..frozen import frozen
 from ._budget import Plan, fit_to_budget
 from ._estimate import Estimator, EstimatorSettings, Meter
 from ._exact_run import exact_valuation
 from ._model import CompiledSkill
 from ._oracle import CoalitionOracle, Task
-from ._pruning import PruningCurve, closure_loo, pruning_curves, random_ranking, rank
+from ._pruning import CurveMethod, PruningCurve, closure_loo, pruning_curves, random_ranking, rank
 from ._result import Valuation
 from ._structure import GameStructure, bits
 from ._summary import DEFAULT_RULES, DecisionRules, summarize
@@ -50,11 +51,14 @@ class HeldOut:
 
     tasks: int
     curves: tuple[PruningCurve, ...]
-    closure_loo: dict[str, float]
+    closure_loo: Mapping[str, float]
     full: float
     """V(N) on panel B (the start of every curve)."""
     trigger_only: float
     """V({m}) on panel B (the end of every curve)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "closure_loo", frozen(self.closure_loo))
 
     @property
     def content_lift(self) -> float:
@@ -153,7 +157,7 @@ def valuate(
     if panel_b and valuation.stopped_by is None:
         meter = Meter()
         loo = closure_loo(structure, oracle, panel_a, seed, meter)
-        rankings = {
+        rankings: dict[CurveMethod, list[str]] = {
             "skillsv": rank(removal_values(structure, valuation), seed),
             "closure_loo": rank(dict(loo), seed),
             "random": random_ranking([u.unit for u in valuation.units], seed),

@@ -17,15 +17,16 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ._model import CompiledSkill
-from ._result import Estimate
+from ._model import CompiledSkill, UnitKind
+from ._pruning import CurveMethod
+from ._result import Decision, Estimate
 from ._valuate import ValueReport
 
 
 @dataclass(frozen=True)
 class UnitView:
     id: str
-    kind: str
+    kind: UnitKind
     file: str
     """Relative to the scanned root."""
     lines: tuple[int, int]
@@ -35,12 +36,12 @@ class UnitView:
     ci: tuple[float, float]
     content_value: float | None
     context_cost: float | None
-    decision: str
+    decision: Decision
 
 
 @dataclass(frozen=True)
 class CurveView:
-    method: str
+    method: CurveMethod
     removed: tuple[int, ...]
     """Execution units removed at each point, from 0."""
     score: tuple[float, ...]

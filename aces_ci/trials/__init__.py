@@ -24,7 +24,7 @@ from ._conditions import (
 )
 from ._git import SkillAtRef, checked_ref, repository_of, resolve_commit, skill_at_ref
 from ._grading import TrialGrader, trial_grader
-from ._plan import DesignEstimate, NoPilot, SkillDesignPlan, plan_skill_design
+from ._plan import DesignEstimate, NoiseSource, NoPilot, SkillDesignPlan, plan_skill_design
 from ._protocol import (
     DEFAULT_RUNS,
     Contrast,
@@ -114,6 +114,7 @@ __all__ = [
     "Mode",
     "NoPilot",
     "NoiseFloor",
+    "NoiseSource",
     "PresenceSplit",
     "Rate",
     "RecallContrast",

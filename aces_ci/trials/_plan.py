@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Literal
 
 from .. import stats
 from ._protocol import SkillPlan, TrialDesign
@@ -43,12 +44,16 @@ class DesignEstimate:
     """(runs, cases needed, rollouts) for each runs per condition that has a finite answer."""
 
 
+NoiseSource = Literal["pilot", "A/A control"]
+"""Where a plan's noise figures came from: this trial's cached pilot rollouts, or an A/A control."""
+
+
 @dataclass(frozen=True)
 class SkillDesignPlan:
     """The plan of one skill: where the noise figures came from and the design of each question."""
 
     skill: str
-    source: str
+    source: NoiseSource
     """``pilot`` (cached rollouts of this trial) or ``A/A control``."""
     pilot_cases: int
     pilot_runs: int
@@ -71,7 +76,7 @@ class NoPilot(Exception):
 
 def _components(
     table: RunTable, plan: SkillPlan, design: TrialDesign, metric: str
-) -> tuple[stats.VarianceComponents, str, stats.PairedScores, list[str]]:
+) -> tuple[stats.VarianceComponents, NoiseSource, stats.PairedScores, list[str]]:
     primary = plan.primary
     pilot = paired(table, primary.treatment, primary.control, metric, design.coupling)
     notes: list[str] = []

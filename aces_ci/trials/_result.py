@@ -13,6 +13,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
+from ..agents import Disclosure, HarnessName
+from ..engine import StopReason
+from ..frozen import frozen
+from ..models import Provider
 from ..stats import Coupling, TriggerStrata, VerdictLabel
 from ._protocol import ContrastKind, Mode
 
@@ -59,6 +63,10 @@ class ContrastResult:
     lift: Mapping[str, MetricLiftResult | None]
     not_applicable: Mapping[str, str]
     """Metric → why it has no lift here."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "lift", frozen(self.lift))
+        object.__setattr__(self, "not_applicable", frozen(self.not_applicable))
 
 
 @dataclass(frozen=True)
@@ -276,6 +284,12 @@ class SkillTrialResult:
     """The first infrastructure error (end reason: message) or grading failure among its rollouts; None: none."""
     notes: tuple[str, ...] = ()
 
+    def __post_init__(self) -> None:
+        """The mappings are read-only: every report (text, Markdown, JSON, JUnit, the gate) reads one result."""
+        object.__setattr__(self, "lift", frozen(self.lift))
+        object.__setattr__(self, "not_applicable", frozen(self.not_applicable))
+        object.__setattr__(self, "estimand_axes", frozen(self.estimand_axes))
+
 
 @dataclass(frozen=True)
 class RepositoryLift:
@@ -304,10 +318,10 @@ class TrialResult:
 
     skills: tuple[SkillTrialResult, ...]
     confidence: float
-    provider: str
+    provider: Provider
     model: str
-    harness: str
-    disclosure: str
+    harness: HarnessName
+    disclosure: Disclosure
     runs: int
     seed: int
     coupling: Coupling
@@ -321,7 +335,7 @@ class TrialResult:
     tool_version: str
     generated_at: str
     """UTC time the result was produced (ISO 8601); every other field is a function of inputs, seed and cache."""
-    stopped_by: str | None = None
+    stopped_by: StopReason | None = None
     """The budget cap that left rollouts unrun; None when every rollout of the design ran."""
     repository: RepositoryLift | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)

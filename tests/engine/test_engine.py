@@ -180,7 +180,7 @@ async def test_the_dollar_cap_counts_finished_rollouts(scripted_server: Server) 
     batch = await execute(paired(model, cases=3), concurrency=1, prices=prices, budget=Budget(max_usd=0.05))
     assert server.calls == 3
     assert batch.usage.cost_usd == pytest.approx(0.06)
-    assert batch.stopped_by == "max_usd" and len(batch.not_run) == 3
+    assert batch.stopped_by == "budget_usd" and len(batch.not_run) == 3
 
 
 async def test_the_wall_clock_cap_cancels_running_rollouts(scripted_server: Server, tmp_path: Path) -> None:

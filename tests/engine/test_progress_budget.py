@@ -86,7 +86,7 @@ def test_a_bar_only_on_an_interactive_terminal_outside_ci(
     progress.advance(request("with"), "cached", 0.0)
     progress.expect(1)
     progress.advance(request("with", replicate=1), "cached", 0.0)
-    progress.stopped("max_usd", 3)
+    progress.stopped("budget_usd", 3)
     progress.close()
     assert "case=c1" in stream.getvalue()
     assert "stopped by the dollar budget: 3 rollouts not run" in stream.getvalue()
@@ -98,7 +98,7 @@ def test_the_meter_reports_the_first_cap_reached() -> None:
     assert meter.exhausted() is None
     meter.launch()
     meter.spend(1.0)
-    assert meter.exhausted() == "max_usd"
+    assert meter.exhausted() == "budget_usd"
     meter = BudgetMeter(Budget(max_wall_s=10), clock=lambda: now[0])
     now[0] = 9.5
     assert meter.exhausted() is None and meter.wall_left() == pytest.approx(0.5)

@@ -20,7 +20,7 @@ from ...skill import SKILL_FILE, skill_card
 from .._atif import StepMetrics, ToolCallRecord, TrajectoryBuilder
 from .._harness import HarnessOutcome, Workspace
 from .._skill_events import detect_skill_events
-from .._types import RolloutRequest, SkillEvent
+from .._types import EndReason, RolloutRequest, SkillEvent
 from ._prompts import NUDGE, StagedSkill, system_prompt
 from ._sandbox import SandboxLimits
 from ._tools import FINAL_ANSWER, TOOL_SPECS, PathFence, WorkspaceTools
@@ -36,7 +36,7 @@ class ModelCaller(Protocol):
 
 @dataclass(frozen=True)
 class _End:
-    reason: str
+    reason: EndReason
     answer: str | None = None
     infra_error: str | None = None
 

@@ -30,7 +30,7 @@ from ...redact import environment_secrets, redact_text
 from .._atif import TrajectoryBuilder
 from .._harness import HarnessOutcome, Workspace
 from .._skill_events import detect_skill_events
-from .._types import HarnessName, RolloutRequest, SkillEvent
+from .._types import EndReason, HarnessName, RolloutRequest, SkillEvent
 from ._env import api_key
 from ._install import cli_version
 from ._process import ProcessResult, run_process
@@ -126,7 +126,7 @@ class CliHarness(ABC):
         """Configure and run the CLI, feeding ``stream``; the result, or None and why it could not start."""
         limits = request.harness
 
-        def on_line(line: str) -> str | None:
+        def on_line(line: str) -> EndReason | None:
             stream.feed(line)
             if stream.tokens_used > limits.max_total_tokens:
                 return "max_tokens"

@@ -21,6 +21,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from .._types import EndReason
+
 MAX_LINE_BYTES = 16 * 1024 * 1024
 """A stdout line longer than this is dropped (and counted), so one runaway event cannot exhaust memory."""
 STDERR_TAIL_BYTES = 8 * 1024
@@ -31,7 +33,7 @@ _READER_DRAIN_S = 2.0
 """After the group is gone, how long to wait for the pipes to reach end of file (a process that left
 the group may still hold them; it is not waited for)."""
 
-LineHandler = Callable[[str], str | None]
+LineHandler = Callable[[str], EndReason | None]
 """Called with each stdout line (without its newline); a returned string asks to stop the run, and says why."""
 
 
@@ -40,7 +42,7 @@ class ProcessResult:
     exit_code: int | None
     """The CLI's exit status; negative for a signal; None when it never exited on its own."""
     timed_out: bool
-    stopped: str | None
+    stopped: EndReason | None
     """The reason a line handler gave for stopping the run early, if one did."""
     stderr_tail: str
     dropped_lines: int
@@ -148,7 +150,7 @@ async def run_process(
     )
     pgid = process.pid  # a new session's leader leads a process group of the same id
     stop_requested = asyncio.Event()
-    stop_reason: list[str] = []
+    stop_reason: list[EndReason] = []
 
     def deliver(line: str) -> None:
         if stop_reason:

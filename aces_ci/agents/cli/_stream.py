@@ -21,6 +21,7 @@ from typing import Any
 from ...models import Usage
 from ...redact import environment_secrets, redact_text
 from .._atif import StepMetrics, ToolCallRecord, TrajectoryBuilder
+from .._types import EndReason
 
 RAW_TAIL_LINES = 50
 """How many of the last stdout lines ride along in the trajectory's ``extra.raw_events_tail``."""
@@ -122,7 +123,7 @@ class RawTail:
 class StreamEnd:
     """How the CLI itself said the run ended."""
 
-    reason: str
+    reason: EndReason
     answer: str | None = None
     infra_error: str | None = None
     """Set when the end is not the skill's doing (the model API failed, the CLI gave up)."""
