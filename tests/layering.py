@@ -39,6 +39,7 @@ LAYERS: tuple[str, ...] = (
     "report",
     "gate",
     "github",
+    "app",
     "commands",
     "cli",
 )
