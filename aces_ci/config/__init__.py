@@ -41,32 +41,26 @@ from ._given import (
 
 if TYPE_CHECKING:
     from ._resolve import (
-        DEFAULT_TARGET_LIFT,
         RunConfig,
         TrialConfig,
         TriggerOptions,
-        resolve_judge,
         resolve_run,
         resolve_trial,
-        trial_runs,
     )
-    from ._value import ORACLE_KINDS, Oracle, ValueConfig, oracle_kind, resolve_value
+    from ._value import ValueConfig, resolve_value
 
 _LAZY = {
     **dict.fromkeys(
         (
-            "DEFAULT_TARGET_LIFT",
             "RunConfig",
             "TrialConfig",
             "TriggerOptions",
-            "resolve_judge",
             "resolve_run",
             "resolve_trial",
-            "trial_runs",
         ),
         "._resolve",
     ),
-    **dict.fromkeys(("ORACLE_KINDS", "Oracle", "ValueConfig", "oracle_kind", "resolve_value"), "._value"),
+    **dict.fromkeys(("ValueConfig", "resolve_value"), "._value"),
 }
 """Names whose modules import the live tier (agents, engine, trials, skillsv): a scan reads aces.yml without it."""
 
@@ -80,9 +74,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "CONFIG_NAMES",
-    "DEFAULT_TARGET_LIFT",
     "NOT_GIVEN",
-    "ORACLE_KINDS",
     "AcesConfig",
     "EvalSettings",
     "GateSettings",
@@ -90,7 +82,6 @@ __all__ = [
     "JudgeFlags",
     "ModelSettings",
     "NotGiven",
-    "Oracle",
     "Price",
     "Project",
     "RunConfig",
@@ -108,11 +99,8 @@ __all__ = [
     "find_project",
     "given",
     "load_config",
-    "oracle_kind",
     "repository_root",
-    "resolve_judge",
     "resolve_run",
     "resolve_trial",
     "resolve_value",
-    "trial_runs",
 ]
