@@ -46,10 +46,10 @@ def add_run_options(
     title: str = "run settings (override aces.yml run:)",
     without: Collection[str] = (),
 ) -> None:
-    """Declare the run flags on ``parser``; every default is None so aces.yml can fill the gaps.
+    """Declare the run flags on ``parser``; every default is None (not given), so aces.yml can fill the gaps.
 
     ``without`` names flags the verb declares itself with another meaning (``ci``'s ``--cache-dir``
-    is the scan's result cache); the verb then supplies those attributes before resolving.
+    is the scan's result cache); the verb then hands its own rollout-cache flags to :func:`run_flags`.
     """
     group = parser.add_argument_group(title)
 
