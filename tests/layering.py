@@ -40,6 +40,7 @@ LAYERS: tuple[str, ...] = (
     "report",
     "gate",
     "github",
+    "app",
     "commands",
     "cli",
 )

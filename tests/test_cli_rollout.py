@@ -12,9 +12,9 @@ import pytest
 
 from aces_ci.agents import render_skill_dir
 from aces_ci.cli import build_parser, main
-from aces_ci.commands._run_options import resolve_run_options
+from aces_ci.commands._run_options import run_flags
 from aces_ci.commands.rollout import build_requests
-from aces_ci.config import AcesConfig, RunSettings, load_config
+from aces_ci.config import AcesConfig, RunConfig, RunSettings, load_config, resolve_run
 from aces_ci.errors import ConfigError
 from aces_ci.evals import EvalCase
 from aces_ci.models import LOCAL_MODEL_ID
@@ -236,7 +236,7 @@ def test_every_trajectory_line_joins_back_to_its_case_condition_replicate_and_se
 
 def test_the_with_arm_stages_the_skill_and_the_without_arm_names_it_without_staging_it(skill_dir: Path) -> None:
     target = render_skill_dir(skill_dir)
-    options = resolve_run_options(parse("--runs", "2"), AcesConfig())
+    options = resolved(AcesConfig(), "--runs", "2")
     requests = build_requests(target, [EvalCase("c", "p")], {"c": {}}, ("with", "without"), options)
     assert [(r.condition, r.replicate, [s.name for s in r.skills.skills]) for r in requests] == [
         ("with", 0, ["marker"]),
@@ -282,11 +282,17 @@ def parse(*flags: str) -> argparse.Namespace:
     return build_parser().parse_args(["rollout", "skill", "--all-cases", *flags])
 
 
+def resolved(config: AcesConfig, *flags: str) -> RunConfig:
+    """The run config ``rollout`` resolves from these flags over ``config``."""
+    args = parse(*flags)
+    return resolve_run(config, run_flags(args, args.cache_dir, args.no_cache))
+
+
 def test_with_nothing_configured_the_embedded_model_runs_with_preload() -> None:
-    options = resolve_run_options(parse(), AcesConfig())
+    options = resolved(AcesConfig())
     assert (options.model.provider, options.model.model) == ("local", LOCAL_MODEL_ID)
     assert options.harness.disclosure == "preload"
-    assert resolve_run_options(parse("--disclosure", "on-demand"), AcesConfig()).harness.disclosure == "on-demand"
+    assert resolved(AcesConfig(), "--disclosure", "on-demand").harness.disclosure == "on-demand"
 
 
 def test_flags_override_aces_yml_which_overrides_defaults(tmp_path: Path) -> None:
@@ -295,7 +301,7 @@ def test_flags_override_aces_yml_which_overrides_defaults(tmp_path: Path) -> Non
         "  concurrency: 2\n  budget_usd: 1.5\n  cache_dir: .cache\n  timeout_s: 60\n"
     )
     config = load_config(None, tmp_path)
-    options = resolve_run_options(parse(), config)
+    options = resolved(config)
     assert (options.model.provider, options.model.model, options.model.base_url) == (
         "openai",
         "gpt-4o-mini",
@@ -304,18 +310,18 @@ def test_flags_override_aces_yml_which_overrides_defaults(tmp_path: Path) -> Non
     assert (options.runs, options.concurrency, options.budget.max_usd) == (3, 2, 1.5)
     assert options.cache_dir == tmp_path / ".cache" and options.harness.timeout_s == 60
     assert options.harness.disclosure == "on-demand"
-    flagged = resolve_run_options(parse("--runs", "5", "--model", "gpt-5", "--no-cache", "--max-wall", "30"), config)
+    flagged = resolved(config, "--runs", "5", "--model", "gpt-5", "--no-cache", "--max-wall", "30")
     assert (flagged.runs, flagged.model.model, flagged.cache_dir, flagged.budget.max_wall_s) == (5, "gpt-5", None, 30)
 
 
 def test_an_unknown_harness_in_aces_yml_names_the_field(tmp_path: Path) -> None:
     config = AcesConfig(path=tmp_path / "aces.yml", run=RunSettings(harness="cursor"), field_lines={"run.harness": 4})
     with pytest.raises(ConfigError, match=r"aces\.yml:4 \(run\.harness\): 'cursor' is not one of"):
-        resolve_run_options(parse(), config)
+        resolved(config)
 
 
 def test_a_cli_harness_keeps_on_demand_disclosure_by_default() -> None:
-    options = resolve_run_options(parse("--harness", "codex"), AcesConfig())
+    options = resolved(AcesConfig(), "--harness", "codex")
     assert (options.harness.name, options.harness.disclosure) == ("codex", "on-demand")
 
 

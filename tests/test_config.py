@@ -323,7 +323,7 @@ def test_tasks_and_a_grader_for_every_skill_are_read_from_evals(tmp_path):
 
 
 def test_value_margin_is_read_defaulted_and_checked(tmp_path: Path) -> None:
-    assert load_config(None, tmp_path).value.margin == 0.05  # the gate's pass band: see ValueConfig
+    assert load_config(None, tmp_path).value.margin == 0.05  # the gate's pass band: see ValueSettings
     assert load_config(write(tmp_path, "value:\n  margin: 0.02\n"), tmp_path).value.margin == 0.02
     error = error_of(tmp_path, "value:\n  margin: -0.1\n")
     assert (error.line, error.field) == (2, "value.margin")

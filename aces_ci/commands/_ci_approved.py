@@ -169,8 +169,8 @@ def _trial(client: GitHubClient, context: GitHubContext, args: argparse.Namespac
     assert pr is not None and plan.base is not None
     scanned = args.path.resolve()
     prefix = "" if scanned == top.resolve() else scanned.relative_to(top.resolve()).as_posix()
-    bands = _bands(args)
     base_project = find_project(scanned, args.config)
+    bands = _bands(args, base_project.config)
     config = _configure(args, base_project.config)
     with pinned_tree(top, pinned) as tree:
         scan_root = tree / prefix if prefix else tree
@@ -182,8 +182,8 @@ def _trial(client: GitHubClient, context: GitHubContext, args: argparse.Namespac
         skill_dirs = [links.path(r.skill) if r.skill != "." else links.path("") for r in result.skills]
         skill_dirs = [d.rstrip("/") or "." for d in skill_dirs]
         own = tuple(d for d in skill_dirs if _declares_commands(tree / d, tree))
-        paid = PaidRun(args, context, plan, scanned, tree, links=links)
-        paid.project = replace(base_project, root=tree)  # the base's settings; the fork's tree, as data
+        # The base's settings; the fork's tree, as data.
+        paid = PaidRun(args, context, plan, replace(base_project, root=tree), tree, links=links)
         outcome = paid.run([d for d in skill_dirs if d not in own], bands)
         outcome = replace(outcome, criteria=(*_own_commands(own, bands), *outcome.criteria))
     decision = decide(scan_criteria(result), _scan_relative(outcome.criteria, links))

@@ -24,7 +24,7 @@ gets here):
   pull request), else on every skill under the path, within the run's budget; no trials.
 
 On the three trial events, each changed skill with an ``evals/eval_queries.json`` also gets a
-trigger trial (:func:`~aces_ci.commands._trial_triggers.measure_triggers`: one decision call per
+trigger trial (:func:`aces_ci.app.triggers`: one decision call per
 query and run, the repository's skills listed as Claude Code lists them; a pull request's against
 the base branch's descriptions when every such skill has one). It informs, it does not gate: its
 line per skill goes in the comment, its JSON in ``triggers.json``. A query file with a problem or a
@@ -47,9 +47,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import app
 from ..agents import render_skill_dir
 from ..atomic import write_output
-from ..config import Project, find_project
+from ..config import Project, RunFlags, TrialConfig, TrialFlags, resolve_run, resolve_trial
 from ..engine import Budget
 from ..errors import AcesError, InputError
 from ..evals import Dataset, NoCases
@@ -85,10 +86,8 @@ from ..skillsv import SkillValueView
 from ..trials import Spent, TrialResult, TriggerTrial, skill_at_ref
 from ._ci_value import ValueBudget, ValueOutcome, ValueRun, cannot_value, no_dataset
 from ._publish import say
-from ._run_options import resolve_run_options
-from ._trial_inputs import SkillSources, load_cases
-from ._trial_triggers import measure_triggers, render_json
-from .trial import _design, _gate, _runs, measure
+from ._run_options import run_flags
+from ._trial_triggers import render_json
 
 VALUE_OFF_NOTE = "SkillSV valuation of the released skills is turned off (--no-value): only the paired trials ran."
 VALUE_OUTAGE_NOTE = (
@@ -195,17 +194,11 @@ def outage(criteria: Sequence[GateCriterion]) -> bool:
     return any(criterion.status == "error" for criterion in criteria)
 
 
-def _run_namespace(
-    args: argparse.Namespace, bands: LiftBands, against: str | None, seed: int | None
-) -> argparse.Namespace:
-    """The trial verb's view of ci's flags: its protocol from aces.yml ``trial:``, the gate's bands, the
-    rollout cache from ci's own flags (``--cache-dir`` is the scan's there)."""
-    values = vars(args) | {"cache_dir": args.rollout_cache, "no_cache": args.no_rollout_cache}
-    values |= {"seed": args.seed if seed is None else seed, "against": against}
-    values |= {"lift_metric": bands.metric, "pass_band": bands.pass_band, "fail_band": bands.fail_band}
-    values |= dict.fromkeys(("coupling", "mode", "control", "stress"), None)
-    values |= {"metadata_only": False, "sequential": False}
-    return argparse.Namespace(**values)
+def _run_flags(args: argparse.Namespace, seed: int | None = None) -> RunFlags:
+    """ci's run flags, its rollout cache from ``--rollout-cache``/``--no-rollout-cache`` (its ``--cache-dir`` is the
+    scan's); ``seed`` replaces ``--seed`` (a rerun's fresh draw)."""
+    flags = run_flags(args, args.rollout_cache, args.no_rollout_cache)
+    return flags if seed is None else dataclasses.replace(flags, seed=seed)
 
 
 @dataclass(frozen=True)
@@ -240,7 +233,7 @@ def with_dataset(skills: Sequence[str], top: Path, project: Project) -> Trialabl
     for skill in skills:
         path = top / skill if skill not in ("", ".") else top
         try:
-            dataset = load_cases(path, project.root, None, project.config.evals)
+            dataset = app.load_cases(path, project.root, None, project.config.evals)
         except NoCases as error:
             without.append((skill, error))
             continue
@@ -326,7 +319,7 @@ class PaidRun:
         args: argparse.Namespace,
         context: GitHubContext,
         plan: Plan,
-        scan_root: Path,
+        project: Project,
         top: Path,
         *,
         links: SourceLinks | None = None,
@@ -334,11 +327,11 @@ class PaidRun:
         self.args, self.context, self.plan, self.top = args, context, plan, top
         self.links = links
         """Where the scanned root lies in the repository: what the comment's tables name skills from."""
-        self.project = find_project(scan_root.resolve(), args.config)
-        self.config = self.project.config
-        self.sources = SkillSources(
-            decoys=self.config.trial.decoys or None, supporting=self.config.trial.supporting, evals=None
-        )
+        self.project = project
+        """The scanned root's project, read once by the run (its aces.yml, its root naming the skills)."""
+        self.config = project.config
+        self.read: dict[Path, Dataset] = {}
+        """Datasets read to choose the skills (by resolved folder): the trials and valuations reuse them."""
         self._spent: list[Spent] = []
         """What the trials of this run paid so far: a second trial gets what the budget has left."""
 
@@ -351,13 +344,21 @@ class PaidRun:
             max_rollouts=None if budget.max_rollouts is None else max(budget.max_rollouts - rollouts, 0),
         )
 
+    def _trial_config(self, bands: LiftBands | None, against: str | None, seed: int | None = None) -> TrialConfig:
+        """The trial's config: aces.yml's protocol (``trial:``) and judge, ci's run flags, the gate's ``bands``
+        (None: aces.yml's)."""
+        flags = TrialFlags(run=_run_flags(self.args, seed), against=against)
+        if bands is not None:
+            flags = dataclasses.replace(
+                flags, lift_metric=bands.metric, pass_band=bands.pass_band, fail_band=bands.fail_band
+            )
+        return resolve_trial(self.config, flags)
+
     def _measure(self, paths: Sequence[Path], bands: LiftBands, against: str | None, seed: int | None) -> TrialResult:
-        ns = _run_namespace(self.args, bands, against, seed)
-        options = resolve_run_options(ns, self.config)
-        options = dataclasses.replace(options, budget=self._left(options.budget))
-        design = _design(ns, self.config, options)
-        gate = _gate(ns, self.config)
-        result = measure(paths, self.project, options=options, design=design, gate=gate, sources=self.sources)
+        """A trial on what the run's earlier trials left of its budget."""
+        config = self._trial_config(bands, against, seed)
+        config = dataclasses.replace(config, run=dataclasses.replace(config.run, budget=self._left(config.run.budget)))
+        result = app.trial(paths, self.project, config, read=self.read)
         self._spent.append(result.spent)
         return result
 
@@ -379,17 +380,16 @@ class PaidRun:
         paths = [path for path in paths if (path / "evals" / "eval_queries.json").is_file()]
         if not paths or outage(outcome.criteria):
             return outcome
-        ns = _run_namespace(self.args, LiftBands(), None, None)
-        options = resolve_run_options(ns, self.config)
-        left = self._left(options.budget)
-        if left.max_usd == 0 or left.max_rollouts == 0:
-            note = "Trigger trial not run: the trials spent the run's budget (--budget-usd / --max-rollouts)."
-            return dataclasses.replace(outcome, notes=(*outcome.notes, note))
         base = self.plan.base if self.plan.work == "trial" else None
         if base is not None and not all(_has_version(path, base) for path in paths):
             base = None
+        config = self._trial_config(None, base)
+        left = self._left(config.run.budget)
+        if left.max_usd == 0 or left.max_rollouts == 0:
+            note = "Trigger trial not run: the trials spent the run's budget (--budget-usd / --max-rollouts)."
+            return dataclasses.replace(outcome, notes=(*outcome.notes, note))
         try:
-            trial = measure_triggers(paths, self.project, options, runs=_runs(ns, self.config), against=base)
+            trial = app.triggers(paths, self.project, config)
         except AcesError as error:
             note = f"Trigger trial not run: {redact_text(str(error), environment_secrets())}"
             return dataclasses.replace(outcome, notes=(*outcome.notes, note))
@@ -441,9 +441,9 @@ class PaidRun:
     def _value(self, paths: Sequence[Path]) -> ValueOutcome:
         """SkillSV of ``paths`` on its share: what the trials left of the run's budget, at most
         ``--value-budget-usd``; the trials' rollout cache."""
-        options = resolve_run_options(_run_namespace(self.args, LiftBands(), None, None), self.config)
+        options = resolve_run(self.config, _run_flags(self.args))
         cache = options.cache_dir
-        runner = ValueRun(self.args, self.project, self.top, cache.resolve() if cache else None, self.sources.read)
+        runner = ValueRun(self.args, self.project, self.top, cache.resolve() if cache else None, self.read)
         budget = ValueBudget.share(self._left(options.budget), self.args.value_budget_usd)
         if budget.spent:
             say(f"SkillSV: the trials spent the run's budget; nothing is left for a valuation ({budget.describe()})")
@@ -452,7 +452,7 @@ class PaidRun:
     def _trialable(self, skills: Sequence[str]) -> Trialable:
         """:func:`with_dataset`; the trials of this run reuse what it read."""
         trialable = with_dataset(skills, self.top, self.project)
-        self.sources = dataclasses.replace(self.sources, read={**self.sources.read, **trialable.datasets})
+        self.read.update(trialable.datasets)
         return trialable
 
     def _value_only(self, changes: ChangeSet) -> PaidOutcome:

@@ -1,7 +1,7 @@
 """SkillSV inside ``aces-ci ci``: the units of a release's changed skills (or ``mode: value``'s) valued live.
 
 Each skill that has an eval dataset is valued exactly as ``aces-ci value SKILL_DIR`` values it
-(:func:`~aces_ci.commands.value.measure_value`, the verb's defaults, ``ci``'s run flags), with a
+(:func:`aces_ci.app.value`, the verb's defaults, ``ci``'s run flags), with a
 held-out share of its cases (``--value-holdout``, default ¼) for the pruning test, so the
 comment can draw the pruning curve.
 
@@ -23,13 +23,15 @@ the scanned root), the closure check as a gate criterion (a warning at most:
 from __future__ import annotations
 
 import argparse
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import app
 from ..agents import render_skill_dir
 from ..atomic import write_output
-from ..config import Project
+from ..config import Project, ValueConfig, ValueFlags, resolve_value
 from ..engine import Budget
 from ..errors import InputError
 from ..evals import Dataset
@@ -38,7 +40,7 @@ from ..github import Annotation
 from ..redact import environment_secrets, redact_text
 from ..report import SourceLinks, json_bytes, skill_title
 from ..skillsv import SkillValueView, ValueReport, skill_value, value_json
-from .value import measure_value, value_namespace
+from ._run_options import run_flags
 
 VALUE_REPORTS = "value"
 """The folder of per-skill value reports inside ``--reports``."""
@@ -49,22 +51,6 @@ _STOPS = {
     "max_wall": "the wall-time limit (--max-wall)",
     "oracle_error": "an oracle failure",
 }
-_RUN_FLAGS = (
-    "config",
-    "provider",
-    "base_url",
-    "model",
-    "harness",
-    "disclosure",
-    "runs",
-    "seed",
-    "concurrency",
-    "max_turns",
-    "timeout",
-    "max_wall",
-    "keep_workspaces",
-)
-"""``ci``'s run flags that mean the same for a valuation as for a trial."""
 
 
 @dataclass(frozen=True)
@@ -173,18 +159,12 @@ class ValueRun:
         self.read = read or {}
         """Datasets ci already read to choose its skills (by resolved folder): a task command is not run again."""
 
-    def _namespace(self, skill_dir: Path, budget: ValueBudget) -> argparse.Namespace:
-        values: dict[str, object] = {name: getattr(self.args, name, None) for name in _RUN_FLAGS}
-        values |= {
-            "keep_workspaces": bool(values["keep_workspaces"]),
-            "cache_dir": self.cache_dir,
-            "no_cache": self.cache_dir is None,
-            "journal": None,  # the valuation's own journal beside its score store, never the trials'
-            "budget_usd": budget.usd,
-            "max_rollouts": budget.rollouts,
-            "holdout": self.args.value_holdout,
-        }
-        return value_namespace(skill_dir, **values)
+    def _config(self, skill_dir: Path, budget: ValueBudget) -> ValueConfig:
+        """The valuation's config: ``aces-ci value``'s defaults, ci's run flags, the trials' rollout cache, the
+        valuation's own journal beside its score store (never the trials'), and what is left of the budget."""
+        run = run_flags(self.args, self.cache_dir, self.cache_dir is None)
+        run = dataclasses.replace(run, journal=None, budget_usd=budget.usd, max_rollouts=budget.rollouts)
+        return resolve_value(self.project.config, ValueFlags(run=run, holdout=self.args.value_holdout), skill_dir)
 
     def _name(self, path: Path) -> str:
         """The skill's folder relative to the repository, as the trials name it (``ci`` renames it for display)."""
@@ -218,9 +198,9 @@ class ValueRun:
                 notes.append(f"SkillSV did not run for {', '.join(shown)}: the run's budget was spent before them.")
                 break
             try:
-                report = measure_value(
-                    self._namespace(path, budget), path.resolve(), self.project, self.read.get(path.resolve())
-                )
+                skill_dir = path.resolve()
+                config = self._config(skill_dir, budget)
+                report = app.value(skill_dir, self.project, config, read=self.read.get(skill_dir))
             except InputError as exc:
                 criteria.append(cannot_value(skill, exc))
                 continue

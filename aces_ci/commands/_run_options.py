@@ -1,9 +1,8 @@
-"""The flags shared by every verb that runs rollouts (``rollout``, and later ``trial``, ``value``, ``ci``).
+"""The flags shared by every verb that runs rollouts (``rollout``, ``trial``, ``value``, ``ci``) and by the judge.
 
-Each setting comes from the first place that gives it: the command-line flag, then aces.yml's
-``run:`` section, then the default. With no provider named anywhere the embedded local model is
-used (it needs no key), and because it cannot drive tools the built-in harness then defaults to
-``preload`` disclosure unless a flag or aces.yml asks for another.
+Declared here, read into :class:`~aces_ci.config.RunFlags`/:class:`~aces_ci.config.JudgeFlags` (every
+flag not passed is :data:`~aces_ci.config.NOT_GIVEN`), and resolved against aces.yml and the defaults
+by :mod:`aces_ci.config`, in one place.
 """
 
 from __future__ import annotations
@@ -11,15 +10,12 @@ from __future__ import annotations
 import argparse
 import math
 from collections.abc import Callable, Collection
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
-from ..agents import DISCLOSURES, HARNESSES, Disclosure, HarnessName, HarnessSpec
-from ..config import AcesConfig
-from ..engine import Budget
-from ..errors import ConfigError
-from ..models import LOCAL_MODEL_ID, PROVIDERS, ModelSpec, PriceTable, Provider
+from ..agents import DISCLOSURES, HARNESSES
+from ..config import NOT_GIVEN, JudgeFlags, RunFlags, given
+from ..models import PROVIDERS
 
 
 def _number(parse: Callable[[str], Any], minimum: float, *, strict: bool = False) -> Callable[[str], Any]:
@@ -50,10 +46,10 @@ def add_run_options(
     title: str = "run settings (override aces.yml run:)",
     without: Collection[str] = (),
 ) -> None:
-    """Declare the run flags on ``parser``; every default is None so aces.yml can fill the gaps.
+    """Declare the run flags on ``parser``; every default is None (not given), so aces.yml can fill the gaps.
 
     ``without`` names flags the verb declares itself with another meaning (``ci``'s ``--cache-dir``
-    is the scan's result cache); the verb then supplies those attributes before resolving.
+    is the scan's result cache); the verb then hands its own rollout-cache flags to :func:`run_flags`.
     """
     group = parser.add_argument_group(title)
 
@@ -81,77 +77,42 @@ def add_run_options(
     add("--keep-workspaces", action="store_true", help="keep each rollout's workspace directory")
 
 
-@dataclass(frozen=True)
-class RunOptions:
-    """Run settings after merging flags, aces.yml and defaults."""
-
-    model: ModelSpec
-    harness: HarnessSpec
-    runs: int
-    seed: int
-    concurrency: int
-    budget: Budget
-    cache_dir: Path | None
-    """None with ``--no-cache``."""
-    journal: Path | None
-    keep_workspaces: bool
-    prices: PriceTable
-
-
-def _choice(value: str, allowed: tuple[str, ...], field: str, config: AcesConfig) -> str:
-    if value not in allowed:
-        raise config.source.error(f"{value!r} is not one of {', '.join(allowed)}", field)
-    return value
-
-
-def resolve_run_options(args: argparse.Namespace, config: AcesConfig) -> RunOptions:
-    """Merge the parsed flags over ``config.run`` over the defaults; ConfigError names a bad setting."""
-    run = config.run
-
-    def pick(flag: str, configured: Any) -> Any:
-        value = getattr(args, flag, None)
-        return configured if value is None else value
-
-    provider = _choice(pick("provider", run.model.provider) or "local", PROVIDERS, "run.provider", config)
-    model_id = pick("model", run.model.model) or (LOCAL_MODEL_ID if provider == "local" else None)
-    if not model_id:
-        raise ConfigError(
-            f"provider {provider} needs a model id: pass --model or set run.model in aces.yml",
-            path=str(config.path) if config.path else None,
-            field="run.model",
-        )
-    harness_name = _choice(pick("harness", run.harness), HARNESSES, "run.harness", config)
-    disclosure_configured = args.disclosure is not None or "run.disclosure" in config.field_lines
-    disclosure = pick("disclosure", run.disclosure)
-    if provider == "local" and harness_name == "builtin" and not disclosure_configured:
-        disclosure = "preload"  # the embedded model cannot call tools; on-demand would never load a skill
-    model = ModelSpec(
-        provider=cast(Provider, provider),
-        model=model_id,
-        base_url=pick("base_url", run.model.base_url),
-        temperature=run.temperature,
-        max_tokens=run.max_tokens,
-    )
-    harness = HarnessSpec(
-        name=cast(HarnessName, harness_name),
-        disclosure=cast(Disclosure, _choice(disclosure, DISCLOSURES, "run.disclosure", config)),
-        max_turns=pick("max_turns", run.max_turns),
-        timeout_s=pick("timeout", run.timeout_s),
-    )
-    budget = Budget(
-        max_rollouts=pick("max_rollouts", run.max_rollouts),
-        max_usd=pick("budget_usd", run.budget_usd),
-        max_wall_s=pick("max_wall", run.max_wall_s),
-    )
-    return RunOptions(
-        model=model,
-        harness=harness,
-        runs=pick("runs", run.runs),
-        seed=pick("seed", run.seed),
-        concurrency=pick("concurrency", run.concurrency),
-        budget=budget,
-        cache_dir=None if args.no_cache else pick("cache_dir", run.cache_dir),
+def run_flags(args: argparse.Namespace, cache_dir: Path | None, no_cache: bool) -> RunFlags:
+    """The run flags given on the command line; ``cache_dir``/``no_cache`` are the verb's rollout-cache flags
+    (``ci`` names them ``--rollout-cache``/``--no-rollout-cache``: its ``--cache-dir`` is the scan's)."""
+    return RunFlags(
+        provider=given(args.provider),
+        base_url=given(args.base_url),
+        model=given(args.model),
+        harness=given(args.harness),
+        disclosure=given(args.disclosure),
+        runs=given(args.runs),
+        seed=given(args.seed),
+        concurrency=given(args.concurrency),
+        max_turns=given(args.max_turns),
+        timeout_s=given(args.timeout),
+        budget_usd=given(args.budget_usd),
+        max_rollouts=given(args.max_rollouts),
+        max_wall_s=given(args.max_wall),
+        cache_dir=None if no_cache else given(cache_dir),
         journal=args.journal,
         keep_workspaces=bool(args.keep_workspaces),
-        prices=PriceTable(run.prices),
+    )
+
+
+def add_judge_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("judge (override aces.yml judge:)")
+    group.add_argument("--judge-provider", choices=PROVIDERS, help="provider of the judge model")
+    group.add_argument("--judge-model", metavar="ID", help="judge model id")
+    group.add_argument("--judge-base-url", metavar="URL", help="judge API endpoint")
+    group.add_argument("--no-judge", action="store_true", help="grade without a judge, even when aces.yml names one")
+
+
+def judge_flags(args: argparse.Namespace) -> JudgeFlags:
+    """The ``--judge-*`` flags given (an empty value counts as not given, as it always did)."""
+    return JudgeFlags(
+        provider=args.judge_provider or NOT_GIVEN,
+        model=args.judge_model or NOT_GIVEN,
+        base_url=args.judge_base_url or NOT_GIVEN,
+        off=bool(args.no_judge),
     )

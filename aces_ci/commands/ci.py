@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from ..atomic import write_output
-from ..config import find_project, repository_root
+from ..config import AcesConfig, find_project, repository_root
 from ..errors import EXIT_PASS, InputError
 from ..gate import GateCriterion, GateDecision, LiftBands, decide, scan_criteria
 from ..github import (
@@ -188,9 +188,9 @@ def _holdout(text: str) -> float:
     return float(share)
 
 
-def _bands(args: argparse.Namespace) -> LiftBands:
+def _bands(args: argparse.Namespace, config: AcesConfig) -> LiftBands:
     """The flags over aces.yml's ``gate:`` section (the bands ``aces-ci trial`` uses) over the defaults."""
-    default = LiftBands.of(find_project(args.path, args.config).config.gate) if args.path.exists() else LiftBands()
+    default = LiftBands.of(config.gate)
     return LiftBands(
         pass_band=default.pass_band if args.pass_band is None else args.pass_band,
         fail_band=default.fail_band if args.fail_band is None else args.fail_band,
@@ -379,7 +379,9 @@ def run(args: argparse.Namespace) -> int:
         return run_approved(context, args, plan)
     plan, args, _ = guard_untrusted(context, plan, args)
     registry = default_registry()
-    result, scan_root, _ = scan_for(args, registry)
+    project = find_project(args.path, args.config)  # the run's one reading of aces.yml
+    bands = _bands(args, project.config)
+    result, scan_root, _ = scan_for(args, registry, project)
     links, repo = _links(context, scan_root)
     notes: tuple[str, ...] = tuple(plan.notes)
     outcome: PaidOutcome | None
@@ -387,8 +389,8 @@ def run(args: argparse.Namespace) -> int:
         skill_dirs = [links.path(r.skill) if r.skill != "." else links.path("") for r in result.skills]
         from ._ci_paid import PaidRun
 
-        paid = PaidRun(args, context, plan, scan_root, repo or scan_root.resolve(), links=links)
-        outcome = paid.run([d.rstrip("/") or "." for d in skill_dirs], _bands(args))
+        paid = PaidRun(args, context, plan, project, repo or scan_root.resolve(), links=links)
+        outcome = paid.run([d.rstrip("/") or "." for d in skill_dirs], bands)
         changes = outcome.changes
         decision = decide(scan_criteria(result), _scan_relative(outcome.criteria, links))
         notes = (*notes, *outcome.notes)
@@ -417,7 +419,7 @@ def run(args: argparse.Namespace) -> int:
         reason=plan.reason,
         notes=notes,
         changed=_relative_skills(changes, links) if changes.known else None,
-        bands=_bands(args),
+        bands=bands,
         full_report_url=full_report,
         marker=marker,
         commit=context.head_sha,

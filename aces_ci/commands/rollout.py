@@ -29,7 +29,7 @@ from tabulate import tabulate
 
 from ..agents import ModelClients, RolloutRequest, SkillSet, baseline_guard, create_harness, render_skill_dir
 from ..atomic import write_output
-from ..config import find_project
+from ..config import RunConfig, find_project, resolve_run
 from ..engine import RolloutBatch, RolloutCache, RolloutEngine, RolloutRecord, auto_progress, paired_schedule
 from ..errors import EXIT_PASS, EXIT_RUNTIME_ERROR, InputError
 from ..evals import EvalCase, load_evals, load_fixtures
@@ -37,7 +37,7 @@ from ..grading import EXPECTED_OUTPUT, ExpectedOutputGrader, MetricGrade
 from ..models import ConcurrencyLimiter
 from ..redact import environment_secrets, redacted_json
 from ..skill import RenderedSkill
-from ._run_options import RunOptions, add_run_options, resolve_run_options
+from ._run_options import add_run_options, run_flags
 
 SUCCESS_SCORE = 0.5
 """A scored rollout at or above this counts as a success in the per-arm counts (ACES pass threshold)."""
@@ -86,7 +86,7 @@ def build_requests(
     cases: Sequence[EvalCase],
     fixtures: dict[str, dict[str, bytes]],
     arms: Sequence[str],
-    options: RunOptions,
+    options: RunConfig,
 ) -> list[RolloutRequest]:
     """Case × run × arm, the arms of each (case, run) adjacent; ``without`` stages no skill."""
     skill_sets = {
@@ -110,7 +110,7 @@ def build_requests(
     ]
 
 
-async def _execute(requests: list[RolloutRequest], target: RenderedSkill, options: RunOptions) -> RolloutBatch:
+async def _execute(requests: list[RolloutRequest], target: RenderedSkill, options: RunConfig) -> RolloutBatch:
     # Model calls in flight never exceed rollouts in flight: the endpoint cap follows --concurrency.
     clients = ModelClients(prices=options.prices, seed=options.seed, limiter=ConcurrencyLimiter(options.concurrency))
     try:
@@ -160,7 +160,7 @@ def _where(request: RolloutRequest) -> str:
     return f"case={request.case.id} arm={request.condition} run={request.replicate}"
 
 
-def _summary(batch: RolloutBatch, arms: Sequence[str], options: RunOptions, out: TextIO) -> None:
+def _summary(batch: RolloutBatch, arms: Sequence[str], options: RunConfig, out: TextIO) -> None:
     model = options.model
     count = len(batch.records) + len(batch.not_run)
     out.write(
@@ -221,7 +221,7 @@ def run(args: argparse.Namespace) -> int:
     target = render_skill_dir(skill_dir)
     project = find_project(skill_dir, args.config)
     repo_root = project.root
-    options = resolve_run_options(args, project.config)
+    options = resolve_run(project.config, run_flags(args, args.cache_dir, args.no_cache))
     cases = _cases(args, skill_dir, repo_root)
     fixtures = {case.id: load_fixtures(skill_dir, case) for case in cases}
     arms = ARMS if args.arm == "both" else (args.arm,)

@@ -229,9 +229,10 @@ def _judge_settings(args: argparse.Namespace, config: AcesConfig) -> ModelSettin
     return config.judge
 
 
-def scan_for(args: argparse.Namespace, registry: RuleRegistry) -> tuple[ScanResult, Path, ResultCache | None]:
-    """The scan the flags ask for (shared with ``aces-ci ci``): the result, its root and the cache used."""
-    project = find_project(args.path, args.config)
+def scan_for(
+    args: argparse.Namespace, registry: RuleRegistry, project: Project
+) -> tuple[ScanResult, Path, ResultCache | None]:
+    """The scan the flags ask for in ``project`` (shared with ``aces-ci ci``): the result, its root and the cache."""
     config = _configure(args, project.config)
     scan_root = _scan_root(args.path, project) if args.path.exists() else args.path
     cache = _result_cache(args, scan_root)
@@ -254,7 +255,7 @@ def run(args: argparse.Namespace) -> int:
     if args.shard is not None and args.write_baseline is not None:
         raise ConfigError("--write-baseline needs every skill's findings; run it without --shard", field="--shard")
     registry = default_registry()
-    result, _, cache = scan_for(args, registry)
+    result, _, cache = scan_for(args, registry, find_project(args.path, args.config))
     if cache is not None and cache.stats.not_stored and not args.quiet:
         print(
             f"aces-ci: warning: {cache.stats.not_stored} result(s) could not be written to the cache "

@@ -26,39 +26,28 @@ An identical rerun with the same cache makes zero model calls.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import math
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Any
 
-from ..agents import ModelClients
+from .. import app
 from ..atomic import write_output
-from ..config import AcesConfig, Project, find_project
-from ..errors import EXIT_GATE_FAILED, EXIT_PASS, EXIT_RUNTIME_ERROR, InputError
-from ..models import ConcurrencyLimiter, ModelSpec
+from ..config import NOT_GIVEN, Given, TrialFlags, TrialReports, find_project, given, resolve_trial
+from ..errors import EXIT_GATE_FAILED, EXIT_PASS, EXIT_RUNTIME_ERROR
 from ..redact import environment_secrets, redact_text
-from ..report import render_trial_junit, render_trial_markdown, render_trial_text, write_trial_json
-from ..stats import Bands, BudgetCap, Coupling
-from ..trials import (
-    DEFAULT_RUNS,
-    TRIAL_METRICS,
-    GateSettings,
-    Mode,
-    RunSetup,
-    SkillUnderTrial,
-    TrialDesign,
-    TrialResult,
-    TrialRunner,
-    trial_grader,
+from ..report import (
+    render_plan_text,
+    render_trial_junit,
+    render_trial_markdown,
+    render_trial_text,
+    write_plan_json,
+    write_trial_json,
 )
-from ._run_options import RunOptions, add_run_options, resolve_run_options
-from ._trial_engine import open_engine
-from ._trial_inputs import SkillSources, skills_under_trial
-from ._trial_judge import add_judge_options, configured_judge, judge_priced, open_judge
-from ._trial_plan import run_plan
-from ._trial_triggers import HOSTS, recall_floor, run_triggers
+from ..trials import TRIAL_METRICS, TrialResult
+from ._run_options import add_judge_options, add_run_options, judge_flags, run_flags
+from ._trial_triggers import recall_floor, run_triggers
 
 
 def _band(text: str) -> float:
@@ -133,7 +122,10 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="trigger trial: each query of evals/eval_queries.json runs to the agent's first decision only",
     )
     protocol.add_argument(
-        "--host", choices=tuple(HOSTS), default="claude-code", help="--triggers: list the skills as this host does"
+        "--host",
+        choices=tuple(app.HOSTS),
+        default=TrialFlags.host,
+        help="--triggers: list the skills as this host does",
     )
     protocol.add_argument(
         "--min-recall", type=recall_floor, metavar="X", help="--triggers: fail a skill whose recall stays below X"
@@ -155,141 +147,49 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.set_defaults(run=run)
 
 
-def _runs(args: argparse.Namespace, config: AcesConfig) -> int:
-    if args.runs is not None:
-        return int(args.runs)
-    if config.trial.runs is not None:
-        return config.trial.runs
-    return config.run.runs if "run.runs" in config.field_lines else DEFAULT_RUNS
-
-
-def _design(args: argparse.Namespace, config: AcesConfig, options: RunOptions) -> TrialDesign:
-    trial = config.trial
-    return TrialDesign(
-        runs=_runs(args, config),
-        seed=options.seed,
-        coupling=cast(Coupling, args.coupling or trial.coupling),
-        mode=cast(Mode, args.mode or trial.mode),
+def trial_flags(args: argparse.Namespace) -> TrialFlags:
+    """What this verb's command line gave, for :func:`aces_ci.config.resolve_trial`."""
+    if args.decoys is None:
+        decoys: Given[tuple[Path, ...] | None] = NOT_GIVEN
+    else:
+        decoys = tuple(args.decoys) or None  # ``--decoys`` with no path: the repository's other skills
+    return TrialFlags(
+        run=run_flags(args, args.cache_dir, args.no_cache),
+        judge=judge_flags(args),
+        coupling=given(args.coupling),
+        mode=given(args.mode),
         against=args.against,
         aa=args.control == "aa",
         metadata_only=bool(args.metadata_only),
-        stress=args.stress if args.stress is not None else trial.stress,
+        stress=given(args.stress),
         sequential=bool(args.sequential),
-        budget_cap=_budget_cap(args, config),
+        cap_tokens=given(args.cap_tokens),
+        cap_usd=given(args.cap_usd),
+        lift_metric=given(args.lift_metric),
+        pass_band=given(args.pass_band),
+        fail_band=given(args.fail_band),
+        decoys=decoys,
+        supporting=tuple(args.support) if args.support else NOT_GIVEN,
+        evals=args.evals,
+        target_lift=given(args.target_lift),
+        reports=TrialReports(
+            json=None if args.json is None else Path(args.json),
+            markdown=None if args.markdown is None else Path(args.markdown),
+            junit=None if args.junit is None else Path(args.junit),
+        ),
+        host=args.host,
+        min_recall=args.min_recall,
     )
 
 
-def _budget_cap(args: argparse.Namespace, config: AcesConfig) -> BudgetCap | None:
-    """The ex-ante cap per rollout: the flags, else aces.yml ``trial.cap_tokens/cap_usd`` (any flag replaces both).
-
-    ``aces-ci ci`` hands its own namespace, which has no cap flags: aces.yml decides there.
-    """
-    flag_tokens, flag_dollars = getattr(args, "cap_tokens", None), getattr(args, "cap_usd", None)
-    if flag_tokens is not None or flag_dollars is not None:
-        tokens, dollars = flag_tokens, flag_dollars
-    else:
-        tokens, dollars = config.trial.cap_tokens, config.trial.cap_usd
-    return None if tokens is None and dollars is None else BudgetCap(dollars=dollars, tokens=tokens)
-
-
-def _gate(args: argparse.Namespace, config: AcesConfig) -> GateSettings:
-    gate = config.gate
-    pass_band = gate.pass_band if args.pass_band is None else args.pass_band
-    fail_band = gate.fail_band if args.fail_band is None else args.fail_band
-    if fail_band >= pass_band:
-        raise InputError(
-            f"the fail band ({fail_band:g}) must be below the pass band ({pass_band:g})", field="--fail-band"
-        )
-    return GateSettings(
-        metric=args.lift_metric or gate.metric,
-        bands=Bands(pass_band, fail_band),
-        alpha=gate.alpha,
-        underpowered_fails=gate.underpowered == "fail",
-    )
-
-
-def _sources(args: argparse.Namespace, config: AcesConfig) -> SkillSources:
-    decoys: tuple[Path, ...] | None
-    if args.decoys:
-        decoys = tuple(args.decoys)
-    elif args.decoys is None and config.trial.decoys:
-        decoys = config.trial.decoys
-    else:
-        decoys = None
-    supporting = tuple(args.support) if args.support else config.trial.supporting
-    return SkillSources(decoys=decoys, supporting=supporting, evals=args.evals)
-
-
-def _priced(options: RunOptions, judge: ModelSpec | None = None) -> bool:
-    agent = options.model.provider == "local" or options.prices.lookup(options.model.model) is not None
-    return agent and judge_priced(judge, options)
-
-
-async def _trial(
-    options: RunOptions,
-    design: TrialDesign,
-    gate: GateSettings,
-    skills: list[SkillUnderTrial],
-    judge_spec: ModelSpec | None,
-) -> TrialResult:
-    # Model calls in flight never exceed rollouts in flight: the endpoint cap follows --concurrency.
-    limiter = ConcurrencyLimiter(options.concurrency)
-    clients = ModelClients(prices=options.prices, seed=options.seed, limiter=limiter)
-    judge = open_judge(judge_spec, options, limiter)  # a judge that cannot be built is a config error: say so now
-    try:
-        if options.harness.name == "builtin":
-            clients.get(options.model)  # a missing key or an unknown provider is a config error: say so now
-        grader = trial_grader(judge, {s.plan.skill.name: s.grader for s in skills})
-        async with open_engine(options, skills, clients, options.budget) as engine:
-            setup = RunSetup(options.harness, options.model, _priced(options, judge_spec), judge_spec)
-            return await TrialRunner(engine, design, gate, setup, grader).run(skills)
-    finally:
-        await clients.aclose()
-        if judge is not None:
-            await judge.aclose()
-
-
-FROM_CONFIG: Literal["aces.yml"] = "aces.yml"
-"""``measure(judge=...)``: the judge aces.yml ``judge:`` names (none when it names none)."""
-
-
-def measure(
-    skill_dirs: Sequence[Path],
-    project: Project,
-    *,
-    options: RunOptions,
-    design: TrialDesign,
-    gate: GateSettings,
-    sources: SkillSources,
-    judge: ModelSpec | Literal["aces.yml"] | None = FROM_CONFIG,
-) -> TrialResult:
-    """Run the trials of ``skill_dirs`` and return their result: the verb without its printing.
-
-    What ``aces-ci ci`` calls for a release, a labelled pull request or a schedule: the design
-    carries ``against`` (the base ref or the previous release tag), ``gate`` the bands of aces.yml,
-    ``judge`` the judge model (by default the one aces.yml names, as ``aces-ci trial`` does).
-    Raises :class:`~aces_ci.errors.InputError` for any input problem before a rollout runs.
-    """
-    judge_spec = configured_judge(project.config) if judge == FROM_CONFIG else judge
-    cap = design.budget_cap
-    if cap is not None and cap.dollars is not None and not _priced(options):
-        raise InputError(
-            f"--cap-usd needs the model's price, and {options.model.model} is not in the price table: add it under "
-            "run.prices in aces.yml, or cap tokens with --cap-tokens",
-            field="--cap-usd",
-        )
-    skills = skills_under_trial(skill_dirs, project, design, sources)
-    return asyncio.run(_trial(options, design, gate, skills, judge_spec))
-
-
-def _write_reports(args: argparse.Namespace, result: TrialResult) -> None:
+def _write_reports(reports: TrialReports, result: TrialResult) -> None:
     secrets = environment_secrets()
-    if args.json is not None:
-        write_trial_json(result, args.json)
-    if args.markdown is not None:
-        write_output(Path(args.markdown), redact_text(render_trial_markdown(result), secrets), "Markdown report")
-    if args.junit is not None:
-        write_output(Path(args.junit), redact_text(render_trial_junit(result), secrets), "JUnit report")
+    if reports.json is not None:
+        write_trial_json(result, reports.json)
+    if reports.markdown is not None:
+        write_output(reports.markdown, redact_text(render_trial_markdown(result), secrets), "Markdown report")
+    if reports.junit is not None:
+        write_output(reports.junit, redact_text(render_trial_junit(result), secrets), "JUnit report")
 
 
 def exit_code(result: TrialResult) -> int:
@@ -302,26 +202,24 @@ def exit_code(result: TrialResult) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    project = find_project(args.skill_dirs[0].resolve(), args.config)
-    config = project.config
-    options = resolve_run_options(args, config)
-    design = _design(args, config, options)
-    gate = _gate(args, config)
-    sources = _sources(args, config)
+    skill_dirs: list[Path] = list(args.skill_dirs)
+    project = find_project(skill_dirs[0].resolve(), args.config)
+    config = resolve_trial(project.config, trial_flags(args))
     if args.triggers:
-        return run_triggers(args, project, options, _runs(args, config))
-    judge = configured_judge(config, args)
+        return run_triggers(app.triggers(skill_dirs, project, config), config, quiet=args.quiet)
     if args.plan:
-        skills = skills_under_trial(args.skill_dirs, project, design, sources)
-        target = args.target_lift if args.target_lift is not None else config.trial.target_lift
-        return run_plan(
-            args, options, design, gate, skills, target_lift=target, priced=_priced(options, judge), judge=judge
-        )
-    result = measure(args.skill_dirs, project, options=options, design=design, gate=gate, sources=sources, judge=judge)
+        plans = app.trial_plan(skill_dirs, project, config)
+        gate = config.gate
+        if not args.quiet:
+            sys.stdout.write(render_plan_text(plans, gate.metric, 1.0 - gate.alpha))
+        if config.reports.json is not None:
+            write_plan_json(plans, gate.metric, 1.0 - gate.alpha, config.reports.json)
+        return EXIT_PASS
+    result = app.trial(skill_dirs, project, config)
     if not args.quiet:
         sys.stdout.write(render_trial_text(result))
         sys.stdout.flush()
-    _write_reports(args, result)
+    _write_reports(config.reports, result)
     for skill in result.skills:
         if skill.verdict == "underpowered":
             what = "fails the gate (gate.underpowered: fail)" if result.underpowered_fails else "passes with a warning"

@@ -13,7 +13,7 @@ The oracle is the live agent by default: each coalition's rendered skill is run 
 trial would run (the skill's dataset, or the file ``--evals`` names) through one rollout engine
 with the run settings of ``rollout`` (provider, model, harness, runs, budget, journal; aces.yml
 ``run:`` fills the gaps) and graded as a trial grades, with the trial's judge, on ``--metric``: a
-metric, ``composite`` or ``outcome`` (``commands/_value_live.py``; the report's
+metric, ``composite`` or ``outcome`` (``app/_value_live.py``; the report's
 ``settings.score`` states the definition). ``--oracle python:MODULE:FUNC`` scores with a
 function instead, on the cases of ``--evals`` as written.
 Every score is kept in a cache on disk as it arrives, and every rollout in the engine's cache and
@@ -32,60 +32,30 @@ scored is kept.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import sys
-from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import TextIO
 
 from tabulate import tabulate
 
+from .. import app
 from ..atomic import write_output
-from ..config import Project, find_project
-from ..errors import EXIT_PASS, EXIT_RUNTIME_ERROR, ConfigError, InputError
-from ..evals import Dataset, find_datasets
+from ..config import ValueFlags, find_project, given, resolve_value
+from ..errors import EXIT_PASS, EXIT_RUNTIME_ERROR
 from ..report import json_bytes
 from ..skillsv import (
     ORDER_DISTRIBUTIONS,
-    CompiledSkill,
-    DecisionRules,
     Estimate,
-    EstimatorSettings,
-    EvaluationStore,
-    LiveScorer,
-    Plan,
-    PythonScorer,
-    RenderingOracle,
-    ScoreSettings,
-    Sessions,
-    SkillScorer,
-    Task,
-    TooLargeForExact,
-    UniformIntractable,
     Valuation,
     ValueReport,
-    ValueSettings,
-    compile_skill,
     decision_line,
     decision_summary,
-    load_tasks,
-    plan_valuation,
-    valuate,
     value_json,
 )
-from ._run_options import _COUNT, _number, add_run_options
-from ._trial_judge import add_judge_options, configured_judge
-from ._value_live import DEFAULT_METRIC, STORE_DIR, LivePanel, live_panel, live_session
+from ._run_options import _COUNT, _number, add_judge_options, add_run_options, judge_flags, run_flags
 
-ORACLE_KINDS = {
-    "live": "live (the default) — the agent of the run settings runs each rendered skill on each case, "
-    "graded as a trial grades (the judge included) on --metric",
-    "python": "python:MODULE:FUNC — FUNC(skill_dir: str, case: dict, seed: int) -> float scores the rendered "
-    "skill folder on one evals case (MODULE imported from PYTHONPATH and the working directory)",
-}
-"""The oracles ``--oracle`` accepts."""
-MAX_EXACT_UNITS = 15
-"""Players exact mode enumerates (the trigger and 14 execution units, the paper's scale for exact checks)."""
+DEFAULTS = ValueFlags()
+"""The estimator's defaults, which the parser shows and uses (one place: :class:`aces_ci.config.ValueFlags`)."""
 _FRACTION = _number(float, 0)
 
 
@@ -110,15 +80,21 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     parser.add_argument(
         "--metric",
-        default=DEFAULT_METRIC,
+        default=DEFAULTS.metric,
         metavar="NAME",
         help="the live agent's score of a case: a metric of the grading seam, or composite / outcome (the means "
         "of the rollout-level metrics the case is graded on; default accuracy)",
     )
     parser.add_argument("--json", type=Path, metavar="FILE", help="write the value report as JSON to FILE")
-    parser.add_argument("--orders", choices=ORDER_DISTRIBUTIONS, default="layer", help="μ: default layer (the paper's)")
-    parser.add_argument("-K", "--chains", type=_COUNT, default=12, metavar="K", help="orders to sample (default 12)")
-    parser.add_argument("--window", type=_COUNT, default=8, metavar="B", help="cases per order's window (default 8)")
+    parser.add_argument(
+        "--orders", choices=ORDER_DISTRIBUTIONS, default=DEFAULTS.distribution, help="μ: default layer (the paper's)"
+    )
+    parser.add_argument(
+        "-K", "--chains", type=_COUNT, default=DEFAULTS.chains, metavar="K", help="orders to sample (default 12)"
+    )
+    parser.add_argument(
+        "--window", type=_COUNT, default=DEFAULTS.window, metavar="B", help="cases per order's window (default 8)"
+    )
     parser.add_argument(
         "--tolerance",
         type=_FRACTION,
@@ -126,11 +102,13 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="truncate a chain once a prefix is within τ of the full skill (the paper's τ = 0.05); default off: "
         "truncation pulls every value toward 0",
     )
-    parser.add_argument("--gate-hits", type=_COUNT, default=1, metavar="N", help="prefixes within τ before truncating")
+    parser.add_argument(
+        "--gate-hits", type=_COUNT, default=DEFAULTS.gate_hits, metavar="N", help="prefixes within τ before truncating"
+    )
     parser.add_argument(
         "--pooling",
         choices=("pooled", "chain"),
-        default="pooled",
+        default=DEFAULTS.pooling,
         help="pooled: every scored prefix informs every unit (default); chain: Algorithm 1's adjacent differences",
     )
     parser.add_argument(
@@ -139,16 +117,18 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument(
         "--pairs-per-window",
         type=_COUNT,
-        default=2,
+        default=DEFAULTS.pairs_per_window,
         metavar="N",
         help="chains (antithetic pairs) scored on one window of cases (default 2)",
     )
-    parser.add_argument("--operators", choices=("both", "del"), default="both", help="del: deletion only")
-    parser.add_argument("--exact", action="store_true", help=f"enumerate μ-exact values (≤ {MAX_EXACT_UNITS} units)")
+    parser.add_argument("--operators", choices=("both", "del"), default=DEFAULTS.operators, help="del: deletion only")
+    parser.add_argument(
+        "--exact", action="store_true", help=f"enumerate μ-exact values (≤ {app.MAX_EXACT_UNITS} units)"
+    )
     parser.add_argument(
         "--holdout",
         type=_FRACTION,
-        default=0.0,
+        default=DEFAULTS.holdout,
         metavar="SHARE",
         help="hold out this share of cases for the pruning test against Closure-LOO and random (default: no test)",
     )
@@ -169,111 +149,33 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.set_defaults(run=run)
 
 
-def value_namespace(skill_dir: Path, **values: object) -> argparse.Namespace:
-    """This verb's flags for ``skill_dir`` at their defaults, with ``values`` set over them.
-
-    How ``aces-ci ci`` values a skill: the defaults stay in one place (this parser), and a name
-    that is not one of the verb's flags is a programming error, refused at once.
-    """
-    parser = argparse.ArgumentParser(prog="aces-ci")
-    add_parser(parser.add_subparsers())
-    args = parser.parse_args(["value", str(skill_dir)])
-    unknown = sorted(set(values) - set(vars(args)))
-    if unknown:
-        raise TypeError(f"not flags of aces-ci value: {', '.join(unknown)}")
-    for name, value in values.items():
-        setattr(args, name, value)
-    return args
-
-
-def oracle_kind(spec: str | None) -> str:
-    """``live`` or ``python``; an unknown spec lists the kinds that exist."""
-    kind = "live" if spec is None else spec.split(":", 1)[0]
-    if kind not in ORACLE_KINDS or (kind == "live" and spec not in (None, "live")):
-        kinds = "\n".join(f"  {text}" for text in ORACLE_KINDS.values())
-        raise ConfigError(f"unknown oracle {spec!r}. Oracles:\n{kinds}", field="--oracle")
-    return kind
-
-
-def _evals_file(args: argparse.Namespace, skill_dir: Path) -> Path:
-    if args.evals is not None:
-        return Path(args.evals)
-    found = find_datasets(skill_dir)
-    if not found:
-        raise InputError("no --evals given and the skill has no evals/evals.json", path=str(skill_dir))
-    return found[0]
-
-
-def cache_root(args: argparse.Namespace, skill_dir: Path, project: Project) -> Path | None:
-    """Where scores (``skillsv/``) and rollouts live: --cache-dir, aces.yml ``run.cache_dir``, or beside the skill."""
-    if args.no_cache:
-        return None
-    configured = project.config.run.cache_dir if "run.cache_dir" in project.config.field_lines else None
-    root = (args.cache_dir or configured or skill_dir.parent / ".aces-cache").resolve()
-    if root == skill_dir or skill_dir in root.parents:
-        raise ConfigError("the score cache cannot live inside the skill it values", path=str(root))
-    return root
-
-
-def _seed(args: argparse.Namespace, project: Project) -> int:
-    seed = args.seed if args.seed is not None else project.config.run.seed
-    if seed < 0:
-        raise ConfigError(f"the seed of a valuation is a whole number ≥ 0, got {seed}", field="--seed")
-    return int(seed)
-
-
-def _settings(
-    args: argparse.Namespace, game: CompiledSkill, seed: int, score: ScoreSettings, project: Project
-) -> ValueSettings:
-    if args.exact and len(game.players) > MAX_EXACT_UNITS:
-        raise ConfigError(
-            f"--exact enumerates every feasible coalition; this skill has {len(game.players)} units "
-            f"(at most {MAX_EXACT_UNITS})",
-            field="--exact",
-        )
-    if args.holdout >= 1:
-        raise ConfigError("--holdout is a share of the cases, below 1", field="--holdout")
-    estimator = EstimatorSettings(
-        orders=args.chains,
+def value_flags(args: argparse.Namespace) -> ValueFlags:
+    """What this verb's command line gave, for :func:`aces_ci.config.resolve_value`."""
+    return ValueFlags(
+        run=run_flags(args, args.cache_dir, args.no_cache),
+        judge=judge_flags(args),
+        evals=args.evals,
+        oracle=args.oracle,
+        metric=args.metric,
+        distribution=args.orders,
+        chains=args.chains,
         window=args.window,
         tolerance=args.tolerance,
-        operators=("del",) if args.operators == "del" else ("del", "pad"),
-        distribution=args.orders,
-        seed=seed,
         gate_hits=args.gate_hits,
         pooling=args.pooling,
         antithetic=not args.no_antithetic,
         pairs_per_window=args.pairs_per_window,
-        max_evaluations=args.max_evaluations,
-        max_usd=args.budget_usd,
-        budget_scores=_budget_scores(args, project),
-    )
-    return ValueSettings(
-        estimator=estimator,
-        score=score,
-        exact=args.exact,
+        operators=args.operators,
+        exact=bool(args.exact),
         holdout=args.holdout,
-        rules=DecisionRules(margin=args.margin if args.margin is not None else project.config.value.margin),
+        max_evaluations=args.max_evaluations,
+        margin=given(args.margin),
     )
 
 
-def _runs(args: argparse.Namespace, project: Project) -> int:
-    """Rollouts per coalition score: the live agent runs each case ``runs`` times; a Python oracle once."""
-    if oracle_kind(args.oracle) != "live":
-        return 1
-    runs = getattr(args, "runs", None)
-    return int(runs if runs is not None else project.config.run.runs)
-
-
-def _budget_scores(args: argparse.Namespace, project: Project) -> int | None:
-    """The scores ``--max-rollouts`` (or aces.yml ``run.max_rollouts``) pays for: what the design is sized to."""
-    cap = getattr(args, "max_rollouts", None)
-    cap = cap if cap is not None else project.config.run.max_rollouts
-    return None if cap is None else max(0, int(cap) // _runs(args, project))
-
-
-def render_plan(game: CompiledSkill, plan: Plan | None, settings: ValueSettings, runs: int, out: TextIO) -> None:
+def render_plan(planned: app.ValuePlan, out: TextIO) -> None:
     """The design and what it will cost, before anything is spent."""
+    game, plan, settings, runs = planned.game, planned.plan, planned.settings, planned.runs
     if plan is None:
         out.write(f"plan for {game.name}: exact enumeration of every feasible coalition on every case\n")
         return
@@ -499,94 +401,18 @@ def _nothing_measured(report: ValueReport, out: TextIO) -> None:
 def run(args: argparse.Namespace) -> int:
     skill_dir = args.skill_dir.resolve()
     project = find_project(skill_dir, args.config)
+    config = resolve_value(project.config, value_flags(args), skill_dir)
     if args.plan:
-        game, tasks, settings = _inputs(args, skill_dir, project)
-        render_plan(game, plan_valuation(game, tasks, settings), settings, _runs(args, project), sys.stdout)
+        render_plan(app.value_plan(skill_dir, project, config), sys.stdout)
         return EXIT_PASS
-    report = measure_value(args, skill_dir, project, announce=sys.stdout)
+
+    def announce(planned: app.ValuePlan) -> None:
+        render_plan(planned, sys.stdout)
+        sys.stdout.flush()
+
+    report = app.value(skill_dir, project, config, on_plan=announce)
     render_value_text(report, sys.stdout)
     if args.json is not None:
         write_output(args.json, json_bytes(value_json(report)), "value report")
     measured = report.valuation.measured
     return EXIT_RUNTIME_ERROR if report.valuation.stopped_by == "oracle_error" or not measured else EXIT_PASS
-
-
-def measure_value(
-    args: argparse.Namespace,
-    skill_dir: Path,
-    project: Project,
-    read: Dataset | None = None,
-    announce: TextIO | None = None,
-) -> ValueReport:
-    """Compile and value the skill in ``skill_dir`` (resolved) as the flags in ``args`` say.
-
-    ``aces-ci ci`` calls this too, with a namespace of this verb's defaults and its own run flags:
-    one valuation path, so a release's values are the ones ``aces-ci value`` gives on the same
-    settings (and share its score store), and with the dataset it already ``read`` for its trials.
-    ConfigError/InputError before anything is paid. ``announce`` gets the plan (design and cost) first.
-    """
-    game, tasks, settings, panel = _prepared(args, skill_dir, project, read)
-    try:
-        plan = plan_valuation(game, tasks, settings)
-    except (TooLargeForExact, UniformIntractable) as exc:
-        raise ConfigError(str(exc), field="--exact" if isinstance(exc, TooLargeForExact) else "--orders") from None
-    if announce is not None:
-        render_plan(game, plan, settings, _runs(args, project), announce)
-        announce.flush()
-    root = cache_root(args, skill_dir, project)
-    store = EvaluationStore(root / STORE_DIR) if root is not None else None
-    try:
-        with _scorer(args, panel, skill_dir, project, root) as scorer:
-            report = valuate(game, tasks, RenderingOracle(game, scorer, store), settings, plan)
-            if isinstance(scorer, LiveScorer):  # its journal knows what earlier sessions of this valuation paid
-                report = dataclasses.replace(report, sessions=Sessions(scorer.earlier_sessions(), scorer.reused))
-    except (TooLargeForExact, UniformIntractable) as exc:
-        raise ConfigError(str(exc), field="--exact" if isinstance(exc, TooLargeForExact) else "--orders") from None
-    finally:
-        if store is not None:
-            store.close()
-    return report
-
-
-def _prepared(
-    args: argparse.Namespace, skill_dir: Path, project: Project, read: Dataset | None
-) -> tuple[CompiledSkill, list[Task], ValueSettings, LivePanel | None]:
-    """The compiled skill, its cases, the settings and (live) the panel: everything before a score is paid."""
-    kind = oracle_kind(args.oracle)
-    game = compile_skill(skill_dir)
-    panel = None
-    if kind == "live":
-        panel = live_panel(
-            skill_dir, project, args.evals, args.metric, configured_judge(project.config, args), read=read
-        )
-    else:
-        _refuse_judge_flags(args)
-    tasks = list(panel.tasks) if panel is not None else load_tasks(_evals_file(args, skill_dir))
-    score = panel.score if panel is not None else ScoreSettings()
-    return game, tasks, _settings(args, game, _seed(args, project), score, project), panel
-
-
-def _inputs(
-    args: argparse.Namespace, skill_dir: Path, project: Project
-) -> tuple[CompiledSkill, list[Task], ValueSettings]:
-    game, tasks, settings, _ = _prepared(args, skill_dir, project, None)
-    return game, tasks, settings
-
-
-def _refuse_judge_flags(args: argparse.Namespace) -> None:
-    """A Python oracle scores by itself: a judge asked for on the command line would be silently unused."""
-    named = [flag for flag in ("judge_provider", "judge_model", "judge_base_url") if getattr(args, flag, None)]
-    if named:
-        flags = ", ".join("--" + flag.replace("_", "-") for flag in named)
-        raise ConfigError(
-            f"{flags}: a judge grades the live agent's rollouts, and --oracle {args.oracle} scores without one",
-            field="--oracle",
-        )
-
-
-def _scorer(
-    args: argparse.Namespace, panel: LivePanel | None, skill_dir: Path, project: Project, root: Path | None
-) -> AbstractContextManager[SkillScorer]:
-    if panel is None:
-        return nullcontext(PythonScorer(args.oracle))
-    return live_session(args, skill_dir, project, root, panel)

@@ -798,3 +798,37 @@ def test_a_labelled_pull_request_comment_states_which_contrast_the_lift_output_c
     assert body.index(line) < body.index(version_headline) < body.index("With vs without the skill")
     _assert_says_only_what_it_has(body)
     assert len(body) < 18_000, len(body)  # measured 15-16.5 KB: two skills' or two contrasts' tables and charts
+
+
+def test_a_paid_run_reads_and_parses_aces_yml_once(
+    scripted_server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A release's scan, gate bands, trials and valuation all use the run's one reading of aces.yml."""
+    from aces_ci.config import _file
+
+    reads: list[Path] = []
+    parses: list[Path] = []
+    read, parsed = _file._read, _file._parsed
+
+    def counted_read(path: Path) -> str:
+        reads.append(path)
+        return read(path)
+
+    def counted_parse(text: str, path: Path) -> object:
+        parses.append(path)
+        return parsed(text, path)
+
+    monkeypatch.setattr(_file, "_read", counted_read)
+    monkeypatch.setattr(_file, "_parsed", counted_parse)
+    server = scripted_server(Planted(0.9, 0.1))
+    root, _ = _repo(tmp_path, cases=4)
+    (root / "aces.yml").write_text("gate:\n  pass_band: 0.05\nvalue:\n  margin: 0.05\n")
+    commit(root, "settings")
+    output, _ = _release(tmp_path, monkeypatch, root, "v0.1.0")
+
+    assert _ci(root, server, "--max-rollouts", "40", "--value-holdout", "0", "--results-branch", "") in (0, 1)
+
+    values = read_outputs(output)
+    assert values["work"] == "release" and Path(values["trial-report"]).is_file(), "the trials ran"
+    assert [path.name for path in reads] == ["aces.yml"]
+    assert [path.name for path in parses] == ["aces.yml"]

@@ -10,10 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from aces_ci.cli import build_parser, main
-from aces_ci.commands.trial import SkillSources, measure, resolve_run_options
-from aces_ci.config import find_project
-from aces_ci.trials import GateSettings, TrialDesign
+from aces_ci.cli import main
 from tests.engine.helpers import MARKER, write_skill
 from tests.servers import Reply, ScriptedRequest, ScriptedServer, Text
 from tests.trials.helpers import draw, planted_accuracy, repo_with_skill, reports, run_flags, valid_reports
@@ -264,32 +261,3 @@ def test_an_ex_ante_budget_cap_applies_to_both_conditions_and_is_reported_beside
     (tmp_path / "repo" / "aces.yml").write_text(f"trial:\n  cap_tokens: {cap}\n")
     assert main(["trial", str(skill), "--runs", "1", "--quiet", *flags]) == 0
     assert valid_reports(tmp_path)["skills"][0]["capped"]["cap_tokens"] == cap, "aces.yml trial.cap_tokens"
-
-
-def test_measure_grades_with_the_judge_aces_yml_names_as_aces_ci_ci_calls_it(
-    scripted_server: Server, tmp_path: Path
-) -> None:
-    """``aces-ci ci`` calls ``measure`` without a judge argument: the judge of aces.yml grades, as in ``trial``."""
-    agent = scripted_server(planted_accuracy(1.0, 0.0))
-    judge = scripted_server(_judge)
-    repo = tmp_path / "repo"
-    skill = repo_with_skill(repo, cases=1)
-    (skill / "evals" / "evals.json").write_text(_dataset("marker", 6, match="judge"))
-    (repo / "aces.yml").write_text(
-        f"judge:\n  provider: openai\n  model: judge-model\n  base_url: {judge.openai_url}\n"
-    )
-    args = build_parser().parse_args(["trial", str(skill), "--runs", "1", *run_flags(agent, tmp_path)])
-    project = find_project(skill.resolve(), None)
-    options = resolve_run_options(args, project.config)
-    common = {
-        "options": options,
-        "design": TrialDesign(runs=1),
-        "gate": GateSettings(metric="accuracy"),
-        "sources": SkillSources(decoys=None, supporting=(), evals=None),
-    }
-    result = measure([skill], project, **common)
-    assert result.judge == "openai/judge-model" and judge.calls > 0
-    accuracy = result.skills[0].lift["accuracy"]
-    assert accuracy is not None and accuracy.delta == pytest.approx(1.0)
-    unjudged = measure([skill], project, **common, judge=None)
-    assert unjudged.judge is None and unjudged.skills[0].lift["accuracy"] is None

@@ -3,22 +3,20 @@
 The trial's requests go to the engine with a budget of zero new rollouts, so only the cache and
 the journal answer (:mod:`aces_ci.trials._plan` explains the statistics). A skill without a
 usable pilot stops the command with advice on how to get one (exit 2): planning from nothing
-would be a guess presented as a figure.
+would be a guess presented as a figure. The caller prints the plans
+(:func:`aces_ci.report.render_plan_text`).
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
-import sys
 
 from ..agents import ModelClients
+from ..config import RunConfig, TrialConfig
 from ..engine import Budget, RolloutRecord
-from ..errors import EXIT_PASS, InputError
+from ..errors import InputError
 from ..models import ConcurrencyLimiter, ModelSpec
-from ..report import render_plan_text, write_plan_json
 from ..trials import (
-    GateSettings,
     NoPilot,
     RunTable,
     SkillDesignPlan,
@@ -28,13 +26,12 @@ from ..trials import (
     requests_for,
     trial_grader,
 )
-from ._run_options import RunOptions
-from ._trial_engine import open_engine
-from ._trial_judge import open_judge
+from ._engine import open_engine
+from ._judge import open_judge, priced
 
 
 async def _cached(
-    options: RunOptions, design: TrialDesign, skills: list[SkillUnderTrial], judge_spec: ModelSpec | None
+    options: RunConfig, design: TrialDesign, skills: list[SkillUnderTrial], judge_spec: ModelSpec | None
 ) -> list[RolloutRecord]:
     limiter = ConcurrencyLimiter(options.concurrency)
     clients = ModelClients(prices=options.prices, seed=options.seed, limiter=limiter)
@@ -63,18 +60,10 @@ async def _cached(
             await judge.aclose()
 
 
-def run_plan(
-    args: argparse.Namespace,
-    options: RunOptions,
-    design: TrialDesign,
-    gate: GateSettings,
-    skills: list[SkillUnderTrial],
-    *,
-    target_lift: float,
-    priced: bool,
-    judge: ModelSpec | None = None,
-) -> int:
-    records = asyncio.run(_cached(options, design, skills, judge))
+def plan_designs(config: TrialConfig, skills: list[SkillUnderTrial]) -> list[SkillDesignPlan]:
+    """Each skill's design sized from its pilot (what the cache and the journal hold); InputError without one."""
+    design, gate = config.design, config.gate
+    records = asyncio.run(_cached(config.run, design, skills, config.judge))
     plans: list[SkillDesignPlan] = []
     for skill in skills:
         name = skill.plan.skill.name
@@ -90,8 +79,8 @@ def run_plan(
                     metric=gate.metric,
                     bands=gate.bands,
                     alpha=gate.alpha,
-                    target_lift=target_lift,
-                    priced=priced,
+                    target_lift=config.target_lift,
+                    priced=priced(config.run, config.judge),
                 )
             )
         except NoPilot:
@@ -102,8 +91,4 @@ def run_plan(
                 path=skill.path,
                 field="--plan",
             ) from None
-    if not args.quiet:
-        sys.stdout.write(render_plan_text(plans, gate.metric, 1.0 - gate.alpha))
-    if args.json is not None:
-        write_plan_json(plans, gate.metric, 1.0 - gate.alpha, args.json)
-    return EXIT_PASS
+    return plans

@@ -8,7 +8,10 @@ dotted field path (``scan.ignore[0].reason``). API keys are refused outright: a 
 leaks, so the file may only say *which* model to use; the key comes from the environment.
 
 Relative paths (``scan.baseline``, ``run.cache_dir``) are relative to the directory of aces.yml.
-Command-line flags override these values; see :mod:`aces_ci.commands`.
+A setting the file leaves out is ``None`` in ``run:`` and ``trial:``: whether aces.yml set it is
+part of what was read, because the defaults (and the flags over the file) are applied in one
+place, :mod:`aces_ci.config._resolve`. A run reads its aces.yml once: :func:`load_config` keeps
+what it parsed by path and file identity, so every verb and path of one process sees one reading.
 """
 
 from __future__ import annotations
@@ -20,14 +23,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errors import ConfigError, ConfigSource
-from .evals import GraderSpec, TaskCommand, grader_from, task_command_from
-from .frozen import FrozenDict, frozen
-from .models import ModelSettings, Price
-from .redact import find_secrets
-from .scan import IgnoreEntry, ScanConfig, Severity
-from .schemas import is_valid_fast, validator
-from .skill import (
+from ..errors import ConfigError, ConfigSource
+from ..evals import GraderSpec, TaskCommand, grader_from, task_command_from
+from ..frozen import FrozenDict, frozen
+from ..models import ModelSettings, Price
+from ..redact import find_secrets
+from ..scan import IgnoreEntry, ScanConfig, Severity
+from ..schemas import is_valid_fast, validator
+from ..skill import (
     MAX_EXPANDED_NODES,
     MAX_NESTING_DEPTH,
     compose_yaml,
@@ -59,22 +62,25 @@ _SCHEMA_TYPES = {
 
 @dataclass(frozen=True)
 class RunSettings:
-    """Settings of every command that runs rollouts (``rollout``, ``trial``, ``value``, ``ci``)."""
+    """``run:`` of aces.yml as written: None where the file is silent (the defaults are applied when resolving).
+
+    Settings of every command that runs rollouts (``rollout``, ``trial``, ``value``, ``ci``).
+    """
 
     model: ModelSettings = field(default_factory=ModelSettings)
-    harness: str = "builtin"
-    disclosure: str = "on-demand"
-    runs: int = 1
-    seed: int = 0
-    concurrency: int = 4
+    harness: str | None = None
+    disclosure: str | None = None
+    runs: int | None = None
+    seed: int | None = None
+    concurrency: int | None = None
     budget_usd: float | None = None
     max_rollouts: int | None = None
     max_wall_s: float | None = None
-    cache_dir: Path = Path(".aces-cache")
-    max_turns: int = 20
-    timeout_s: float = 300.0
-    temperature: float = 0.0
-    max_tokens: int = 1024
+    cache_dir: Path | None = None
+    max_turns: int | None = None
+    timeout_s: float | None = None
+    temperature: float | None = None
+    max_tokens: int | None = None
     prices: Mapping[str, Price] = field(default_factory=FrozenDict)
     """Extra or overriding entries of the price table, keyed by model id (read-only)."""
 
@@ -89,18 +95,18 @@ class EvalSettings:
 
 @dataclass(frozen=True)
 class TrialSettings:
-    """The protocol of ``aces-ci trial`` (``trial:`` in aces.yml); flags override each field."""
+    """``trial:`` of aces.yml as written (None where the file is silent); flags override each field."""
 
     runs: int | None = None
     """Runs per case and condition; None: ``run.runs`` when aces.yml sets it, else 3."""
-    coupling: str = "independent"
-    mode: str = "isolation"
+    coupling: str | None = None
+    mode: str | None = None
     decoys: tuple[Path, ...] = ()
     """Skill directories staged as decoys in group mode and the stress test (relative to aces.yml)."""
     supporting: tuple[Path, ...] = ()
     """Skill directories staged in every condition (prerequisites the skill relies on)."""
     stress: tuple[int, ...] = ()
-    target_lift: float = 0.10
+    target_lift: float | None = None
     """The lift ``--plan`` sizes a design for."""
     cap_tokens: int | None = None
     """Ex-ante cap per rollout, the same in every condition (``--cap-tokens``); None: no cap."""
@@ -121,7 +127,7 @@ class GateSettings:
 
 
 @dataclass(frozen=True)
-class ValueConfig:
+class ValueSettings:
     """How ``aces-ci value`` decides (``value:`` in aces.yml)."""
 
     margin: float = 0.05
@@ -139,7 +145,7 @@ class AcesConfig:
     evals: EvalSettings = field(default_factory=EvalSettings)
     trial: TrialSettings = field(default_factory=TrialSettings)
     gate: GateSettings = field(default_factory=GateSettings)
-    value: ValueConfig = field(default_factory=ValueConfig)
+    value: ValueSettings = field(default_factory=ValueSettings)
     field_lines: dict[str, int] = field(default_factory=dict)
     """Line of each field in aces.yml by dotted path (``scan.rules.SPEC001``, ``scan.ignore[0].rule``),
     so checks made after loading (unknown rule ids) can point at the line."""
@@ -220,8 +226,8 @@ def _dotted(parts: Iterator[str | int] | tuple[str | int, ...]) -> str:
     return text
 
 
-def _read_mapping(path: Path) -> tuple[dict[str, Any], dict[str, int]]:
-    """The file as a bounded YAML mapping plus the line of every field."""
+def _read(path: Path) -> str:
+    """The text of aces.yml, read within the skill reader's bounds; ConfigError when it cannot be read."""
     where = str(path)
     if not _entry_exists(path):
         raise ConfigError("config file not found", path=where)
@@ -229,7 +235,13 @@ def _read_mapping(path: Path) -> tuple[dict[str, Any], dict[str, int]]:
     if text_file.text is None or any(p.code != "bom" for p in text_file.problems):
         problem = next(p for p in text_file.problems if p.code != "bom")
         raise ConfigError(f"cannot read config: {problem.message}", path=where, line=problem.line)
-    data, _, problems = load_yaml_mapping(text_file.text, first_line=1)
+    return text_file.text
+
+
+def _parse_mapping(text: str, path: Path) -> tuple[dict[str, Any], dict[str, int]]:
+    """The text as a bounded YAML mapping plus the line of every field."""
+    where = str(path)
+    data, _, problems = load_yaml_mapping(text, first_line=1)
     if problems and problems[0].code == "frontmatter-empty":
         return {}, {}
     wording = {
@@ -240,7 +252,7 @@ def _read_mapping(path: Path) -> tuple[dict[str, Any], dict[str, int]]:
         problem = problems[0]
         message = wording.get(problem.code, problem.message.replace("frontmatter refused: ", "refused: "))
         raise ConfigError(message, path=where, line=problem.line)
-    return (data or {}), _field_lines(text_file.text, path)
+    return (data or {}), _field_lines(text, path)
 
 
 def _field_lines(text: str, path: Path) -> dict[str, int]:
@@ -498,13 +510,36 @@ def _gate_settings(raw: dict[str, Any], path: Path, lines: dict[str, int]) -> Ga
     return settings
 
 
+_PARSED: dict[tuple[Path, Path, str], AcesConfig] = {}
+"""Configs parsed in this process, by (path as given, resolved path, text): what :func:`load_config` hands back
+instead of parsing and validating the same file again. Keyed by the text itself, not the file's timestamps: a
+file rewritten within one timestamp tick must never be answered by its earlier reading."""
+_PARSED_KEPT = 8
+
+
 def load_config(path: Path | None, start_dir: Path) -> AcesConfig:
-    """Read ``path``, or the aces.yml of ``start_dir`` when None; defaults when there is neither."""
+    """Read ``path``, or the aces.yml of ``start_dir`` when None; defaults when there is neither.
+
+    The parsed config is kept for the process: ``ci`` reads the project's settings from its scan, its trials,
+    its trigger trial and its valuations, and each gets the one reading (the text is compared, never trusted
+    from a timestamp).
+    """
     if path is None:
         path = find_config(start_dir)
         if path is None:
             return AcesConfig()
-    data, lines = _read_mapping(path)
+    text = _read(path)
+    key = (path, path.resolve(), text)
+    if key not in _PARSED:
+        if len(_PARSED) >= _PARSED_KEPT:
+            _PARSED.pop(next(iter(_PARSED)))
+        _PARSED[key] = _parsed(text, path)
+    return _PARSED[key]
+
+
+def _parsed(text: str, path: Path) -> AcesConfig:
+    """The settings ``text`` (the content of ``path``) declares, validated; ConfigError names file, line and field."""
+    data, lines = _parse_mapping(text, path)
     data = _stringify_keys(data)
     _read_off_as_off(data)
     _refuse_keys(data, path, lines)
@@ -519,6 +554,6 @@ def load_config(path: Path | None, start_dir: Path) -> AcesConfig:
         evals=_eval_settings(data.get("evals", {}), path),
         trial=_trial_settings(data.get("trial", {}), base),
         gate=_gate_settings(data.get("gate", {}), path, lines),
-        value=ValueConfig(**{key: float(value) for key, value in data.get("value", {}).items()}),
+        value=ValueSettings(**{key: float(value) for key, value in data.get("value", {}).items()}),
         field_lines=lines,
     )

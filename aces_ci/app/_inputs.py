@@ -1,4 +1,4 @@
-"""What ``aces-ci trial`` reads before it runs anything: the skills, their cases, decoys and the ``--against`` version.
+"""What a trial reads before it runs anything: the skills, their cases, decoys and the ``--against`` version.
 
 Every problem here is the user's to fix and stops the trial before a rollout is paid for
 (:class:`~aces_ci.errors.InputError`, exit 2): a folder that is not a skill, two skills with one
@@ -25,7 +25,8 @@ from ..trials import SkillUnderTrial, TrialDesign, plan_skill, skill_at_ref
 
 @dataclass(frozen=True)
 class SkillSources:
-    """Where the other skills of a trial come from (flags over aces.yml)."""
+    """Where the other skills of a trial come from (the resolved :class:`~aces_ci.config.TrialConfig`'s), and the
+    datasets already read."""
 
     decoys: tuple[Path, ...] | None
     """Decoy skill directories; None: the repository's other skills."""

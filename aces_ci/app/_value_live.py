@@ -1,14 +1,14 @@
 """``aces-ci value`` on the live agent: a trial's dataset and judge, the run settings of ``rollout``, one engine.
 
 The valuation's cases are read exactly as ``aces-ci trial`` reads them
-(:func:`~aces_ci.commands._trial_inputs.load_cases`): the skill's own dataset (evals.json in any
+(:func:`~aces_ci.app._inputs.load_cases`): the skill's own dataset (evals.json in any
 dialect, ``evals/EVAL.md``, the task command), or the file ``--evals`` names instead, with the
 fixtures of each case taken from the skill's ``evals/`` as a trial stages them. So each
 coalition's rollout gets the prompt, fixtures and reference a trial gives the case.
 
 A case's score is read off the grading seam's :class:`~aces_ci.grading.AcesMetricsGrader`, the
 grader of trials, with the trial's judge (aces.yml ``judge:``, ``--judge-*``, ``--no-judge``:
-:mod:`~aces_ci.commands._trial_judge`): one metric (``accuracy`` by default; the product's own
+:func:`~aces_ci.config.resolve_judge`): one metric (``accuracy`` by default; the product's own
 grader's metrics when the dataset or aces.yml names one), or ``composite`` / ``outcome``, the
 means a coalition's rollout can have (:mod:`aces_ci.skillsv._live_score` defines them and says
 why skill efficiency and skill execution are not part of them). The judge's identity (its model
@@ -28,7 +28,6 @@ efficiency, skill execution), an outcome with neither accuracy nor goal accuracy
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 import sys
@@ -39,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from ..agents import ModelClients, baseline_guard, create_harness, render_skill_dir
-from ..config import Project
+from ..config import Project, RunConfig
 from ..engine import RolloutCache, RolloutEngine, auto_progress
 from ..errors import ConfigError
 from ..evals import Dataset, EvalCase, GraderSpec, load_fixtures
@@ -57,11 +56,9 @@ from ..skillsv import (
     score_definition,
     scored_over,
 )
-from ._run_options import resolve_run_options
-from ._trial_inputs import load_cases
-from ._trial_judge import open_judge
+from ._inputs import load_cases
+from ._judge import open_judge
 
-DEFAULT_METRIC = "accuracy"
 STORE_DIR = "skillsv"
 """The score store's folder inside the cache root (the rollout cache's entries sit beside it)."""
 JOURNAL_NAME = "journal.jsonl"
@@ -184,7 +181,7 @@ def _judge_identity(spec: ModelSpec | None) -> str | None:
 
 
 def live_session(
-    args: argparse.Namespace, skill_dir: Path, project: Project, cache_root: Path | None, panel: LivePanel
+    options: RunConfig, skill_dir: Path, cache_root: Path | None, panel: LivePanel
 ) -> AbstractContextManager[LiveScorer]:
     """One engine for the whole valuation, opened by the returned context; ConfigError on bad settings.
 
@@ -192,7 +189,6 @@ def live_session(
     journal in it); None with ``--no-cache`` (then only an explicit ``--journal`` keeps rollouts
     across a crash). The judge is opened first: one that cannot run stops the valuation here.
     """
-    options = dataclasses.replace(resolve_run_options(args, project.config), cache_dir=cache_root)
     target = render_skill_dir(skill_dir)
     fixtures = {case.id: load_fixtures(skill_dir, case) for case in panel.cases.values()}
     journal = options.journal

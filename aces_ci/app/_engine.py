@@ -1,13 +1,13 @@
-"""The one engine of a trial command: cache, journal, budget, progress, the paired schedule and the trial's guard."""
+"""The one engine of a trial: cache, journal, budget, progress, the paired schedule and the trial's guard."""
 
 from __future__ import annotations
 
 import sys
 
 from ..agents import ModelClients, create_harness
+from ..config import RunConfig
 from ..engine import Budget, RolloutCache, RolloutEngine, auto_progress, paired_schedule
 from ..trials import SkillUnderTrial, trial_guard
-from ._run_options import RunOptions
 
 
 def _labels(skills: list[SkillUnderTrial]) -> list[str]:
@@ -21,7 +21,7 @@ def _labels(skills: list[SkillUnderTrial]) -> list[str]:
 
 
 def open_engine(
-    options: RunOptions, skills: list[SkillUnderTrial], clients: ModelClients, budget: Budget
+    options: RunConfig, skills: list[SkillUnderTrial], clients: ModelClients, budget: Budget
 ) -> RolloutEngine:
     """The command's one engine: its cache, journal, budget, progress, paired schedule and the trial's guard."""
     return RolloutEngine(
