@@ -53,7 +53,7 @@ from ..config import Project, find_project
 from ..engine import Budget
 from ..errors import AcesError, InputError
 from ..evals import Dataset, NoCases
-from ..gate import GateCriterion, GateDecision, InfraLoss, LiftBands, lift_criteria
+from ..gate import GateCriterion, GateDecision, InfraLoss, lift_criteria
 from ..github import (
     BASELINE_FILE,
     RERUNS_DIR,
@@ -82,6 +82,7 @@ from ..github import (
 from ..redact import environment_secrets, redact_text
 from ..report import SourceLinks, json_bytes, trial_result_to_dict, write_trial_json
 from ..skillsv import SkillValueView
+from ..stats import Bands
 from ..trials import Spent, TrialResult, TriggerTrial, skill_at_ref
 from ._ci_value import ValueBudget, ValueOutcome, ValueRun, cannot_value, no_dataset
 from ._publish import say
@@ -184,9 +185,9 @@ def infra_losses(result: TrialResult) -> dict[str, InfraLoss]:
     }
 
 
-def gated_lifts(result: TrialResult, bands: LiftBands) -> list[GateCriterion]:
+def gated_lifts(result: TrialResult) -> list[GateCriterion]:
     """:func:`~aces_ci.gate.lift_criteria` with the infrastructure losses of ``result``: an outage is never a pass."""
-    return lift_criteria(result, bands, infra_losses(result))
+    return lift_criteria(result, infra_losses(result))
 
 
 def outage(criteria: Sequence[GateCriterion]) -> bool:
@@ -195,9 +196,7 @@ def outage(criteria: Sequence[GateCriterion]) -> bool:
     return any(criterion.status == "error" for criterion in criteria)
 
 
-def _run_namespace(
-    args: argparse.Namespace, bands: LiftBands, against: str | None, seed: int | None
-) -> argparse.Namespace:
+def _run_namespace(args: argparse.Namespace, bands: Bands, against: str | None, seed: int | None) -> argparse.Namespace:
     """The trial verb's view of ci's flags: its protocol from aces.yml ``trial:``, the gate's bands, the
     rollout cache from ci's own flags (``--cache-dir`` is the scan's there)."""
     values = vars(args) | {"cache_dir": args.rollout_cache, "no_cache": args.no_rollout_cache}
@@ -252,7 +251,7 @@ def with_dataset(skills: Sequence[str], top: Path, project: Project) -> Trialabl
     return Trialable(tuple(paths), datasets, tuple(without), tuple(broken))
 
 
-def no_lift(bands: LiftBands) -> Callable[[str, str], GateCriterion]:
+def no_lift(bands: Bands) -> Callable[[str, str], GateCriterion]:
     """The warning of a changed skill whose lift cannot be measured: never a silent pass."""
 
     def criterion(skill: str, found: str) -> GateCriterion:
@@ -351,7 +350,7 @@ class PaidRun:
             max_rollouts=None if budget.max_rollouts is None else max(budget.max_rollouts - rollouts, 0),
         )
 
-    def _measure(self, paths: Sequence[Path], bands: LiftBands, against: str | None, seed: int | None) -> TrialResult:
+    def _measure(self, paths: Sequence[Path], bands: Bands, against: str | None, seed: int | None) -> TrialResult:
         ns = _run_namespace(self.args, bands, against, seed)
         options = resolve_run_options(ns, self.config)
         options = dataclasses.replace(options, budget=self._left(options.budget))
@@ -366,7 +365,7 @@ class PaidRun:
         write_trial_json(result, path)
         return path
 
-    def run(self, skill_dirs: Sequence[str], bands: LiftBands) -> PaidOutcome:
+    def run(self, skill_dirs: Sequence[str], bands: Bands) -> PaidOutcome:
         """Measure what the plan asks for over ``skill_dirs`` (repository-relative), then the trigger trial."""
         outcome = self._run_trials(skill_dirs, bands)
         if self.plan.work == "value":
@@ -379,7 +378,7 @@ class PaidRun:
         paths = [path for path in paths if (path / "evals" / "eval_queries.json").is_file()]
         if not paths or outage(outcome.criteria):
             return outcome
-        ns = _run_namespace(self.args, LiftBands(), None, None)
+        ns = _run_namespace(self.args, Bands(), None, None)
         options = resolve_run_options(ns, self.config)
         left = self._left(options.budget)
         if left.max_usd == 0 or left.max_rollouts == 0:
@@ -400,7 +399,7 @@ class PaidRun:
         reports = dict(outcome.reports) | {"triggers": path}
         return dataclasses.replace(outcome, triggers=trial, reports=reports)
 
-    def _run_trials(self, skill_dirs: Sequence[str], bands: LiftBands) -> PaidOutcome:
+    def _run_trials(self, skill_dirs: Sequence[str], bands: Bands) -> PaidOutcome:
         work = self.plan.work
         if work == "release":
             changes = release_change_set(self.top, self.plan.head, skill_dirs)
@@ -426,7 +425,7 @@ class PaidRun:
         result = self._measure(paths, bands, None, None)
         outcome = PaidOutcome(
             changes,
-            (*missing, *gated_lifts(result, bands)),
+            (*missing, *gated_lifts(result)),
             result,
             reports={"trial": self._report("trial.json", result)},
         )
@@ -441,7 +440,7 @@ class PaidRun:
     def _value(self, paths: Sequence[Path]) -> ValueOutcome:
         """SkillSV of ``paths`` on its share: what the trials left of the run's budget, at most
         ``--value-budget-usd``; the trials' rollout cache."""
-        options = resolve_run_options(_run_namespace(self.args, LiftBands(), None, None), self.config)
+        options = resolve_run_options(_run_namespace(self.args, Bands(), None, None), self.config)
         cache = options.cache_dir
         runner = ValueRun(self.args, self.project, self.top, cache.resolve() if cache else None, self.sources.read)
         budget = ValueBudget.share(self._left(options.budget), self.args.value_budget_usd)
@@ -464,7 +463,7 @@ class PaidRun:
         return PaidOutcome(changes, missing, None).valued(self._value(trialable.paths))
 
     def _pull_request(
-        self, changes: ChangeSet, paths: list[Path], missing: list[GateCriterion], bands: LiftBands, base: str
+        self, changes: ChangeSet, paths: list[Path], missing: list[GateCriterion], bands: Bands, base: str
     ) -> PaidOutcome:
         versioned, notes = [], []
         for path in paths:
@@ -476,7 +475,7 @@ class PaidRun:
                 continue
             versioned.append(path)
         presence = self._measure(paths, bands, None, None)
-        criteria = [*missing, *gated_lifts(presence, bands)]
+        criteria = [*missing, *gated_lifts(presence)]
         reports: dict[str, Path | None] = {"trial-without": self._report("trial-without.json", presence)}
         if outage(criteria):
             notes.append(
@@ -487,7 +486,7 @@ class PaidRun:
         if not versioned:
             return PaidOutcome(changes, tuple(criteria), presence, notes=tuple(notes), reports=reports)
         version = self._measure(versioned, bands, base, None)
-        criteria += _renamed(gated_lifts(version, bands), "version-")
+        criteria += _renamed(gated_lifts(version), "version-")
         reports["trial"] = self._report("trial.json", version)
         return PaidOutcome(
             changes,
@@ -506,11 +505,9 @@ class PaidRun:
         run_id = self.context.run_id
         return int(run_id) % 2**31 if run_id is not None and run_id.isdigit() else None
 
-    def _rerun(
-        self, changes: ChangeSet, paths: list[Path], missing: list[GateCriterion], bands: LiftBands
-    ) -> PaidOutcome:
+    def _rerun(self, changes: ChangeSet, paths: list[Path], missing: list[GateCriterion], bands: Bands) -> PaidOutcome:
         result = self._measure(paths, bands, None, self._rerun_seed())
-        criteria = [*missing, *gated_lifts(result, bands)]
+        criteria = [*missing, *gated_lifts(result)]
         notes: list[str] = []
         history: list[SkillChange] = []
         baselines = self._read_baselines(notes)

@@ -17,8 +17,8 @@ from ..engine import Budget, RolloutRecord
 from ..errors import EXIT_PASS, InputError
 from ..models import ConcurrencyLimiter, ModelSpec
 from ..report import render_plan_text, write_plan_json
+from ..stats import Bands
 from ..trials import (
-    GateSettings,
     NoPilot,
     RunTable,
     SkillDesignPlan,
@@ -67,7 +67,7 @@ def run_plan(
     args: argparse.Namespace,
     options: RunOptions,
     design: TrialDesign,
-    gate: GateSettings,
+    gate: Bands,
     skills: list[SkillUnderTrial],
     *,
     target_lift: float,
@@ -87,9 +87,7 @@ def run_plan(
                     table,
                     skill.plan,
                     design,
-                    metric=gate.metric,
-                    bands=gate.bands,
-                    alpha=gate.alpha,
+                    bands=gate,
                     target_lift=target_lift,
                     priced=priced,
                 )

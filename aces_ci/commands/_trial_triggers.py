@@ -230,7 +230,7 @@ def run_triggers(args: argparse.Namespace, project: Project, options: RunOptions
     skill_dirs = list(args.skill_dirs)
     trial = measure_triggers(skill_dirs, project, options, runs=runs, host=args.host, against=args.against)
     if args.min_recall is not None:
-        trial = gate_recall(trial, args.min_recall, project.config.gate.underpowered == "fail")
+        trial = gate_recall(trial, args.min_recall, project.config.gate.underpowered_fails)
     if not args.quiet:
         sys.stdout.write(render_text(trial))
     _write_reports(args, trial)

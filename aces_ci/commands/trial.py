@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import math
 import sys
 from collections.abc import Callable, Sequence
@@ -44,7 +45,6 @@ from ..stats import Bands, BudgetCap, Coupling
 from ..trials import (
     DEFAULT_RUNS,
     TRIAL_METRICS,
-    GateSettings,
     Mode,
     RunSetup,
     SkillUnderTrial,
@@ -192,7 +192,7 @@ def _budget_cap(args: argparse.Namespace, config: AcesConfig) -> BudgetCap | Non
     return None if tokens is None and dollars is None else BudgetCap(dollars=dollars, tokens=tokens)
 
 
-def _gate(args: argparse.Namespace, config: AcesConfig) -> GateSettings:
+def _gate(args: argparse.Namespace, config: AcesConfig) -> Bands:
     gate = config.gate
     pass_band = gate.pass_band if args.pass_band is None else args.pass_band
     fail_band = gate.fail_band if args.fail_band is None else args.fail_band
@@ -200,12 +200,7 @@ def _gate(args: argparse.Namespace, config: AcesConfig) -> GateSettings:
         raise InputError(
             f"the fail band ({fail_band:g}) must be below the pass band ({pass_band:g})", field="--fail-band"
         )
-    return GateSettings(
-        metric=args.lift_metric or gate.metric,
-        bands=Bands(pass_band, fail_band),
-        alpha=gate.alpha,
-        underpowered_fails=gate.underpowered == "fail",
-    )
+    return dataclasses.replace(gate, pass_band=pass_band, fail_band=fail_band, metric=args.lift_metric or gate.metric)
 
 
 def _sources(args: argparse.Namespace, config: AcesConfig) -> SkillSources:
@@ -228,7 +223,7 @@ def _priced(options: RunOptions, judge: ModelSpec | None = None) -> bool:
 async def _trial(
     options: RunOptions,
     design: TrialDesign,
-    gate: GateSettings,
+    gate: Bands,
     skills: list[SkillUnderTrial],
     judge_spec: ModelSpec | None,
 ) -> TrialResult:
@@ -259,7 +254,7 @@ def measure(
     *,
     options: RunOptions,
     design: TrialDesign,
-    gate: GateSettings,
+    gate: Bands,
     sources: SkillSources,
     judge: ModelSpec | Literal["aces.yml"] | None = FROM_CONFIG,
 ) -> TrialResult:
@@ -324,7 +319,11 @@ def run(args: argparse.Namespace) -> int:
     _write_reports(args, result)
     for skill in result.skills:
         if skill.verdict == "underpowered":
-            what = "fails the gate (gate.underpowered: fail)" if result.underpowered_fails else "passes with a warning"
+            what = (
+                "fails the gate (gate.underpowered: fail)"
+                if result.bands.underpowered_fails
+                else "passes with a warning"
+            )
             print(
                 f"aces-ci: warning: {skill.skill} is underpowered and {what}: {skill.verdict_reason}", file=sys.stderr
             )

@@ -13,7 +13,8 @@ import pytest
 from aces_ci.cli import build_parser, main
 from aces_ci.commands.trial import SkillSources, measure, resolve_run_options
 from aces_ci.config import find_project
-from aces_ci.trials import GateSettings, TrialDesign
+from aces_ci.stats import Bands
+from aces_ci.trials import TrialDesign
 from tests.engine.helpers import MARKER, write_skill
 from tests.servers import Reply, ScriptedRequest, ScriptedServer, Text
 from tests.trials.helpers import draw, planted_accuracy, repo_with_skill, reports, run_flags, valid_reports
@@ -284,7 +285,7 @@ def test_measure_grades_with_the_judge_aces_yml_names_as_aces_ci_ci_calls_it(
     common = {
         "options": options,
         "design": TrialDesign(runs=1),
-        "gate": GateSettings(metric="accuracy"),
+        "gate": Bands(metric="accuracy"),
         "sources": SkillSources(decoys=None, supporting=(), evals=None),
     }
     result = measure([skill], project, **common)

@@ -1,0 +1,156 @@
+"""One verdict: a lift is judged once, and every report prints that judgement's numbers.
+
+For random bands and random per-case scores, the skill's verdict and its "to settle it" plan are
+what :func:`aces_ci.stats.verdict` returns for the gated lift — one function, both answers — and
+the CLI text, the Markdown report, the PR comment, the trial's JUnit, the gate's JUnit and the
+step outputs each print that verdict, that interval and those settle numbers (read back out of
+what each renderer wrote, not out of the model).
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from aces_ci.commands._ci_paid import gated_lifts, headline_contrast, headline_lift
+from aces_ci.commands._publish import outputs
+from aces_ci.gate import decide
+from aces_ci.github import CommentInputs, render_comment
+from aces_ci.report import (
+    append_gate_suite,
+    render_trial_junit,
+    render_trial_markdown,
+    render_trial_text,
+)
+from aces_ci.stats import Bands, paired_lift, paired_scores, verdict
+from aces_ci.trials import Spent, TrialDesign, TrialResult
+
+from .report.builders import build_registry
+from .trials.test_analysis import trial
+
+SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
+"""Per-case accuracy scores: coarse enough for ties and zero-spread lifts, fine enough for any interval."""
+SETTLE_CASES = re.compile(r"(\d+) cases in all \((\d+) more")
+SETTLE_RUNS = re.compile(r"(\d+) runs per case and arm \((\d+) more\)")
+INTERVAL = re.compile(r"interval \[([+-]\d\.\d{3}), ([+-]\d\.\d{3})\]")
+
+
+def _result(rows: list[tuple[float, float]], bands: Bands) -> TrialResult:
+    outcomes = {"with": [{"accuracy": w} for w, _ in rows], "without": [{"accuracy": c} for _, c in rows]}
+    skill = trial(TrialDesign(runs=1), outcomes, len(rows), bands=bands)
+    return TrialResult(
+        skills=(skill,),
+        bands=bands,
+        provider="openai",
+        model="m",
+        harness="builtin",
+        disclosure="",
+        runs=1,
+        seed=0,
+        coupling="independent",
+        mode="isolation",
+        sequential=False,
+        spent=Spent(0, 0, 0, 0, None),
+        tool_version="test",
+        generated_at="2026-01-31T09:30:00Z",
+    )
+
+
+def _settle_numbers(text: str) -> set[tuple[str, int, int]]:
+    return {("cases", int(a), int(b)) for a, b in SETTLE_CASES.findall(text)} | {
+        ("runs", int(a), int(b)) for a, b in SETTLE_RUNS.findall(text)
+    }
+
+
+def _junit_case(xml: str) -> tuple[dict[str, str], str]:
+    case = ET.fromstring(xml).find(".//testcase[@name='lift.accuracy']")
+    assert case is not None
+    properties = {p.get("name", ""): p.get("value", "") for p in case.findall("properties/property")}
+    # a failure's full message is its text; a passing or warning criterion's is its system-out
+    said = [node.text or "" for node in case if node.tag in ("failure", "error", "system-out")]
+    assert len(said) == 1
+    return properties, said[0]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    rows=st.lists(st.tuples(st.sampled_from(SCORES), st.sampled_from(SCORES)), min_size=2, max_size=14),
+    fail_band=st.floats(-0.4, -0.01),
+    gap=st.floats(0.02, 0.4),
+    underpowered_fails=st.booleans(),
+)
+def test_the_verdict_and_settle_plan_come_from_one_function_and_every_renderer_prints_them(
+    rows: list[tuple[float, float]], fail_band: float, gap: float, underpowered_fails: bool
+) -> None:
+    bands = Bands(fail_band + gap, fail_band, metric="accuracy", underpowered_fails=underpowered_fails)
+    result = _result(rows, bands)
+    [skill] = result.skills
+
+    # the one function: the same paired scores through stats.verdict give the label and the plan the result holds
+    one = verdict(
+        paired_lift(paired_scores([[w] for w, _ in rows], [[c] for _, c in rows]), bands.alpha),
+        bands,
+        available_cases=len(rows),
+    )
+    assert (skill.verdict, skill.verdict_reason) == (one.label, one.reason)
+    expected: set[tuple[str, int, int]] = set()
+    if one.settle is not None:
+        assert skill.settle is not None and skill.settle.advice == one.settle.advice
+        s = one.settle
+        if s.cases_needed is not None and s.extra_cases is not None:
+            expected.add(("cases", s.cases_needed, s.extra_cases))
+        if s.runs_needed is not None and s.extra_runs is not None:
+            expected.add(("runs", s.runs_needed, s.extra_runs))
+    else:
+        assert skill.settle is None
+
+    lift = skill.lift["accuracy"]
+    assert lift is not None
+    interval = (f"{lift.ci[0]:+.3f}", f"{lift.ci[1]:+.3f}")
+    decision = decide(gated_lifts(result))
+    text = render_trial_text(result)
+    markdown = render_trial_markdown(result)
+    comment = render_comment(
+        CommentInputs(
+            decision=decision,
+            registry=build_registry(),
+            trials=result,
+            lift=headline_lift(result),
+            lift_contrast=headline_contrast(result) or "",
+        )
+    )
+    trial_junit, trial_message = _junit_case(render_trial_junit(result))
+    gate_junit, gate_message = _junit_case(append_gate_suite(None, decision.criteria, generated_at="2026-01-31"))
+    step = outputs(decision, work="trial", lift=headline_lift(result), lift_contrast=headline_contrast(result))
+
+    # the verdict, as each renderer words it
+    assert f"— {one.label.upper()}" in text
+    assert re.findall(r"^### .*: \S+ (\w+)$", markdown, flags=re.MULTILINE) == [one.label]
+    assert f"**{one.label}** on accuracy" in comment
+    assert trial_junit["verdict"] == gate_junit["verdict"] == one.label
+    assert step["verdict"] == bands.status(one.label) == result.verdict == decision.verdict
+
+    # the interval the verdict was read off, and the numbers of the plan that would settle it
+    for rendered in (text, markdown, comment, trial_message, gate_message):
+        plain = rendered.replace("\\", "")  # Markdown escapes brackets: the numbers are what is compared
+        assert {match.groups() for match in INTERVAL.finditer(plain)} == {interval}, plain
+        assert _settle_numbers(plain) == expected, plain
+    for props in (trial_junit, gate_junit):
+        assert props.get("cases_needed") == (None if one.settle is None else _optional(one.settle.cases_needed))
+    assert (step["lift"], step["lift-ci-low"], step["lift-ci-high"]) == (
+        gate_junit["delta"],
+        gate_junit["ci_low"],
+        gate_junit["ci_high"],
+    )
+    assert (trial_junit["delta"], trial_junit["ci_low"], trial_junit["ci_high"]) == (
+        gate_junit["delta"],
+        gate_junit["ci_low"],
+        gate_junit["ci_high"],
+    )
+
+
+def _optional(number: int | None) -> str | None:
+    return None if number is None else str(number)
