@@ -14,7 +14,7 @@ from typing import Literal
 
 from .errors import EXIT_GATE_FAILED, EXIT_PASS, EXIT_RUNTIME_ERROR
 from .report import MetricLift, SkillTrial, SkillValue, TrialReport
-from .scan import ScanResult, Severity
+from .scan import ScanResult, skill_checks
 from .stats import Bands
 
 
@@ -87,47 +87,25 @@ def decide(*groups: Iterable[GateCriterion]) -> GateDecision:
     return GateDecision(tuple(criterion for group in groups for criterion in group))
 
 
-_LISTED_ERRORS = 5
-"""How many error findings a criterion's message names before it says "and N more"."""
-
-
 def scan_criteria(result: ScanResult) -> list[GateCriterion]:
-    """Two criteria per skill: no active error finding (``scan.errors``), score >= the minimum (``scan.score``).
-
-    The same policy as :func:`skill_verdict`, spelt out per criterion so each gets its own JUnit testcase.
-    """
+    """Two criteria per skill, ``scan.errors`` and ``scan.score``: the checks the scan's own verdict is read off
+    (:func:`aces_ci.scan.skill_checks`), each its own JUnit testcase; decided there, never here."""
     criteria = []
     for report in result.skills:
-        errors = [f for f in report.active_findings if f.severity == Severity.ERROR]
-        first = errors[0] if errors else None
-        named = ", ".join(f"{f.rule_id} at {f.location}" for f in errors[:_LISTED_ERRORS])
-        more = f" and {len(errors) - _LISTED_ERRORS} more" if len(errors) > _LISTED_ERRORS else ""
-        criteria.append(
-            GateCriterion(
-                "scan.errors",
-                report.skill,
-                "fail" if errors else "pass",
-                f"{len(errors)} error finding(s): {named}{more}" if errors else "no error findings",
-                (("errors", str(len(errors))),),
-                first.location.path if first else report.skill_md,
-                (first.location.line if first else None) or 1,
-                "ScanErrors",
+        for check in skill_checks(report.findings, report.score, result.min_score):
+            where = check.location
+            criteria.append(
+                GateCriterion(
+                    check.name,
+                    report.skill,
+                    "pass" if check.passed else "fail",
+                    check.message,
+                    check.figures,
+                    where.path if where else report.skill_md,
+                    (where.line if where else None) or 1,
+                    check.failure_type,
+                )
             )
-        )
-        below = report.score.value < result.min_score
-        criteria.append(
-            GateCriterion(
-                "scan.score",
-                report.skill,
-                "fail" if below else "pass",
-                f"structural score {report.score.value} is {'below' if below else 'at least'} the minimum "
-                f"{result.min_score}",
-                (("score", str(report.score.value)), ("min_score", str(result.min_score))),
-                report.skill_md,
-                1,
-                "ScoreBelowMinimum",
-            )
-        )
     return criteria
 
 

@@ -11,6 +11,7 @@ import xmlschema
 
 from aces_ci.gate import MAX_INFRA_SHARE, InfraLoss, closure_criteria, decide, lift_criteria, scan_criteria
 from aces_ci.report import append_gate_suite, render_junit
+from aces_ci.scan import skill_verdict
 from aces_ci.stats import Bands
 
 from .report.builders import build_registry, sample_result
@@ -128,7 +129,12 @@ def test_closure_failure_is_a_warning() -> None:
 
 
 def test_scan_criteria_agree_with_the_scan_verdicts() -> None:
+    """The gate's scan criteria are the checks the scan's verdict was read off: a failed one's message is the
+    skill's reason, word for word, and a skill fails the gate exactly when its scan verdict is fail."""
     result = sample_result()
     criteria = scan_criteria(result)
     failing = {c.subject for c in criteria if c.status == "fail"}
     assert failing == {r.skill for r in result.skills if r.verdict == "fail"}
+    for report in result.skills:
+        said = tuple(c.message for c in criteria if c.subject == report.skill and c.status == "fail")
+        assert said == skill_verdict(report.findings, report.score, result.min_score)[1]
