@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
 from aces_ci.commands._ci_paid import gated_lifts, headline_contrast, headline_lift
@@ -33,6 +33,20 @@ from .trials.test_analysis import trial
 
 SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
 """Per-case accuracy scores: coarse enough for ties and zero-spread lifts, fine enough for any interval."""
+EFFECTS = (-0.75, -0.5, -0.25, 0.0, 0.25, 0.5, 0.75)
+
+
+@st.composite
+def paired_rows(draw: st.DrawFn) -> list[tuple[float, float]]:
+    """Per case (with, without): a shared effect plus a little per-case jitter, so all four verdicts and
+    both kinds of settle advice (a case count, or no affordable design) come up among the examples."""
+    n = draw(st.integers(2, 30))
+    effect = draw(st.sampled_from(EFFECTS))
+    controls = draw(st.lists(st.sampled_from(SCORES), min_size=n, max_size=n))
+    jitter = draw(st.lists(st.sampled_from((0.0, 0.0, 0.0, 0.25, -0.25)), min_size=n, max_size=n))
+    return [(min(max(c + effect + j, 0.0), 1.0), c) for c, j in zip(controls, jitter, strict=True)]
+
+
 SETTLE_CASES = re.compile(r"(\d+) cases in all \((\d+) more")
 SETTLE_RUNS = re.compile(r"(\d+) runs per case and arm \((\d+) more\)")
 INTERVAL = re.compile(r"interval \[([+-]\d\.\d{3}), ([+-]\d\.\d{3})\]")
@@ -75,9 +89,11 @@ def _junit_case(xml: str) -> tuple[dict[str, str], str]:
     return properties, said[0]
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@example(rows=[(0.5, 0.5)] * 29 + [(0.75, 0.5)], fail_band=-0.2, gap=0.4, underpowered_fails=False)  # neutral
+@example(rows=[(1.0, 0.5), (0.5, 0.5), (0.75, 0.5), (0.25, 0.5)] * 3, fail_band=-0.1, gap=0.15, underpowered_fails=True)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    rows=st.lists(st.tuples(st.sampled_from(SCORES), st.sampled_from(SCORES)), min_size=2, max_size=14),
+    rows=paired_rows(),
     fail_band=st.floats(-0.4, -0.01),
     gap=st.floats(0.02, 0.4),
     underpowered_fails=st.booleans(),
@@ -88,6 +104,7 @@ def test_the_verdict_and_settle_plan_come_from_one_function_and_every_renderer_p
     bands = Bands(fail_band + gap, fail_band, metric="accuracy", underpowered_fails=underpowered_fails)
     result = _result(rows, bands)
     [skill] = result.skills
+    event(f"verdict {skill.verdict}")
 
     # the one function: the same paired scores through stats.verdict give the label and the plan the result holds
     one = verdict(
