@@ -9,6 +9,7 @@ what each renderer wrote, not out of the model).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import xml.etree.ElementTree as ET
 
@@ -25,8 +26,8 @@ from aces_ci.report import (
     render_trial_markdown,
     render_trial_text,
 )
-from aces_ci.stats import Bands, paired_lift, paired_scores, verdict
-from aces_ci.trials import Spent, TrialDesign, TrialResult
+from aces_ci.stats import Bands, SequentialSettings, paired_lift, paired_scores, sequential_decision, verdict
+from aces_ci.trials import SequentialLook, Spent, TrialDesign, TrialResult
 
 from .report.builders import build_registry
 from .trials.test_analysis import trial
@@ -171,3 +172,52 @@ def test_the_verdict_and_settle_plan_come_from_one_function_and_every_renderer_p
 
 def _optional(number: int | None) -> str | None:
     return None if number is None else str(number)
+
+
+LEVELLED = re.compile(r"(\d+(?:\.\d+)?)% (?:interval|CI) \[?([+-]\d+(?:\.\d+)?)(?:,| …) ([+-]\d+(?:\.\d+)?)")
+
+
+def test_a_sequential_verdict_is_read_and_labelled_at_its_looks_level() -> None:
+    """A sequential trial spends α over its looks: its verdict and settle plan are those of the last look's interval,
+    and every report that prints an interval labels it with the level it was computed at — the look's beside the
+    verdict, the fixed design's 95% on the headline — never the look's bounds under "95%"."""
+    bands = Bands(0.05, -0.10, metric="accuracy")
+    rows = [(1.0, 0.5), (0.5, 0.5), (0.75, 0.5), (0.25, 0.5)] * 4  # +0.125, wide: underpowered at both levels
+    rule = SequentialSettings(alpha=bands.alpha, bands=bands, case_looks=(8, 16))
+    decision = sequential_decision(paired_scores([[w] for w, _ in rows], [[c] for _, c in rows]), rule)
+    assert decision.state == "decided" and decision.alpha_look < bands.alpha
+    look = SequentialLook(
+        decision.look,
+        decision.max_looks,
+        decision.alpha_look,
+        decision.lift.ci,
+        decision.verdict.label,
+        True,
+        decision.reason,
+    )
+    outcomes = {"with": [{"accuracy": w} for w, _ in rows], "without": [{"accuracy": c} for _, c in rows]}
+    skill = trial(TrialDesign(runs=1), outcomes, len(rows), bands=bands, sequential=[look])
+    result = dataclasses.replace(_result(rows, bands), skills=(skill,), sequential=True)
+
+    assert (skill.verdict, skill.settle is not None) == (decision.verdict.label, decision.verdict.settle is not None)
+    assert decision.verdict.settle is not None and skill.settle is not None
+    planned = (decision.verdict.settle.cases_needed, decision.verdict.settle.extra_cases)
+    assert (skill.settle.cases_needed, skill.settle.extra_cases) == planned, "the look's plan, at the look's level"
+    look_level = f"{100 * (1 - decision.alpha_look):.3g}"
+    assert skill.verdict_reason.startswith(f"sequential trial, look 2 of 2: the {look_level}% interval [")
+    lift = skill.lift["accuracy"]
+    assert lift is not None and decision.lift.ci is not None
+    fixed = {f"{x:+.3f}" for x in lift.ci} | {f"{100 * x:+.0f}" for x in lift.ci}
+    seen = {f"{x:+.3f}" for x in decision.lift.ci}
+    comment = render_comment(
+        CommentInputs(decision=decide(gated_lifts(result)), registry=build_registry(), trials=result)
+    )
+    for rendered in (render_trial_text(result), render_trial_markdown(result), comment):
+        plain = rendered.replace("\\", "")
+        labels = {(level, low, high) for level, low, high in LEVELLED.findall(plain)}
+        assert (look_level, *sorted(seen, key=float)) in labels, plain
+        for level, low, high in labels:
+            if {low, high} <= seen:
+                assert level == look_level, f"the look's interval under {level}%: {plain}"
+            elif {low, high} <= fixed:
+                assert level == "95", f"the fixed interval under {level}%: {plain}"

@@ -375,15 +375,15 @@ def analyse_skill(
         if contrast.kind == "primary":
             primary_raw = raw
     primary = contrasts[0]
-    gate_lift = primary_raw.get(metric) or stats.paired_lift(
-        paired(table, primary.treatment, primary.control, metric, coupling), settings.bands.alpha
-    )
-    verdict = stats.verdict(gate_lift, settings.bands, available_cases=len(table.case_ids))
-    label, reason = verdict.label, verdict.reason
-    if sequential:
-        last = sequential[-1]
-        label, reason = last.verdict, f"sequential trial, look {last.look} of {last.max_looks}: {last.reason}"
     scores = paired(table, primary.treatment, primary.control, metric, coupling)
+    gate_lift = primary_raw.get(metric) or stats.paired_lift(scores, settings.bands.alpha)
+    # One call gives the label, its reason and its settle plan, at the level the verdict is read at: the
+    # fixed design's 1 − α, or a sequential trial's last look's (α spent over the looks, as the look decided).
+    judged = stats.paired_lift(scores, sequential[-1].alpha) if sequential else gate_lift
+    verdict = stats.verdict(judged, settings.bands, available_cases=len(table.case_ids))
+    reason = verdict.reason
+    if sequential:
+        reason = f"sequential trial, look {sequential[-1].look} of {sequential[-1].max_looks}: {reason}"
     usable = gate_lift.n_cases > 0
     discordance = stats.paired_discordance(scores) if usable else None
     degradation = stats.degradation_shares(scores) if usable and scores.scheduled_runs >= 2 else None
@@ -409,10 +409,10 @@ def analyse_skill(
         name=plan.skill.name,
         skill_md=f"{inputs.path}/SKILL.md" if inputs.path not in ("", ".") else "SKILL.md",
         contrast=primary.description,
-        verdict=label,
+        verdict=verdict.label,
         verdict_reason=reason,
         gate_metric=metric,
-        settle=_settle(verdict) if label == "underpowered" else None,
+        settle=_settle(verdict),
         lift=primary.lift,
         not_applicable=primary.not_applicable,
         discordance=None

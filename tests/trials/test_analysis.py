@@ -16,6 +16,7 @@ from aces_ci.stats import Bands
 from aces_ci.trials import (
     AnalysisSettings,
     RunTable,
+    SequentialLook,
     SkillInputs,
     TrialDesign,
     analyse_skill,
@@ -76,13 +77,15 @@ def trial(  # type: ignore[no-untyped-def]
     outcomes: dict[str, Sequence[dict[str, Grade]]],
     cases: int,
     figures: dict[str, Figures] | None = None,
+    *,
     bands: Bands | None = None,
+    sequential: Sequence[SequentialLook] = (),
     **plan_options,
 ):
     """Run every condition's scripted grades through the analysis: ``outcomes[label][i]`` grades case i's runs.
 
     ``figures[label]`` is what every rollout of that condition spent (default: the same everywhere); ``bands``
-    the gate's (default: the accuracy gate).
+    the gate's (default: the accuracy gate); ``sequential`` the looks a sequential trial took.
     """
     skill = rendered("marker")
     plan = plan_skill(skill, design, **plan_options)
@@ -105,7 +108,7 @@ def trial(  # type: ignore[no-untyped-def]
         records.append(record(req, grades, answer=answer, figures=spent))
     table = RunTable.of([c.id for c in case_list], records, design.runs)
     inputs = SkillInputs(plan, "skills/marker", "skills/marker/evals/evals.json")
-    return analyse_skill(table, inputs, settings(design, bands=bands))
+    return analyse_skill(table, inputs, settings(design, bands=bands), sequential)
 
 
 def test_the_composite_of_a_pair_uses_only_the_metrics_graded_in_both_conditions() -> None:
