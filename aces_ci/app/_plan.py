@@ -76,9 +76,7 @@ def plan_designs(config: TrialConfig, skills: list[SkillUnderTrial]) -> list[Ski
                     table,
                     skill.plan,
                     design,
-                    metric=gate.metric,
-                    bands=gate.bands,
-                    alpha=gate.alpha,
+                    bands=gate,
                     target_lift=config.target_lift,
                     priced=priced(config.run, config.judge),
                 )

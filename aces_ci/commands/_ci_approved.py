@@ -29,7 +29,7 @@ from pathlib import Path
 from ..config import find_project, repository_root
 from ..errors import EXIT_PASS, ConfigError, InputError
 from ..evals import load_evals
-from ..gate import GateCriterion, LiftBands, decide, scan_criteria
+from ..gate import GateCriterion, decide, scan_criteria
 from ..github import (
     TRIAL_VERB,
     USAGE,
@@ -53,6 +53,7 @@ from ..github import (
 )
 from ..report import SourceLinks
 from ..scan import default_registry, scan_repo
+from ..stats import Bands
 from ._ci_paid import PaidRun, no_lift
 from ._publish import exit_code_after_publishing, outputs, publish_result, say, write_step_outputs
 from .ci import _bands, _scan_named, _scan_relative, _write_markdown, _write_reports
@@ -159,7 +160,7 @@ def _declares_commands(skill: Path, tree: Path) -> bool:
     return evalset is not None and (evalset.tasks is not None or evalset.grader is not None)
 
 
-def _own_commands(skills: tuple[str, ...], bands: LiftBands) -> tuple[GateCriterion, ...]:
+def _own_commands(skills: tuple[str, ...], bands: Bands) -> tuple[GateCriterion, ...]:
     return tuple(no_lift(bands)(skill, OWN_COMMANDS) for skill in skills)
 
 
@@ -198,7 +199,6 @@ def _trial(client: GitHubClient, context: GitHubContext, args: argparse.Namespac
         reason=plan.reason,
         notes=outcome.notes,
         changed=tuple(links.scanned(s) for s in outcome.changes.skills) if outcome.changes.known else None,
-        bands=bands,
         full_report_url=full_report,
         marker=marker,
         commit=pinned,

@@ -54,7 +54,7 @@ from ..config import Project, RunFlags, TrialConfig, TrialFlags, resolve_run, re
 from ..engine import Budget
 from ..errors import AcesError, InputError
 from ..evals import Dataset, NoCases
-from ..gate import GateCriterion, GateDecision, InfraLoss, LiftBands, lift_criteria
+from ..gate import GateCriterion, GateDecision, InfraLoss, lift_criteria
 from ..github import (
     BASELINE_FILE,
     RERUNS_DIR,
@@ -83,6 +83,7 @@ from ..github import (
 from ..redact import environment_secrets, redact_text
 from ..report import SourceLinks, json_bytes, trial_result_to_dict, write_trial_json
 from ..skillsv import SkillValueView
+from ..stats import Bands
 from ..trials import Spent, TrialResult, TriggerTrial, skill_at_ref
 from ._ci_value import ValueBudget, ValueOutcome, ValueRun, cannot_value, no_dataset
 from ._publish import say
@@ -183,9 +184,9 @@ def infra_losses(result: TrialResult) -> dict[str, InfraLoss]:
     }
 
 
-def gated_lifts(result: TrialResult, bands: LiftBands) -> list[GateCriterion]:
+def gated_lifts(result: TrialResult) -> list[GateCriterion]:
     """:func:`~aces_ci.gate.lift_criteria` with the infrastructure losses of ``result``: an outage is never a pass."""
-    return lift_criteria(result, bands, infra_losses(result))
+    return lift_criteria(result, infra_losses(result))
 
 
 def outage(criteria: Sequence[GateCriterion]) -> bool:
@@ -245,7 +246,7 @@ def with_dataset(skills: Sequence[str], top: Path, project: Project) -> Trialabl
     return Trialable(tuple(paths), datasets, tuple(without), tuple(broken))
 
 
-def no_lift(bands: LiftBands) -> Callable[[str, str], GateCriterion]:
+def no_lift(bands: Bands) -> Callable[[str, str], GateCriterion]:
     """The warning of a changed skill whose lift cannot be measured: never a silent pass."""
 
     def criterion(skill: str, found: str) -> GateCriterion:
@@ -344,17 +345,13 @@ class PaidRun:
             max_rollouts=None if budget.max_rollouts is None else max(budget.max_rollouts - rollouts, 0),
         )
 
-    def _trial_config(self, bands: LiftBands | None, against: str | None, seed: int | None = None) -> TrialConfig:
+    def _trial_config(self, bands: Bands | None, against: str | None, seed: int | None = None) -> TrialConfig:
         """The trial's config: aces.yml's protocol (``trial:``) and judge, ci's run flags, the gate's ``bands``
         (None: aces.yml's)."""
-        flags = TrialFlags(run=_run_flags(self.args, seed), against=against)
-        if bands is not None:
-            flags = dataclasses.replace(
-                flags, lift_metric=bands.metric, pass_band=bands.pass_band, fail_band=bands.fail_band
-            )
-        return resolve_trial(self.config, flags)
+        config = resolve_trial(self.config, TrialFlags(run=_run_flags(self.args, seed), against=against))
+        return config if bands is None else dataclasses.replace(config, gate=bands)
 
-    def _measure(self, paths: Sequence[Path], bands: LiftBands, against: str | None, seed: int | None) -> TrialResult:
+    def _measure(self, paths: Sequence[Path], bands: Bands, against: str | None, seed: int | None) -> TrialResult:
         """A trial on what the run's earlier trials left of its budget."""
         config = self._trial_config(bands, against, seed)
         config = dataclasses.replace(config, run=dataclasses.replace(config.run, budget=self._left(config.run.budget)))
@@ -367,7 +364,7 @@ class PaidRun:
         write_trial_json(result, path)
         return path
 
-    def run(self, skill_dirs: Sequence[str], bands: LiftBands) -> PaidOutcome:
+    def run(self, skill_dirs: Sequence[str], bands: Bands) -> PaidOutcome:
         """Measure what the plan asks for over ``skill_dirs`` (repository-relative), then the trigger trial."""
         outcome = self._run_trials(skill_dirs, bands)
         if self.plan.work == "value":
@@ -400,7 +397,7 @@ class PaidRun:
         reports = dict(outcome.reports) | {"triggers": path}
         return dataclasses.replace(outcome, triggers=trial, reports=reports)
 
-    def _run_trials(self, skill_dirs: Sequence[str], bands: LiftBands) -> PaidOutcome:
+    def _run_trials(self, skill_dirs: Sequence[str], bands: Bands) -> PaidOutcome:
         work = self.plan.work
         if work == "release":
             changes = release_change_set(self.top, self.plan.head, skill_dirs)
@@ -426,7 +423,7 @@ class PaidRun:
         result = self._measure(paths, bands, None, None)
         outcome = PaidOutcome(
             changes,
-            (*missing, *gated_lifts(result, bands)),
+            (*missing, *gated_lifts(result)),
             result,
             reports={"trial": self._report("trial.json", result)},
         )
@@ -464,7 +461,7 @@ class PaidRun:
         return PaidOutcome(changes, missing, None).valued(self._value(trialable.paths))
 
     def _pull_request(
-        self, changes: ChangeSet, paths: list[Path], missing: list[GateCriterion], bands: LiftBands, base: str
+        self, changes: ChangeSet, paths: list[Path], missing: list[GateCriterion], bands: Bands, base: str
     ) -> PaidOutcome:
         versioned, notes = [], []
         for path in paths:
@@ -476,7 +473,7 @@ class PaidRun:
                 continue
             versioned.append(path)
         presence = self._measure(paths, bands, None, None)
-        criteria = [*missing, *gated_lifts(presence, bands)]
+        criteria = [*missing, *gated_lifts(presence)]
         reports: dict[str, Path | None] = {"trial-without": self._report("trial-without.json", presence)}
         if outage(criteria):
             notes.append(
@@ -487,7 +484,7 @@ class PaidRun:
         if not versioned:
             return PaidOutcome(changes, tuple(criteria), presence, notes=tuple(notes), reports=reports)
         version = self._measure(versioned, bands, base, None)
-        criteria += _renamed(gated_lifts(version, bands), "version-")
+        criteria += _renamed(gated_lifts(version), "version-")
         reports["trial"] = self._report("trial.json", version)
         return PaidOutcome(
             changes,
@@ -506,11 +503,9 @@ class PaidRun:
         run_id = self.context.run_id
         return int(run_id) % 2**31 if run_id is not None and run_id.isdigit() else None
 
-    def _rerun(
-        self, changes: ChangeSet, paths: list[Path], missing: list[GateCriterion], bands: LiftBands
-    ) -> PaidOutcome:
+    def _rerun(self, changes: ChangeSet, paths: list[Path], missing: list[GateCriterion], bands: Bands) -> PaidOutcome:
         result = self._measure(paths, bands, None, self._rerun_seed())
-        criteria = [*missing, *gated_lifts(result, bands)]
+        criteria = [*missing, *gated_lifts(result)]
         notes: list[str] = []
         history: list[SkillChange] = []
         baselines = self._read_baselines(notes)

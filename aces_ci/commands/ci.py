@@ -34,6 +34,7 @@ failure there costs the comment only, and turns a passing gate's 0 into 3 (a fai
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 from collections.abc import Sequence
@@ -43,8 +44,8 @@ from typing import TYPE_CHECKING, Literal
 
 from ..atomic import write_output
 from ..config import AcesConfig, find_project, repository_root
-from ..errors import EXIT_PASS, InputError
-from ..gate import GateCriterion, GateDecision, LiftBands, decide, scan_criteria
+from ..errors import EXIT_PASS, ConfigError, InputError
+from ..gate import GateCriterion, GateDecision, decide, scan_criteria
 from ..github import (
     DEFAULT_RESULTS_BRANCH,
     DEFAULT_TRIAL_LABEL,
@@ -68,6 +69,7 @@ from ..redact import environment_secrets, redact_text
 from ..report import SourceLinks, append_gate_suite, render_junit, skill_title, write_json, write_sarif
 from ..scan import RuleRegistry, ScanResult, Shard, default_registry
 from ..skillsv import compile_skill, compile_summary
+from ..stats import Bands
 from ._ci_trust import guard_untrusted
 from ._publish import (
     exit_code_after_publishing,
@@ -188,15 +190,18 @@ def _holdout(text: str) -> float:
     return float(share)
 
 
-def _bands(args: argparse.Namespace, config: AcesConfig) -> LiftBands:
+def _bands(args: argparse.Namespace, config: AcesConfig) -> Bands:
     """The flags over aces.yml's ``gate:`` section (the bands ``aces-ci trial`` uses) over the defaults."""
-    default = LiftBands.of(config.gate)
-    return LiftBands(
-        pass_band=default.pass_band if args.pass_band is None else args.pass_band,
-        fail_band=default.fail_band if args.fail_band is None else args.fail_band,
-        metric=args.lift_metric or default.metric,
-        underpowered_fails=default.underpowered_fails,
-    )
+    default = config.gate
+    try:
+        return dataclasses.replace(
+            default,
+            pass_band=default.pass_band if args.pass_band is None else args.pass_band,
+            fail_band=default.fail_band if args.fail_band is None else args.fail_band,
+            metric=args.lift_metric or default.metric,
+        )
+    except ValueError as error:
+        raise ConfigError(str(error), field="gate.lift") from None
 
 
 def _report_path(args: argparse.Namespace, name: str, default: str) -> Path | None:
@@ -419,7 +424,6 @@ def run(args: argparse.Namespace) -> int:
         reason=plan.reason,
         notes=notes,
         changed=_relative_skills(changes, links) if changes.known else None,
-        bands=bands,
         full_report_url=full_report,
         marker=marker,
         commit=context.head_sha,

@@ -222,7 +222,11 @@ def run(args: argparse.Namespace) -> int:
     _write_reports(config.reports, result)
     for skill in result.skills:
         if skill.verdict == "underpowered":
-            what = "fails the gate (gate.underpowered: fail)" if result.underpowered_fails else "passes with a warning"
+            what = (
+                "fails the gate (gate.underpowered: fail)"
+                if result.bands.underpowered_fails
+                else "passes with a warning"
+            )
             print(
                 f"aces-ci: warning: {skill.skill} is underpowered and {what}: {skill.verdict_reason}", file=sys.stderr
             )

@@ -39,6 +39,7 @@ from ..skill import (
     load_yaml_mapping,
     read_text,
 )
+from ..stats import Bands
 
 if TYPE_CHECKING:
     import jsonschema
@@ -114,19 +115,6 @@ class TrialSettings:
 
 
 @dataclass(frozen=True)
-class GateSettings:
-    """How a lift becomes a verdict (``gate:`` in aces.yml): the trial and ``aces-ci ci`` read the same bands."""
-
-    metric: str = "outcome"
-    """The gated metric: ``outcome`` (did the agent get the task right) unless aces.yml says otherwise."""
-    pass_band: float = 0.05
-    fail_band: float = -0.10
-    alpha: float = 0.05
-    underpowered: str = "warn"
-    """``warn``: an underpowered verdict passes the gate with a warning; ``fail``: it fails it."""
-
-
-@dataclass(frozen=True)
 class ValueSettings:
     """How ``aces-ci value`` decides (``value:`` in aces.yml)."""
 
@@ -144,7 +132,9 @@ class AcesConfig:
     run: RunSettings = field(default_factory=RunSettings)
     evals: EvalSettings = field(default_factory=EvalSettings)
     trial: TrialSettings = field(default_factory=TrialSettings)
-    gate: GateSettings = field(default_factory=GateSettings)
+    gate: Bands = field(default_factory=Bands)
+    """How a lift becomes a verdict (``gate:``): the one :class:`aces_ci.stats.Bands` the trial, its result and
+    ``aces-ci ci`` carry."""
     value: ValueSettings = field(default_factory=ValueSettings)
     field_lines: dict[str, int] = field(default_factory=dict)
     """Line of each field in aces.yml by dotted path (``scan.rules.SPEC001``, ``scan.ignore[0].rule``),
@@ -495,19 +485,19 @@ def _trial_settings(raw: dict[str, Any], base: Path) -> TrialSettings:
     return TrialSettings(**values)
 
 
-def _gate_settings(raw: dict[str, Any], path: Path, lines: dict[str, int]) -> GateSettings:
-    values: dict[str, Any] = {key: raw[key] for key in ("metric", "underpowered") if key in raw}
-    values.update({key: float(raw[key]) for key in ("pass_band", "fail_band", "alpha") if key in raw})
-    settings = GateSettings(**values)
-    if settings.fail_band >= settings.pass_band:
-        field_name = "gate.fail_band" if "gate.fail_band" in lines else "gate.pass_band"
-        raise ConfigError(
-            f"the fail band ({settings.fail_band:g}) must be below the pass band ({settings.pass_band:g})",
-            path=str(path),
-            line=lines.get(field_name),
-            field=field_name,
+def _gate_settings(raw: dict[str, Any], path: Path, lines: dict[str, int]) -> Bands:
+    values: dict[str, Any] = {key: float(raw[key]) for key in ("pass_band", "fail_band", "alpha") if key in raw}
+    if "metric" in raw:
+        values["metric"] = raw["metric"]
+    if "underpowered" in raw:
+        values["underpowered_fails"] = raw["underpowered"] == "fail"
+    try:
+        return Bands(**values)
+    except ValueError as error:
+        field_name = next(
+            (f"gate.{key}" for key in ("fail_band", "pass_band", "alpha") if f"gate.{key}" in lines), "gate"
         )
-    return settings
+        raise ConfigError(str(error), path=str(path), line=lines.get(field_name), field=field_name) from None
 
 
 _PARSED: dict[tuple[Path, Path, str], AcesConfig] = {}

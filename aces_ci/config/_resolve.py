@@ -12,7 +12,7 @@ or aces.yml asks for another.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TypeVar, get_args
 
@@ -21,7 +21,7 @@ from ..engine import Budget
 from ..errors import ConfigError, InputError
 from ..models import LOCAL_MODEL_ID, ModelSettings, ModelSpec, PriceTable, Provider
 from ..stats import Bands, BudgetCap, Coupling
-from ..trials import DEFAULT_RUNS, GateSettings, Mode, TrialDesign
+from ..trials import DEFAULT_RUNS, Mode, TrialDesign
 from ._file import AcesConfig
 from ._given import NOT_GIVEN, Given, JudgeFlags, NotGiven, RunFlags, TrialFlags, TrialReports
 
@@ -72,7 +72,7 @@ class TrialConfig:
 
     run: RunConfig
     design: TrialDesign
-    gate: GateSettings
+    gate: Bands
     judge: ModelSpec | None
     decoys: tuple[Path, ...] | None
     """Decoy skill directories; None: the repository's other skills."""
@@ -186,7 +186,8 @@ def _budget_cap(config: AcesConfig, flags: TrialFlags) -> BudgetCap | None:
     return None if tokens is None and dollars is None else BudgetCap(dollars=dollars, tokens=tokens)
 
 
-def _gate(config: AcesConfig, flags: TrialFlags) -> GateSettings:
+def _gate(config: AcesConfig, flags: TrialFlags) -> Bands:
+    """aces.yml's bands with the gate flags (``--pass-band``, ``--fail-band``, ``--lift-metric``) laid over them."""
     gate = config.gate
     pass_band = pick(flags.pass_band, gate.pass_band, gate.pass_band)
     fail_band = pick(flags.fail_band, gate.fail_band, gate.fail_band)
@@ -194,11 +195,8 @@ def _gate(config: AcesConfig, flags: TrialFlags) -> GateSettings:
         raise InputError(
             f"the fail band ({fail_band:g}) must be below the pass band ({pass_band:g})", field="--fail-band"
         )
-    return GateSettings(
-        metric=pick(flags.lift_metric, gate.metric, gate.metric),
-        bands=Bands(pass_band, fail_band),
-        alpha=gate.alpha,
-        underpowered_fails=gate.underpowered == "fail",
+    return replace(
+        gate, pass_band=pass_band, fail_band=fail_band, metric=pick(flags.lift_metric, gate.metric, gate.metric)
     )
 
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .. import __version__
-from ..gate import GateCriterion, GateDecision, LiftBands, LiftSummary, lift_verdict
+from ..gate import GateCriterion, GateDecision
 from ..report import (
     SkillTrial,
     SkillValue,
@@ -93,7 +93,6 @@ class CommentInputs:
     values: Sequence[SkillValue] = field(default_factory=tuple)
     triggers: TriggerTrial | None = None
     """The trigger trial of the changed skills: one line per skill, the confusion pairs collapsed."""
-    bands: LiftBands = field(default_factory=LiftBands)
     full_report_url: str | None = None
     marker: str = COMMENT_MARKER
     commit: str | None = None
@@ -164,7 +163,7 @@ def _lift_output_line(inputs: CommentInputs) -> str:
     trials = inputs.trials
     if inputs.lift is None or trials is None:
         return ""
-    measured = [t for t in trials.skills if t.lift.get(inputs.bands.metric) is not None]
+    measured = [t for t in trials.skills if t.lift.get(trials.bands.metric) is not None]
     if len(measured) <= 1 and not inputs.more_trials:
         return ""
     delta, low, high = (output_number(x) for x in inputs.lift)
@@ -191,18 +190,15 @@ def _trial_sections(inputs: CommentInputs) -> list[str]:
 
 
 def _one_trial(inputs: CommentInputs, title: str, trials: TrialReport, *, score_vs: bool) -> list[str]:
-    bands = inputs.bands
+    """One trial's headlines, then each skill's verdict and details: every verdict and settle plan is the one the
+    trial reached (:func:`aces_ci.stats.verdict`), printed, never judged again here."""
+    bands = trials.bands
     sections = [
         f"#### {markdown_cell(title, 80)}: {markdown_cell(trials.model, 80)} on {markdown_cell(trials.harness, 40)}\n\n"
     ]
     headlines = []
     for trial in trials.skills:
-        gated = trial.lift.get(bands.metric)
-        label = (
-            "no lift"
-            if gated is None
-            else lift_verdict(LiftSummary.of(bands.metric, gated, trials.confidence), bands).verdict
-        )
+        label = "no lift" if trial.lift.get(bands.metric) is None else trial.verdict
         headlines.append(f"- {headline(trial, bands.metric, trials.confidence, label)}\n")
     sections.append("".join(headlines) + "\n")
     for trial in trials.skills:
@@ -211,11 +207,11 @@ def _one_trial(inputs: CommentInputs, title: str, trials: TrialReport, *, score_
         gated = trial.lift.get(bands.metric)
         verdict = ""
         if gated is not None:
-            decision = lift_verdict(LiftSummary.of(bands.metric, gated, trials.confidence), bands)
             power = "" if gated.mde is None else f" Smallest lift this design detects: {gated.mde:.3f}."
-            verdict = f"**{decision.verdict}** on {bands.metric}: {markdown_cell(decision.reason, 600)}.{power}\n\n"
-            if decision.verdict == "underpowered":
-                verdict += _settle_line(trial)
+            verdict = (
+                f"**{trial.verdict}** on {bands.metric}: {markdown_cell(trial.verdict_reason, 600)}.{power}\n\n"
+                + _settle_line(trial)
+            )
         chart = lift_chart(
             lifts,
             title=f"{title}, {trial.contrast}: lift per metric",

@@ -60,9 +60,11 @@ def _verdict(verdict: str) -> str:
 def scan_table(result: ScanResult, links: SourceLinks | None, changed: Sequence[str] | None = None) -> str:
     """One row per skill: verdict, structural score, judge score, findings by severity, a link to SKILL.md.
 
-    ``changed`` (skill directories relative to the scanned root) marks the skills this change touched.
+    ``changed`` (skill directories relative to the scanned root) marks the skills this change touched. The
+    judge-score column appears only when the judge scored a skill: a column of dashes says nothing.
     """
     marked = set(changed or ())
+    judged = any(report.judge is not None for report in result.skills)
     rows = []
     for report in result.skills:
         counts = severity_counts(report.findings)
@@ -73,21 +75,24 @@ def scan_table(result: ScanResult, links: SourceLinks | None, changed: Sequence[
                 _link(name, url) + (" ✎" if report.skill in marked else ""),
                 _verdict(report.verdict),
                 str(report.score.value),
-                _judge_cell(report.judge),
+                *([_judge_cell(report.judge)] if judged else []),
                 str(counts[Severity.ERROR]),
                 str(counts[Severity.WARNING]),
                 str(counts[Severity.NOTE]),
             ]
         )
-    headers = ("Skill", "Verdict", "Structural score", "Judge score", "Errors", "Warnings", "Notes")
-    table = _table(headers, rows, ("left", "left", "right", "right", "right", "right", "right"))
+    headers = ("Skill", "Verdict", "Structural score", *(("Judge score",) if judged else ()), "Errors", "Warnings")
+    table = _table((*headers, "Notes"), rows, ("left", "left", *("right",) * (len(headers) - 1)))
     if marked:
         table += "\n✎ changed in this change.\n"
     return table
 
 
-def _finding_row(finding: Finding, registry: RuleRegistry, links: SourceLinks | None) -> list[str]:
-    where = _cell(str(finding.location), 200)
+def _finding_row(finding: Finding, registry: RuleRegistry, links: SourceLinks | None, skill: str) -> list[str]:
+    """One finding; its location is named from the skill's directory (the block is the skill's), linked in full."""
+    prefix = f"{skill}/" if skill not in ("", ".") else ""
+    location = str(finding.location)
+    where = _cell(location.removeprefix(prefix) if location.startswith(prefix) else location, 200)
     url = links.url(finding.location.path, finding.location.line) if links else None
     rule = find_rule(registry, finding.rule_id)
     rule_cell = _link(_cell(finding.rule_id, 40), rule.help_uri() if rule is not None else None)
@@ -104,15 +109,15 @@ def findings_table(
 ) -> tuple[str, int]:
     """A collapsed block of the skill's active findings, worst first, within ``max_chars``.
 
-    Returns the Markdown and how many findings did not fit.
+    The skill's verdict reasons are not repeated here: the comment's gate criteria above state them, in the
+    same words (:func:`aces_ci.scan.skill_checks`). Returns the Markdown and how many findings did not fit.
     """
     findings = by_severity_then_location(report.active_findings)
     title = html_text(skill_title(report.skill, report.name), 120)
-    reasons = "".join(f"- {_cell(reason, 500)}\n" for reason in report.reasons)
     head = f"<details>\n<summary><b>{title}</b>: {_verdict(report.verdict)}, {plural(len(findings), 'finding')}"
-    head += f"</summary>\n\n{reasons}\n" if reasons else "</summary>\n\n"
+    head += "</summary>\n\n"
     close = "\n</details>\n\n"
-    rows = [_finding_row(finding, registry, links) for finding in findings]
+    rows = [_finding_row(finding, registry, links, report.skill) for finding in findings]
     # the size is known only once rendered (cells vary in length):
     # drop rows from the end (worst findings come first) until the block fits.
     while True:

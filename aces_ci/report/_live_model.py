@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
+from ..stats import Bands, VerdictLabel
+
 TRIAL_METRICS = (
     "outcome",
     "composite",
@@ -109,6 +111,11 @@ class Settling(Protocol):
     """How much more evidence would likely settle an underpowered verdict (from :class:`aces_ci.stats.Settle`)."""
 
     @property
+    def cases_needed(self) -> int | None:
+        """Cases in all at the same runs per arm; None when no number of cases would."""
+        ...
+
+    @property
     def extra_cases(self) -> int | None:
         """More cases at the same runs per arm; None when no number of cases would."""
         ...
@@ -173,8 +180,16 @@ class SkillTrial(Protocol):
     @property
     def cost(self) -> Sequence[ArmCost]: ...
     @property
+    def verdict(self) -> VerdictLabel:
+        """The verdict :func:`aces_ci.stats.verdict` read off the gated metric's interval (or a sequential look's):
+        the gate and every report print this one, never a verdict of their own."""
+        ...
+
+    @property
+    def verdict_reason(self) -> str: ...
+    @property
     def settle(self) -> Settling | None:
-        """For an underpowered verdict, what would settle it; None otherwise."""
+        """For an underpowered verdict, what would settle it (decided with the verdict); None otherwise."""
         ...
 
     @property
@@ -193,6 +208,11 @@ class TrialReport(Protocol):
 
     @property
     def skills(self) -> Sequence[SkillTrial]: ...
+    @property
+    def bands(self) -> Bands:
+        """The gated metric, bands and α every skill's verdict was read with."""
+        ...
+
     @property
     def confidence(self) -> float:
         """Level of every interval, e.g. 0.95."""

@@ -80,7 +80,7 @@ def lift_chart(
 ) -> str:
     """A Mermaid ``xychart-beta`` of each metric's lift interval with a tick at the estimate.
 
-    ``pass_band`` and ``fail_band`` are the gate's (:class:`aces_ci.gate.LiftBands`), drawn as lines.
+    ``pass_band`` and ``fail_band`` are the gate's (:class:`aces_ci.stats.Bands`), drawn as lines.
     Returns the chart source followed by its colour key (Markdown), or ``""`` for no metrics. A
     metric with no observed variation (no standard error: its interval is the distribution-free
     bound, often ±0.4) is listed below the chart instead of drawn, so its bar does not dwarf the rest.

@@ -80,9 +80,9 @@ def trial_result_to_dict(result: TrialResult) -> dict[str, Any]:
         },
         "gate": {
             "metric": result.gate_metric,
-            "pass_band": result.pass_band,
-            "fail_band": result.fail_band,
-            "underpowered": "fail" if result.underpowered_fails else "warn",
+            "pass_band": result.bands.pass_band,
+            "fail_band": result.bands.fail_band,
+            "underpowered": "fail" if result.bands.underpowered_fails else "warn",
         },
         "skills": [_skill(skill) for skill in result.skills],
         "repository": _plain(result.repository),

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ._gate_junit import JunitCriterion, append_gate_suite
+from ._trial_lines import settle_line
 
 if TYPE_CHECKING:  # the models are only read here; importing them would load the live tier into a scan
     from ..trials import SkillTrialResult, TrialResult
@@ -62,22 +63,20 @@ def _criterion(skill: SkillTrialResult, result: TrialResult) -> JunitCriterion:
             ("mde", _number(lift.mde)),
             ("small_n", str(lift.small_n).lower()),
         ]
-    properties += [("pass_band", f"{result.pass_band:g}"), ("fail_band", f"{result.fail_band:g}")]
+    properties += [("pass_band", f"{result.bands.pass_band:g}"), ("fail_band", f"{result.bands.fail_band:g}")]
     properties += _metric_properties(skill)
     if skill.settle is not None and skill.settle.cases_needed is not None:
         properties.append(("cases_needed", str(skill.settle.cases_needed)))
     if skill.discordance is not None:
         d = skill.discordance
         properties += [("gains", str(d.gains)), ("regressions", str(d.regressions)), ("ties", str(d.ties))]
-    status = {"pass": "pass", "neutral": "pass", "underpowered": "warn", "fail": "fail"}[skill.verdict]
-    if skill.verdict == "underpowered" and result.underpowered_fails:
-        status = "fail"
     figures = "" if lift is None else f" lift {lift.delta:+.3f} [{lift.ci[0]:+.3f}, {lift.ci[1]:+.3f}]"
+    settle = "" if (line := settle_line(skill)) is None else f"; {line}"
     return JunitCriterion(
         name=f"lift.{skill.gate_metric}",
         subject=skill.skill,
-        status=status,
-        message=f"{skill.gate_metric}{figures}: {skill.verdict_reason}",
+        status=result.bands.status(skill.verdict),
+        message=f"{skill.gate_metric}{figures}: {skill.verdict_reason}{settle}",
         properties=tuple(properties),
         file=skill.skill_md,
         line=1,

@@ -54,10 +54,10 @@ def judge_words(result: TrialResult) -> str:
 
 
 def gate_line(result: TrialResult) -> str:
-    underpowered = "fails the gate" if result.underpowered_fails else "passes with a warning"
+    underpowered = "fails the gate" if result.bands.underpowered_fails else "passes with a warning"
     return (
-        f"gate: {result.gate_metric} lift, pass when the interval's lower bound ≥ {result.pass_band:+.2f}, fail when "
-        f"its upper bound ≤ {result.fail_band:+.2f}; underpowered {underpowered}"
+        f"gate: {result.gate_metric} lift, pass when the interval's lower bound ≥ {result.bands.pass_band:+.2f}, "
+        f"fail when its upper bound ≤ {result.bands.fail_band:+.2f}; underpowered {underpowered}"
     )
 
 

@@ -91,8 +91,8 @@ def _skill_section(skill: SkillTrialResult, result: TrialResult) -> str:
         metric_lifts(skill),
         title=f"{skill.name}, {skill.contrast}: lift by metric",
         confidence=result.confidence,
-        pass_band=result.pass_band,
-        fail_band=result.fail_band,
+        pass_band=result.bands.pass_band,
+        fail_band=result.bands.fail_band,
     )
     if chart:
         parts.append("\n" + chart)

@@ -12,7 +12,7 @@ from ._result import Deduction, JudgeCriterion, JudgeResult, ScanResult, SkillRe
 from ._result_cache import DEFAULT_CACHE_DIR, CacheStats, ResultCache, user_cache_dir
 from ._runner import check_rule_ids, scan_repo
 from ._shard import Shard
-from ._verdict import overall_verdict, skill_verdict
+from ._verdict import ScanCheck, overall_verdict, skill_checks, skill_verdict
 from .rules import default_registry
 from .rules.sec import CommandRisk, command_risks, has_injection_phrase, names_credential_file
 
@@ -37,6 +37,7 @@ __all__ = [
     "ResultCache",
     "Rule",
     "RuleRegistry",
+    "ScanCheck",
     "ScanConfig",
     "ScanContext",
     "ScanResult",
@@ -63,6 +64,7 @@ __all__ = [
     "overall_verdict",
     "run_judge",
     "scan_repo",
+    "skill_checks",
     "skill_verdict",
     "user_cache_dir",
     "write_baseline",

@@ -30,9 +30,10 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Literal
 
+from ._bands import Bands
 from ._data import PairedScores
 from ._lift import PairedLift, paired_lift
-from ._verdict import Bands, Verdict, verdict
+from ._verdict import Verdict, verdict
 
 
 @dataclass(frozen=True)

@@ -19,29 +19,10 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from typing import Literal
 
-from scipy.stats import t as t_dist
-
+from ._bands import Bands, VerdictLabel, verdict_label
 from ._lift import METHOD_T, PairedLift
 from ._power import POWER, cases_needed, power_to_detect
-
-VerdictLabel = Literal["pass", "fail", "neutral", "underpowered"]
-
-
-@dataclass(frozen=True)
-class Bands:
-    """The gate's bands on the lift: pass at or above ``pass_band``, fail at or below ``fail_band``."""
-
-    pass_band: float = 0.05
-    fail_band: float = -0.10
-
-    def __post_init__(self) -> None:
-        if not -1.0 <= self.fail_band < self.pass_band <= 1.0:
-            raise ValueError(
-                f"bands need -1 ≤ fail_band < pass_band ≤ 1, got fail {self.fail_band} and pass {self.pass_band}"
-            )
-
 
 NEAR_BAND = 0.01
 """A lift this close to a band is not worth settling: the cases it would take grow as 1/distance²."""
@@ -87,20 +68,6 @@ class Verdict:
     settle: Settle | None
 
 
-def verdict_label(ci: tuple[float, float] | None, bands: Bands = Bands()) -> VerdictLabel:
-    """The pure interval rule (no interval → underpowered)."""
-    if ci is None:
-        return "underpowered"
-    lo, hi = ci
-    if lo >= bands.pass_band:
-        return "pass"
-    if hi <= bands.fail_band:
-        return "fail"
-    if bands.fail_band < lo and hi < bands.pass_band:
-        return "neutral"
-    return "underpowered"
-
-
 def verdict(
     lift: PairedLift,
     bands: Bands = Bands(),
@@ -108,7 +75,12 @@ def verdict(
     max_runs: int = 20,
     available_cases: int | None = None,
 ) -> Verdict:
-    """The verdict of one skill on one metric, with a way forward when the design could not tell."""
+    """The verdict of one skill on one metric, with a way forward when the design could not tell.
+
+    The one place a lift is judged: the label, its reason and the settle plan come out together, and
+    the trial stores them in its result; the gate, the CLI, the comment, JUnit and the step outputs
+    read that result and never judge or size a design again, so they cannot give two numbers.
+    """
     label = verdict_label(lift.ci, bands)
     reason = _reason(label, lift, bands)
     settle = (
@@ -179,7 +151,7 @@ def settle_cases(
     power: float = POWER,
     available_cases: int | None = None,
 ) -> Settle:
-    """The cases that would settle a verdict on ``delta`` — the one rule the trial, the gate and the comment use.
+    """The cases that would settle a verdict on ``delta``: the case count of :func:`settle_plan`.
 
     ``case_sd`` is the SD of the per-case differences (the interval's standard error × √n);
     ``zero_spread`` says the interval was the distribution-free bound (every case the same
@@ -225,42 +197,6 @@ def settle_cases(
         None,
         "" if cases is not None else "no number of cases reaches the power at this lift",
         available_cases,
-    )
-
-
-def settle_from_interval(
-    delta: float,
-    ci: tuple[float, float],
-    *,
-    n_cases: int,
-    runs: int,
-    alpha: float,
-    bands: Bands,
-    se: float | None = None,
-    distribution_free: bool = False,
-    power: float = POWER,
-    available_cases: int | None = None,
-) -> Settle:
-    """:func:`settle_cases` for a reader that has only the interval (the gate over a saved result).
-
-    The case SD is the standard error × √n when known, else read back from the t-interval's width
-    (exact unless the interval was clipped at ±1). ``distribution_free``: the interval is the bound
-    used when every case showed the same difference, so there is no spread to read back.
-    """
-    low, high = ci
-    if se is None and not distribution_free and n_cases >= 2 and high > low:
-        se = (high - low) / 2.0 / float(t_dist.ppf(1.0 - alpha / 2.0, n_cases - 1))
-    zero = distribution_free or se is None or se <= 0.0
-    return settle_cases(
-        delta,
-        n_cases=n_cases,
-        runs=runs,
-        alpha=alpha,
-        bands=bands,
-        case_sd=None if zero or se is None else se * math.sqrt(n_cases),
-        zero_spread=zero,
-        power=power,
-        available_cases=available_cases,
     )
 
 

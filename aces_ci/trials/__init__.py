@@ -58,7 +58,7 @@ from ._result import (
     TriageClass,
     TrialResult,
 )
-from ._runner import GateSettings, RunSetup, SkillUnderTrial, TrialRunner
+from ._runner import RunSetup, SkillUnderTrial, TrialRunner
 from ._table import (
     ACES_METRICS,
     COMPOSITE,
@@ -108,7 +108,6 @@ __all__ = [
     "DegradationResult",
     "DesignEstimate",
     "DiscordanceResult",
-    "GateSettings",
     "LiftPerDollarResult",
     "MetricLiftResult",
     "Mode",

@@ -52,9 +52,8 @@ class AnalysisSettings:
     """Everything besides the rollouts that a skill's analysis needs."""
 
     design: TrialDesign
-    alpha: float
     bands: stats.Bands
-    gate_metric: str
+    """The gate's bands, carried as given: the gated metric, α and the bands the verdict is read with."""
     priced: bool
     """False when the model's price is unknown: dollars are then reported as None, never as 0."""
     harness: str
@@ -114,7 +113,9 @@ def contrast_result(
     raw: dict[str, stats.PairedLift] = {}
     missing: dict[str, str] = {}
     for metric in metrics_of(table):
-        lift = stats.paired_lift(paired(table, contrast.treatment, contrast.control, metric, coupling), settings.alpha)
+        lift = stats.paired_lift(
+            paired(table, contrast.treatment, contrast.control, metric, coupling), settings.bands.alpha
+        )
         raw[metric] = lift
         lifts[metric] = _metric_lift(metric, lift)
         if lifts[metric] is None:
@@ -143,14 +144,14 @@ def _routing_premium(table: RunTable, plan: SkillPlan, settings: AnalysisSetting
     group, isolation = plan.primary, plan.contrast("isolation")
     if isolation is None:
         return None
-    coupling, metric = settings.design.coupling, settings.gate_metric
+    coupling, metric = settings.design.coupling, settings.bands.metric
     d_iso = _aligned_differences(paired(table, isolation.treatment, isolation.control, metric, coupling))
     d_group = _aligned_differences(paired(table, group.treatment, group.control, metric, coupling))
     both = ~np.isnan(d_iso) & ~np.isnan(d_group)
     premium = d_iso[both] - d_group[both]
     if premium.size == 0:
         return None
-    ci, method, _, _ = stats.t_interval(premium, settings.alpha)
+    ci, method, _, _ = stats.t_interval(premium, settings.bands.alpha)
     return RoutingPremium(
         delta=float(np.mean(premium)),
         ci=ci,
@@ -183,8 +184,8 @@ def _noise_floor(table: RunTable, plan: SkillPlan, settings: AnalysisSettings) -
     aa = plan.contrast("aa")
     if aa is None:
         return None
-    scores = paired(table, aa.treatment, aa.control, settings.gate_metric, settings.design.coupling)
-    lift = stats.paired_lift(scores, settings.alpha)
+    scores = paired(table, aa.treatment, aa.control, settings.bands.metric, settings.design.coupling)
+    lift = stats.paired_lift(scores, settings.bands.alpha)
     if lift.delta is None or lift.ci is None:
         return None
     try:
@@ -282,7 +283,7 @@ def _capped(table: RunTable, treatment: str, control: str, settings: AnalysisSet
     cap = settings.design.budget_cap
     if cap is None:
         return None
-    metric, coupling = settings.gate_metric, settings.design.coupling
+    metric, coupling = settings.bands.metric, settings.design.coupling
 
     def costs(condition: str) -> list[list[stats.RolloutCost | None]]:
         return [
@@ -299,7 +300,7 @@ def _capped(table: RunTable, treatment: str, control: str, settings: AnalysisSet
     return CappedLift(
         cap.tokens,
         cap.dollars,
-        _metric_lift(metric, stats.paired_lift(capped.scores, settings.alpha)),
+        _metric_lift(metric, stats.paired_lift(capped.scores, settings.bands.alpha)),
         capped.capped_with,
         capped.capped_control,
         capped.rule,
@@ -326,7 +327,7 @@ def _statement(
         stats.ProtocolFacts(
             skill=plan.skill.name,
             contrast="against-ref" if design.against is not None else "with-without",
-            metric=settings.gate_metric,
+            metric=settings.bands.metric,
             eval_source=eval_source,
             n_cases=lift.n_cases,
             runs_per_arm=lift.runs_per_arm,
@@ -336,7 +337,7 @@ def _statement(
             control_ref=design.against,
             harness=settings.harness,
             model=settings.model,
-            alpha=settings.alpha,
+            alpha=settings.bands.alpha,
             trigger_event="the skill under test was loaded in the with-condition run",
             budget_cap_dollars=cap.dollars if cap is not None else None,
             budget_cap_tokens=cap.tokens if cap is not None else None,
@@ -364,7 +365,7 @@ def analyse_skill(
     sequential: Sequence[SequentialLook] = (),
 ) -> SkillTrialResult:
     """The result of one skill's trial from its rollouts (see the module docstring)."""
-    plan, metric = inputs.plan, settings.gate_metric
+    plan, metric = inputs.plan, settings.bands.metric
     coupling = settings.design.coupling
     contrasts: list[ContrastResult] = []
     primary_raw: dict[str, stats.PairedLift] = {}
@@ -374,15 +375,15 @@ def analyse_skill(
         if contrast.kind == "primary":
             primary_raw = raw
     primary = contrasts[0]
-    gate_lift = primary_raw.get(metric) or stats.paired_lift(
-        paired(table, primary.treatment, primary.control, metric, coupling), settings.alpha
-    )
-    verdict = stats.verdict(gate_lift, settings.bands, available_cases=len(table.case_ids))
-    label, reason = verdict.label, verdict.reason
-    if sequential:
-        last = sequential[-1]
-        label, reason = last.verdict, f"sequential trial, look {last.look} of {last.max_looks}: {last.reason}"
     scores = paired(table, primary.treatment, primary.control, metric, coupling)
+    gate_lift = primary_raw.get(metric) or stats.paired_lift(scores, settings.bands.alpha)
+    # One call gives the label, its reason and its settle plan, at the level the verdict is read at: the
+    # fixed design's 1 − α, or a sequential trial's last look's (α spent over the looks, as the look decided).
+    judged = stats.paired_lift(scores, sequential[-1].alpha) if sequential else gate_lift
+    verdict = stats.verdict(judged, settings.bands, available_cases=len(table.case_ids))
+    reason = verdict.reason
+    if sequential:
+        reason = f"sequential trial, look {sequential[-1].look} of {sequential[-1].max_looks}: {reason}"
     usable = gate_lift.n_cases > 0
     discordance = stats.paired_discordance(scores) if usable else None
     degradation = stats.degradation_shares(scores) if usable and scores.scheduled_runs >= 2 else None
@@ -408,10 +409,10 @@ def analyse_skill(
         name=plan.skill.name,
         skill_md=f"{inputs.path}/SKILL.md" if inputs.path not in ("", ".") else "SKILL.md",
         contrast=primary.description,
-        verdict=label,
+        verdict=verdict.label,
         verdict_reason=reason,
         gate_metric=metric,
-        settle=_settle(verdict) if label == "underpowered" else None,
+        settle=_settle(verdict),
         lift=primary.lift,
         not_applicable=primary.not_applicable,
         discordance=None

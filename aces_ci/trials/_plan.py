@@ -101,13 +101,13 @@ def plan_skill_design(
     plan: SkillPlan,
     design: TrialDesign,
     *,
-    metric: str,
     bands: stats.Bands,
-    alpha: float,
     target_lift: float,
     priced: bool,
 ) -> SkillDesignPlan:
-    """The plan of one skill from its cached rollouts (``table``); :class:`NoPilot` when there are none."""
+    """The plan of one skill from its cached rollouts (``table``) for the gate's ``bands`` (their metric, α and pass
+    band); :class:`NoPilot` when there are none."""
+    metric = bands.metric
     components, source, scores, notes = _components(table, plan, design, metric)
     records = list(table.records.values())
     tokens = [r.result.usage.prompt_tokens + r.result.usage.completion_tokens for r in records]
@@ -122,7 +122,7 @@ def plan_skill_design(
         result = stats.plan(
             components,
             target_lift,
-            alpha=alpha,
+            alpha=bands.alpha,
             margin=margin,
             available_cases=len(table.case_ids),
             max_runs=MAX_PLANNED_RUNS,

@@ -17,7 +17,7 @@ from ..agents import Disclosure, HarnessName
 from ..engine import StopReason
 from ..frozen import frozen
 from ..models import Provider
-from ..stats import Coupling, TriggerStrata, VerdictLabel
+from ..stats import Bands, Coupling, TriggerStrata, VerdictLabel
 from ._protocol import ContrastKind, Mode
 
 TriageClass = Literal["no_score", "steered"]
@@ -317,7 +317,8 @@ class TrialResult:
     """A trial over one or more skills (satisfies :class:`aces_ci.report.TrialReport`)."""
 
     skills: tuple[SkillTrialResult, ...]
-    confidence: float
+    bands: Bands
+    """How every skill's verdict was read (aces.yml ``gate:`` or the flags): the gate reads the verdicts, not these."""
     provider: Provider
     model: str
     harness: HarnessName
@@ -326,10 +327,6 @@ class TrialResult:
     seed: int
     coupling: Coupling
     mode: Mode
-    pass_band: float
-    fail_band: float
-    gate_metric: str
-    underpowered_fails: bool
     sequential: bool
     spent: Spent
     tool_version: str
@@ -346,13 +343,20 @@ class TrialResult:
     release and protocol): a rerun after a CLI upgrade says so. None in a result built without an engine."""
 
     @property
+    def confidence(self) -> float:
+        """The level of every interval of the fixed design, 1 − α (a sequential look states its own)."""
+        return self.bands.confidence
+
+    @property
+    def gate_metric(self) -> str:
+        return self.bands.metric
+
+    @property
     def verdict(self) -> Literal["pass", "fail", "warn"]:
-        """``fail`` when a skill fails (or is underpowered and the gate counts that as failing), ``warn`` when one is
-        underpowered, else ``pass``."""
-        labels = {s.verdict for s in self.skills}
-        if "fail" in labels or (self.underpowered_fails and "underpowered" in labels):
-            return "fail"
-        return "warn" if "underpowered" in labels else "pass"
+        """The worst of the skills' gate statuses (:meth:`aces_ci.stats.Bands.status`): ``fail`` when a skill fails
+        (or is underpowered and the gate counts that as failing), ``warn`` when one is underpowered, else ``pass``."""
+        statuses = {self.bands.status(s.verdict) for s in self.skills}
+        return "fail" if "fail" in statuses else "warn" if "warn" in statuses else "pass"
 
     @property
     def infra_errors(self) -> int:

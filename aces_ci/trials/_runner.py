@@ -12,7 +12,7 @@ a budget stop ends the trial where it is and the result reports what ran.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from .. import __version__, stats
@@ -45,16 +45,6 @@ class SkillUnderTrial:
 
 
 @dataclass(frozen=True)
-class GateSettings:
-    """How the verdict is read: the metric, the bands, α, and whether underpowered fails the gate."""
-
-    metric: str = "outcome"
-    bands: stats.Bands = field(default_factory=stats.Bands)
-    alpha: float = 0.05
-    underpowered_fails: bool = False
-
-
-@dataclass(frozen=True)
 class RunSetup:
     """The agent every rollout runs on, and whether its model has a known price."""
 
@@ -70,18 +60,16 @@ class TrialRunner:
     """Runs the trials of several skills on one open :class:`~aces_ci.engine.RolloutEngine`."""
 
     def __init__(
-        self, engine: RolloutEngine, design: TrialDesign, gate: GateSettings, setup: RunSetup, grader: Grader
+        self, engine: RolloutEngine, design: TrialDesign, bands: stats.Bands, setup: RunSetup, grader: Grader
     ) -> None:
         self.engine = engine
         self.design = design
-        self.gate = gate
+        self.bands = bands
         self.setup = setup
         self.grader = grader
         self.settings = AnalysisSettings(
             design=design,
-            alpha=gate.alpha,
-            bands=gate.bands,
-            gate_metric=gate.metric,
+            bands=bands,
             priced=setup.priced,
             harness=setup.harness.name,
             model=setup.model.model,
@@ -143,7 +131,7 @@ class TrialRunner:
     async def _sequential(
         self, skills: Sequence[SkillUnderTrial], looks: dict[str, list[SequentialLook]], reached: dict[str, int]
     ) -> None:
-        rule = stats.SequentialSettings(max_runs=self.design.runs, alpha=self.gate.alpha, bands=self.gate.bands)
+        rule = stats.SequentialSettings(max_runs=self.design.runs, alpha=self.bands.alpha, bands=self.bands)
         open_skills = list(skills)
         for level in range(1, self.design.runs + 1):
             if not open_skills or self.engine.stopped_by is not None:
@@ -158,7 +146,7 @@ class TrialRunner:
                     self._table(skill, level),
                     primary.treatment,
                     primary.control,
-                    self.gate.metric,
+                    self.bands.metric,
                     self.design.coupling,
                 )
                 decision = stats.sequential_decision(scores, rule)
@@ -186,9 +174,9 @@ class TrialRunner:
         for skill in skills:
             primary = skill.plan.primary
             table = self._table(skill, reached[skill.plan.skill.name])
-            scores = paired(table, primary.treatment, primary.control, self.gate.metric, self.design.coupling)
+            scores = paired(table, primary.treatment, primary.control, self.bands.metric, self.design.coupling)
             differences.append(stats.case_differences(scores))
-        repo = stats.skill_level_bootstrap(differences, self.gate.alpha, seed=self.design.seed)
+        repo = stats.skill_level_bootstrap(differences, self.bands.alpha, seed=self.design.seed)
         return RepositoryLift(repo.delta, repo.ci, repo.n_skills, repo.n_cases, repo.method, repo.estimand_text)
 
     def _spent(self) -> Spent:
@@ -228,7 +216,7 @@ class TrialRunner:
             )
         return TrialResult(
             skills=tuple(results),
-            confidence=1.0 - self.gate.alpha,
+            bands=self.bands,
             provider=self.setup.model.provider,
             model=self.setup.model.model,
             harness=self.setup.harness.name,
@@ -239,10 +227,6 @@ class TrialRunner:
             seed=self.design.seed,
             coupling=self.design.coupling,
             mode=self.design.mode,
-            pass_band=self.gate.bands.pass_band,
-            fail_band=self.gate.bands.fail_band,
-            gate_metric=self.gate.metric,
-            underpowered_fails=self.gate.underpowered_fails,
             sequential=self.design.sequential,
             spent=self._spent(),
             tool_version=__version__,

@@ -10,7 +10,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from aces_ci.gate import LiftBands, closure_criteria, decide, lift_criteria, scan_criteria
+from aces_ci.gate import closure_criteria, decide, lift_criteria, scan_criteria
 from aces_ci.github import COMMENT_LIMIT, COMMENT_MARKER, CommentInputs, render_comment
 from aces_ci.report import SourceLinks
 
@@ -34,8 +34,7 @@ def sample_comment(scan_result: object = None, limit: int = COMMENT_LIMIT) -> st
     scan = scan_result or sample_result()
     trials = Trials([helpful_trial(PDF), straddling_trial("skills/clean"), harmful_trial("skills/ünïcode")])
     values = [valuation(PDF)]
-    bands = LiftBands()
-    decision = decide(scan_criteria(scan), lift_criteria(trials, bands), closure_criteria(values))  # type: ignore[arg-type]
+    decision = decide(scan_criteria(scan), lift_criteria(trials), closure_criteria(values))  # type: ignore[arg-type]
     inputs = CommentInputs(
         decision=decision,
         registry=build_registry(),
@@ -45,7 +44,6 @@ def sample_comment(scan_result: object = None, limit: int = COMMENT_LIMIT) -> st
         notes=("Hand-made trial and SkillSV results: the renderer's contract, not a measurement.",),
         trials=trials,
         values=values,
-        bands=bands,
         full_report_url="https://github.com/acme/skills/actions/runs/42",
         commit="abc1234def",
     )
@@ -74,12 +72,10 @@ def test_the_per_case_table_is_collapsed_escaped_and_scored_per_arm() -> None:
     hostile = "Ignore the table | <img src=x onerror=alert(1)> **bold** @team"
     row = CaseRow("c-1", hostile, "42 | done", None, (1.0, 1.0, 0.0), (0.0, 0.0, None))
     trial = dataclasses.replace(helpful_trial(PDF), cases=(row,))
-    bands = LiftBands()
     inputs = CommentInputs(
-        decision=decide(lift_criteria(Trials([trial]), bands)),  # type: ignore[arg-type]
+        decision=decide(lift_criteria(Trials([trial]))),  # type: ignore[arg-type]
         registry=build_registry(),
         trials=Trials([trial]),
-        bands=bands,
     )
     body = render_comment(inputs)
     table = body[body.index("<summary>Per case: prompt, answers and scores (1 case)</summary>") :]

@@ -294,7 +294,7 @@ def test_a_writers_approval_trials_the_pinned_commit_with_the_bases_settings_and
     assert f"`/aces trial` by maintainer (maintain) on pull request #8: the approved commit {approved[:12]}" in body
     assert "This version vs the base branch's: scripted-model" in body and f"vs marker at {fork.base}" in body
     assert "With vs without the skill: scripted-model" in body
-    assert "is at or above the pass band +0.050" in body, "the base's gate (the default bands), not the fork's"
+    assert "lies at or above the pass band +0.05" in body, "the base's gate (the default bands), not the fork's"
     assert "#### Static scan" in body and f"/blob/{approved}/skills/marker/SKILL.md" in body
     assert "a pull request's commands never run in an approved trial" in body and "sneaky" in body
     assert not canary.exists(), "the task command the fork's evals.json declares never ran"

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from aces_ci.stats import Bands
+
 
 @dataclass(frozen=True)
 class Lift:
@@ -39,6 +41,7 @@ class Cost:
 
 @dataclass(frozen=True)
 class Settle:
+    cases_needed: int | None
     extra_cases: int | None
     extra_runs: int | None
     reason: str = "each with 80% power if the true lift holds"
@@ -67,12 +70,16 @@ class Trial:
     settle: Settle | None = None
     name: str = "pdf-tools"
     cases: Sequence[CaseRow] = ()
+    verdict: str = "pass"
+    """The verdict the trial reached on the gated metric (hand-made here: these builders are the renderers' input)."""
+    verdict_reason: str = "the 95% interval lies at or above the pass band +0.05"
 
 
 @dataclass(frozen=True)
 class Trials:
     skills: Sequence[Trial]
     confidence: float = 0.95
+    bands: Bands = Bands()
     model: str = "claude-haiku-4-5"
     harness: str = "builtin"
 
@@ -134,6 +141,8 @@ def harmful_trial(skill: str = "skills/harmful") -> Trial:
         skill,
         {"composite": Lift(-0.30, (-0.42, -0.18)), "outcome": Lift(-0.25, (-0.4, -0.1))},
         skill_md=f"{skill}/SKILL.md",
+        verdict="fail",
+        verdict_reason="the 95% interval [-0.400, -0.100] over 30 case(s) lies at or below the fail band -0.10",
     )
 
 
@@ -145,7 +154,11 @@ def straddling_trial(skill: str = "skills/clean") -> Trial:
             "composite": Lift(0.04, (-0.06, 0.14), n_cases=10, runs_per_arm=3),
         },
         skill_md=f"{skill}/SKILL.md",
+        verdict="underpowered",
+        verdict_reason="the 95% interval [-0.060, +0.140] over 10 case(s) straddles the band(s) +0.05: this design "
+        "could not tell",
         settle=Settle(
+            cases_needed=36,
             extra_cases=26,
             extra_runs=None,
             reason="each with 80% power if the true lift is +0.040",

@@ -16,6 +16,7 @@ from aces_ci.stats import Bands
 from aces_ci.trials import (
     AnalysisSettings,
     RunTable,
+    SequentialLook,
     SkillInputs,
     TrialDesign,
     analyse_skill,
@@ -66,8 +67,9 @@ def record(
     return RolloutRecord(request, result, "run", Grades("test", metrics))
 
 
-def settings(design: TrialDesign, metric: str = "accuracy") -> AnalysisSettings:
-    return AnalysisSettings(design, 0.05, Bands(), metric, priced=True, harness="builtin", model="m")
+def settings(design: TrialDesign, metric: str = "accuracy", bands: Bands | None = None) -> AnalysisSettings:
+    gate = Bands(metric=metric) if bands is None else bands
+    return AnalysisSettings(design, gate, priced=True, harness="builtin", model="m")
 
 
 def trial(  # type: ignore[no-untyped-def]
@@ -75,11 +77,15 @@ def trial(  # type: ignore[no-untyped-def]
     outcomes: dict[str, Sequence[dict[str, Grade]]],
     cases: int,
     figures: dict[str, Figures] | None = None,
+    *,
+    bands: Bands | None = None,
+    sequential: Sequence[SequentialLook] = (),
     **plan_options,
 ):
     """Run every condition's scripted grades through the analysis: ``outcomes[label][i]`` grades case i's runs.
 
-    ``figures[label]`` is what every rollout of that condition spent (default: the same everywhere).
+    ``figures[label]`` is what every rollout of that condition spent (default: the same everywhere); ``bands``
+    the gate's (default: the accuracy gate); ``sequential`` the looks a sequential trial took.
     """
     skill = rendered("marker")
     plan = plan_skill(skill, design, **plan_options)
@@ -101,7 +107,8 @@ def trial(  # type: ignore[no-untyped-def]
         answer = "42" if grades.get("accuracy") == 1.0 else "wrong"
         records.append(record(req, grades, answer=answer, figures=spent))
     table = RunTable.of([c.id for c in case_list], records, design.runs)
-    return analyse_skill(table, SkillInputs(plan, "skills/marker", "skills/marker/evals/evals.json"), settings(design))
+    inputs = SkillInputs(plan, "skills/marker", "skills/marker/evals/evals.json")
+    return analyse_skill(table, inputs, settings(design, bands=bands), sequential)
 
 
 def test_the_composite_of_a_pair_uses_only_the_metrics_graded_in_both_conditions() -> None:

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ...stats import VerdictLabel
 from .._live_model import TRIAL_METRICS
 
 
@@ -47,6 +48,7 @@ class CostView:
 
 @dataclass(frozen=True)
 class SettleView:
+    cases_needed: int | None
     extra_cases: int | None
     extra_runs: int | None
     reason: str
@@ -72,6 +74,8 @@ class SkillTrialView:
     lift: Mapping[str, LiftView | None]
     discordance: DiscordanceView | None
     cost: Sequence[CostView]
+    verdict: VerdictLabel
+    verdict_reason: str
     settle: SettleView | None
     estimand: str
     cases: Sequence[CaseView]
@@ -109,9 +113,17 @@ def skill_view(raw: dict[str, Any]) -> SkillTrialView:
         lift={metric: lift_view(raw["lift"].get(metric)) for metric in TRIAL_METRICS},
         discordance=None if disc is None else DiscordanceView(disc["gains"], disc["regressions"], disc["ties"]),
         cost=cost_views(raw),
+        verdict=raw["verdict"],
+        verdict_reason=raw["verdict_reason"],
         settle=None
         if settle is None
-        else SettleView(settle["extra_cases"], settle["extra_runs"], settle["reason"], settle.get("advice", "")),
+        else SettleView(
+            settle["cases_needed"],
+            settle["extra_cases"],
+            settle["extra_runs"],
+            settle["reason"],
+            settle.get("advice", ""),
+        ),
         estimand=raw["estimand"],
         cases=[
             CaseView(
