@@ -5,7 +5,9 @@ Docker image's build step, the Action's install step) ran on each worker that dr
 :func:`once_per_run` keeps its result in a folder of the run's shared temporary directory behind a file
 lock: the first worker builds while the others wait on the lock, then every worker reads the same folder.
 A build that failed is recorded there too, so the other workers fail with its message instead of building
-again.
+again. A worker that waits is idle no longer than it used to spend building its own copy (slower, beside
+the other's). ``--dist loadgroup`` would keep such tests on one worker, but with pytest 9.2 it silently
+stops grouping (pytest-dev/pytest-xdist#1386), so the lock is what guarantees one build per run.
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ from tests.servers import ScriptedServer
 from .helpers import REPOSITORY, actions_env, event, make_repo, read_outputs
 from .server import FORK_TOKEN, GitHubServer
 
-# Hang guard above the install step's own 900 s limit (a busy runner's pip; another worker's, waited for).
+# Hang guard above the install step's own 900 s limit (a busy runner's pip; or another worker's, waited for).
 pytestmark = pytest.mark.timeout(1500)
 ROOT = Path(__file__).parents[2]
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
