@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.once import once_per_run
+from tests.once import once_per_run, run_root
 
 ROOT = Path(__file__).resolve().parents[1]
 ASK = """
 import sys, time
 from pathlib import Path
-from tests.once import once_per_run
+from tests.once import once_per_run, run_root
 
 def build(folder):
     with open(sys.argv[2], "a") as log:
@@ -60,3 +60,13 @@ def test_a_build_cut_short_leaves_nothing_behind_and_the_next_asker_builds_afres
     folder = once_per_run(tmp_path, "install", built.append)
     assert built == [folder] and not (folder / "half-written").exists()
     assert once_per_run(tmp_path, "install", built.append) == folder and len(built) == 1
+
+
+def test_the_run_root_is_shared_by_the_xdist_workers_and_is_this_run_s_own_without_them(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    base = tmp_path_factory.getbasetemp()  # under xdist: <the run's folder>/popen-gwN
+    monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw1")
+    assert run_root(tmp_path_factory) == base.parent
+    monkeypatch.delenv("PYTEST_XDIST_WORKER")
+    assert run_root(tmp_path_factory) == base  # one process: the run's own folder, never one shared across runs
