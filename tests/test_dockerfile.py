@@ -1,4 +1,4 @@
-"""The Dockerfile: slim, non-root, and its build step run for real outside Docker (no engine here)."""
+"""The Dockerfile: slim, non-root, and its build step run for real outside Docker (no engine here), once per run."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from tests.once import once_per_run, run_root
 
 ROOT = Path(__file__).parents[1]
 
@@ -34,13 +36,20 @@ def test_image_is_slim_non_root_and_runs_the_cli() -> None:
         assert (ROOT / source).exists(), source
 
 
-@pytest.mark.timeout(1500)  # hang guard over the build's own 900 s and the scan's 300 s limits
-def test_build_step_installs_a_working_cli(tmp_path: Path) -> None:
-    prefix = tmp_path / "venv"
+@pytest.fixture(scope="session")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The image's build step run for real into a temporary prefix, once per test run (workers share it).
+
+    The folder holds ``venv/`` (the prefix) and ``stdout.txt``, what the build printed.
+    """
+    return once_per_run(run_root(tmp_path_factory), "docker-build", _build)
+
+
+def _build(folder: Path) -> None:
     env = {
         **os.environ,
         "ACES_SOURCE": str(ROOT),
-        "ACES_PREFIX": str(prefix),
+        "ACES_PREFIX": str(folder / "venv"),
         "ACES_SKIP_USER": "1",
         "ACES_PYTHON": sys.executable,
     }
@@ -53,11 +62,18 @@ def test_build_step_installs_a_working_cli(tmp_path: Path) -> None:
         check=False,
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "aces-ci 0.1.0" in done.stdout
-    assert not (prefix / "bin" / "pip").exists()  # nothing to install with at run time
+    (folder / "stdout.txt").write_text(done.stdout, encoding="utf-8")
+
+
+# One test, so no second worker ever waits for this build. Hang guard over the build's 900 s and the scan's 300 s.
+@pytest.mark.slow
+@pytest.mark.timeout(1500)
+def test_build_step_installs_a_working_cli_and_nothing_to_install_with(built: Path) -> None:
+    assert "aces-ci 0.1.0" in (built / "stdout.txt").read_text(encoding="utf-8")
+    assert not (built / "venv" / "bin" / "pip").exists()  # nothing to install with at run time
     example = ROOT / "examples" / "skill-repo" / "skills" / "acme-support"
     scan = subprocess.run(
-        [str(prefix / "bin" / "aces-ci"), "scan", str(example), "--no-cache", "-q"],
+        [str(built / "venv" / "bin" / "aces-ci"), "scan", str(example), "--no-cache", "-q"],
         capture_output=True,
         text=True,
         timeout=300,

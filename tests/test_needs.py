@@ -47,12 +47,19 @@ def test_a_tool_whose_installer_failed_here_skips_with_that_reason_even_under_ci
 
 
 @pytest.mark.parametrize(("ci", "outcome"), [("", "1 skipped"), ("true", "1 failed")])
-def test_a_cli_harness_test_without_its_cli_cannot_pass_in_ci(ci: str, outcome: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "test",
+    [
+        "tests/agents/cli/test_e2e_codex.py::test_a_plain_answer",
+        # sets CI=true for the README command it runs; the CLI check before it reads the suite's CI
+        "tests/test_readme.py::test_the_claude_code_command_runs_against_a_stand_in_server",
+    ],
+)
+def test_a_cli_harness_test_without_its_cli_cannot_pass_in_ci(ci: str, outcome: str, test: str, tmp_path: Path) -> None:
     """The real suite, run with no CLI to be found: skipped for a developer, a red run in CI."""
     env = {**os.environ, "CI": ci, "PATH": os.path.dirname(sys.executable), "ACES_CLI_BIN": str(tmp_path)}
     env["HOME"] = env["ACES_CI_NPM_PREFIX"] = str(tmp_path)  # nor in ~/.cache/aces-ci/npm
     env.pop("ACES_CLI_UNAVAILABLE", None)  # the installer did not report a failure
-    test = "tests/agents/cli/test_e2e_codex.py::test_a_plain_answer"
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", test],
         cwd=ROOT,

@@ -124,11 +124,16 @@ def checkout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A copy of the repository's examples as the working directory, so commands write only there."""
     shutil.copytree(ROOT / "examples", tmp_path / "examples", ignore=shutil.ignore_patterns(".aces-cache"))
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("CI", "true")  # plain progress lines, as in a pipeline
     return tmp_path
 
 
 def run(command: Command, checkout: Path, monkeypatch: pytest.MonkeyPatch, *extra: str) -> int:
+    """Run one README command as a pipeline would (``CI=true``: plain progress lines).
+
+    ``CI`` is set here, for the command, not for the whole test: whether a missing optional CLI skips or
+    fails the test is the suite's environment's call (:func:`tests.needs.unavailable`), not this test's.
+    """
+    monkeypatch.setenv("CI", "true")
     if command.args[1:2] == ["."]:
         monkeypatch.chdir(checkout / "examples" / "skill-repo")
     for name in command.env:

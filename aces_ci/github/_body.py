@@ -299,17 +299,9 @@ def render_comment(inputs: CommentInputs, *, limit: int = COMMENT_LIMIT) -> str:
             left_out += 1
     findings_left = 0
     if scan is not None:
-        for report in scan.skills:
-            if report.verdict != "fail":
-                continue
-            room = budget - used
-            if room < 800:
-                findings_left += len(report.active_findings)
-                continue
-            block, missing = findings_table(report, inputs.registry, inputs.links, room)
-            pieces.append(block)
-            used += len(block)
-            findings_left += missing
+        blocks, findings_left = _findings_blocks(inputs, scan, budget - used)
+        pieces += blocks
+        used += sum(len(block) for block in blocks)
     if scan is not None or inputs.trials is not None:
         estimand = _estimand(inputs)
         if estimand and used + len(estimand) <= budget:
@@ -330,6 +322,23 @@ def render_comment(inputs: CommentInputs, *, limit: int = COMMENT_LIMIT) -> str:
     if kept is not None:
         pieces.append(kept.digest())
     return "".join(pieces)
+
+
+def _findings_blocks(inputs: CommentInputs, scan: ScanResult, room: int) -> tuple[list[str], int]:
+    """The failing skills' findings tables that fit in ``room`` characters, and how many findings were left out."""
+    blocks: list[str] = []
+    left_out = 0
+    for report in scan.skills:
+        if report.verdict != "fail":
+            continue
+        if room < 800:
+            left_out += len(report.active_findings)
+            continue
+        block, missing = findings_table(report, inputs.registry, inputs.links, room)
+        blocks.append(block)
+        room -= len(block)
+        left_out += missing
+    return blocks, left_out
 
 
 def _estimand(inputs: CommentInputs) -> str:

@@ -425,29 +425,7 @@ class Estimator:
 
     def _walk_wave(self, walks: list[_Walk]) -> None:
         operators = self.settings.operators
-        trigger_mask = 1 << self.trigger
-        full = self.structure.full
-        # Round 0: the chain's anchors on its window.
-        wanted: list[_Key] = []
-        for walk in walks:
-            for mask in (0, trigger_mask, full):
-                wanted.extend((mask, "del", task) for task in self._window(walk, mask))
-            if "pad" in operators:
-                wanted.extend((trigger_mask, "pad", task) for task in self._window(walk, trigger_mask))
-        scores = self.scores.fetch(wanted)
-        for walk in walks:
-            needed: list[tuple[int, Operator]] = [(mask, "del") for mask in (0, trigger_mask, full)]
-            needed += [(trigger_mask, op) for op in operators]
-            if not all(self._scored(scores, mask, op, self._window(walk, mask)) for mask, op in needed):
-                walk.failed = True
-                continue
-            walk.full_row = self._row(scores, full, "del", self._window(walk, full))
-            walk.anchors["empty"] = float(self._row(scores, 0, "del", self._window(walk, 0)).mean())
-            walk.anchors["full"] = float(walk.full_row.mean())
-            for op in operators:
-                row = self._row(scores, trigger_mask, op, self._window(walk, trigger_mask))
-                walk.anchors[f"trigger_{op}"] = float(row.mean())
-                walk.values[op] = [row]
+        self._walk_anchors(walks)
         # Rounds 1…: the next intermediate prefix of every chain still walking.
         last_intermediate = len(self.run.execution) - 1
         while True:
@@ -458,7 +436,7 @@ class Estimator:
             ]
             if not active:
                 break
-            wanted = []
+            wanted: list[_Key] = []
             for walk in active:
                 mask = walk.prefixes[walk.step + 1]
                 for op in operators:
@@ -487,6 +465,32 @@ class Estimator:
         for walk in walks:
             if not walk.failed:
                 self._finish(walk)
+
+    def _walk_anchors(self, walks: list[_Walk]) -> None:
+        """Round 0 of a wave: each chain's anchors (empty, trigger, full) on its window; a chain short of one fails."""
+        operators = self.settings.operators
+        trigger_mask = 1 << self.trigger
+        full = self.structure.full
+        wanted: list[_Key] = []
+        for walk in walks:
+            for mask in (0, trigger_mask, full):
+                wanted.extend((mask, "del", task) for task in self._window(walk, mask))
+            if "pad" in operators:
+                wanted.extend((trigger_mask, "pad", task) for task in self._window(walk, trigger_mask))
+        scores = self.scores.fetch(wanted)
+        for walk in walks:
+            needed: list[tuple[int, Operator]] = [(mask, "del") for mask in (0, trigger_mask, full)]
+            needed += [(trigger_mask, op) for op in operators]
+            if not all(self._scored(scores, mask, op, self._window(walk, mask)) for mask, op in needed):
+                walk.failed = True
+                continue
+            walk.full_row = self._row(scores, full, "del", self._window(walk, full))
+            walk.anchors["empty"] = float(self._row(scores, 0, "del", self._window(walk, 0)).mean())
+            walk.anchors["full"] = float(walk.full_row.mean())
+            for op in operators:
+                row = self._row(scores, trigger_mask, op, self._window(walk, trigger_mask))
+                walk.anchors[f"trigger_{op}"] = float(row.mean())
+                walk.values[op] = [row]
 
     def _finish(self, walk: _Walk) -> None:
         count = len(self.run.execution)

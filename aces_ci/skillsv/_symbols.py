@@ -90,7 +90,17 @@ def _python(code: str, first_line: int, module: str | None) -> SymbolTable:
             for match in _IDENT.finditer(line):
                 uses.setdefault(match.group(), first_line + number)
         return _table(defines, uses)
-    for node in tree.body:  # module-level definitions are what another unit can use
+    _module_defines(tree, first_line, defines)
+    local: set[str] = set(defines)
+    for item in ast.walk(tree):
+        _read_node(item, first_line, uses, local)
+    imported = _imported(tree)
+    return _table(defines, {name: line for name, line in uses.items() if name not in local or name in imported})
+
+
+def _module_defines(tree: ast.Module, first_line: int, defines: dict[str, int]) -> None:
+    """Module-level definitions into ``defines``: what another unit can use."""
+    for node in tree.body:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             defines.setdefault(node.name, first_line + node.lineno - 1)
         elif isinstance(node, ast.Assign | ast.AnnAssign):
@@ -99,28 +109,28 @@ def _python(code: str, first_line: int, module: str | None) -> SymbolTable:
                 for leaf in ast.walk(target):
                     if isinstance(leaf, ast.Name):
                         defines.setdefault(leaf.id, first_line + node.lineno - 1)
-    local: set[str] = set(defines)
-    for item in ast.walk(tree):
-        if isinstance(item, ast.Name):
-            if isinstance(item.ctx, ast.Store):
-                local.add(item.id)
-            else:
-                uses.setdefault(item.id, first_line + item.lineno - 1)
-        elif isinstance(item, ast.Import):
-            for alias in item.names:
-                uses.setdefault(alias.name.split(".")[0], first_line + item.lineno - 1)
-                local.add((alias.asname or alias.name).split(".")[0])
-        elif isinstance(item, ast.ImportFrom) and item.module and item.level == 0:
-            uses.setdefault(item.module.split(".")[0], first_line + item.lineno - 1)
-            for alias in item.names:
-                uses.setdefault(alias.name, first_line + item.lineno - 1)
-                local.add(alias.asname or alias.name)
-        elif isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            local.add(item.name)
-        elif isinstance(item, ast.arg):
-            local.add(item.arg)
-    imported = _imported(tree)
-    return _table(defines, {name: line for name, line in uses.items() if name not in local or name in imported})
+
+
+def _read_node(item: ast.AST, first_line: int, uses: dict[str, int], local: set[str]) -> None:
+    """One node's names: those it reads into ``uses`` (first line), those it binds into ``local``."""
+    if isinstance(item, ast.Name):
+        if isinstance(item.ctx, ast.Store):
+            local.add(item.id)
+        else:
+            uses.setdefault(item.id, first_line + item.lineno - 1)
+    elif isinstance(item, ast.Import):
+        for alias in item.names:
+            uses.setdefault(alias.name.split(".")[0], first_line + item.lineno - 1)
+            local.add((alias.asname or alias.name).split(".")[0])
+    elif isinstance(item, ast.ImportFrom) and item.module and item.level == 0:
+        uses.setdefault(item.module.split(".")[0], first_line + item.lineno - 1)
+        for alias in item.names:
+            uses.setdefault(alias.name, first_line + item.lineno - 1)
+            local.add(alias.asname or alias.name)
+    elif isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        local.add(item.name)
+    elif isinstance(item, ast.arg):
+        local.add(item.arg)
 
 
 def _imported(tree: ast.Module) -> set[str]:

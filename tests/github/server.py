@@ -180,17 +180,7 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send(201, created)
                 return
         if (match := re.fullmatch(rf"/repos/{repo}/issues/comments/(\d+)", path)) and self.command == "PATCH":
-            if token == FORK_TOKEN:
-                self._forbidden()
-                return
-            comment_id = int(match.group(1))
-            for comments in state.comments.values():
-                for comment in comments:
-                    if comment["id"] == comment_id:
-                        comment["body"] = body["body"]
-                        self._send(200, comment)
-                        return
-            self._send(404, {"message": "Not Found"})
+            self._edit_comment(int(match.group(1)), body, token)
             return
         if path == f"/repos/{state.repository}/check-runs" and self.command == "POST":
             if token == FORK_TOKEN:
@@ -223,6 +213,18 @@ class _Handler(BaseHTTPRequestHandler):
             self._list(path, query, matching)
             return
         self._send(404, {"message": "Not Found", "documentation_url": "https://docs.github.com/rest"})
+
+    def _edit_comment(self, comment_id: int, body: Any, token: str | None) -> None:
+        if token == FORK_TOKEN:
+            self._forbidden()
+            return
+        for comments in self.state.comments.values():
+            for comment in comments:
+                if comment["id"] == comment_id:
+                    comment["body"] = body["body"]
+                    self._send(200, comment)
+                    return
+        self._send(404, {"message": "Not Found"})
 
     def _forbidden(self) -> None:
         self._send(

@@ -3,7 +3,9 @@
 The emulated runner resolves each step's ``env:`` expressions (``inputs.*``, ``github.action_path``,
 ``github.token``) the way Actions does, runs its ``run:`` script with bash and the ``GITHUB_*``
 variables of a real step, then maps the action's ``outputs:`` from the step outputs file. The one
-``uses:`` step (actions/setup-python) is not emulated: this machine's Python stands in for it.
+``uses:`` step (actions/setup-python) is not emulated: this machine's Python stands in for it. The
+install step (a real ``pip install`` of this checkout, minutes on a busy runner) runs once per test
+run, in the ``action_venv`` fixture; each test's runner runs the steps after it in that venv.
 """
 
 from __future__ import annotations
@@ -20,17 +22,20 @@ import pytest
 import yaml
 
 from aces_ci.github import COMMENT_MARKER
+from tests.once import once_per_run, run_root
 from tests.servers import ScriptedServer
 
 from .helpers import REPOSITORY, actions_env, event, make_repo, read_outputs
 from .server import FORK_TOKEN, GitHubServer
 
-pytestmark = pytest.mark.timeout(1500)  # hang guard above the install step's own 900 s limit (a busy runner's pip)
+# Hang guard above the install step's own 900 s limit (a busy runner's pip; or another worker's, waited for).
+pytestmark = pytest.mark.timeout(1500)
 ROOT = Path(__file__).parents[2]
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
 WORKFLOWS = sorted([*(ROOT / ".github" / "workflows").glob("*.yml"), *(ROOT / "examples" / "workflows").glob("*.yml")])
 EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
 PINNED = re.compile(r"^[\w.-]+/[\w./-]+@[0-9a-f]{40}$")
+INSTALL_STEP = "Install aces-ci"
 
 
 def _steps() -> list[dict[str, Any]]:
@@ -143,7 +148,7 @@ class EmulatedRunner:
         code = 0
         log = []
         for step in _steps():
-            if "uses" in step:
+            if "uses" in step or step.get("name") == INSTALL_STEP:  # installed once per run: action_venv
                 continue
             env = {**self.env, **{k: self._resolve(str(v), inputs) for k, v in (step.get("env") or {}).items()}}
             done = subprocess.run(
@@ -167,24 +172,26 @@ class EmulatedRunner:
         return code, action_outputs, "\n".join(log)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def action_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The install step, once for this module (a real ``pip install`` of the action's checkout)."""
-    venv = tmp_path_factory.mktemp("runner-temp") / "aces-ci-venv"
+    """The install step (a real ``pip install`` of the action's checkout), once per test run: workers share it."""
+    return once_per_run(run_root(tmp_path_factory), "runner-temp", _install) / "aces-ci-venv"
+
+
+def _install(runner_temp: Path) -> None:
     env = {
         **os.environ,
-        "ACES_CI_VENV": str(venv),
+        "ACES_CI_VENV": str(runner_temp / "aces-ci-venv"),
         "ACES_ACTION_PATH": str(ROOT),
         "ACES_VERSION": "",
         "ACES_PYTHON": sys.executable,
     }
-    step = next(s for s in _steps() if s.get("name") == "Install aces-ci")
+    step = next(s for s in _steps() if s.get("name") == INSTALL_STEP)
     done = subprocess.run(
         ["bash", "-e", "-c", step["run"]], env=env, capture_output=True, text=True, timeout=900, check=False
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "aces-ci 0.1.0" in done.stdout
-    return venv
 
 
 def _runner(
@@ -212,6 +219,7 @@ def _runner(
     return EmulatedRunner(repo.root, env, token), summary
 
 
+@pytest.mark.slow  # the Action's install step, shared by the run
 def test_composite_steps_on_a_push_produce_the_outputs(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, action_venv: Path
 ) -> None:
@@ -238,6 +246,7 @@ def test_composite_steps_on_a_push_produce_the_outputs(
     assert COMMENT_MARKER in summary.read_text()
 
 
+@pytest.mark.slow  # the Action's install step, shared by the run
 def test_composite_steps_on_a_fork_pr_fall_back_to_the_summary(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, action_venv: Path, github: GitHubServer
 ) -> None:
@@ -264,6 +273,7 @@ def test_composite_steps_on_a_fork_pr_fall_back_to_the_summary(
     assert FORK_TOKEN not in log
 
 
+@pytest.mark.slow  # the Action's install step, shared by the run
 def test_bad_boolean_input_is_an_input_error(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, action_venv: Path
 ) -> None:
@@ -283,6 +293,7 @@ def test_bad_boolean_input_is_an_input_error(
     assert "input 'comment' must be true or false" in log
 
 
+@pytest.mark.slow  # the Action's install step, shared by the run
 def test_hostile_input_values_stay_data(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, action_venv: Path) -> None:
     runner, _ = _runner(
         monkeypatch,
@@ -301,6 +312,7 @@ def test_hostile_input_values_stay_data(monkeypatch: pytest.MonkeyPatch, tmp_pat
     assert not marker.exists()
 
 
+@pytest.mark.slow  # the Action's install step, shared by the run
 def test_composite_steps_on_a_release_tag_gate_on_the_lift_and_output_it(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, action_venv: Path, scripted_server: Callable[..., ScriptedServer]
 ) -> None:

@@ -69,6 +69,7 @@ _ARCHIVE_NAMES = frozenset({"namelist", "infolist", "getmembers", "getnames"})
 _PATH_JOINS = re.compile(r"^(?:os\.path\.join|posixpath\.join|path\.join|join)$")
 _PATH_TYPES = re.compile(r"^(?:pathlib\.)?(?:Path|PurePath|PosixPath)$")
 _INPUT_LABELS = frozenset({"argv", "stdin", "remote", "decoded"})
+_MUTATORS = frozenset({"append", "extend", "update", "add", "insert", "write"})
 
 
 @dataclass(frozen=True)
@@ -265,46 +266,49 @@ class _Flow:
 
     def _step(self, node: ast.AST) -> None:
         if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-            value = node.value
-            labels = self.labels(value)
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for target in targets:
-                self._taint(target, labels)
-                if isinstance(target, ast.Name) and _is_client(value):
-                    self.clients.add(target.id)
+            self._step_assign(node)
         elif isinstance(node, ast.NamedExpr):
             self._taint(node.target, self.labels(node.value))
         elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
             self._taint(node.target, self.labels(node.iter))
         elif isinstance(node, (ast.With, ast.AsyncWith)):
-            for item in node.items:
-                if item.optional_vars is not None:
-                    self._taint(item.optional_vars, self.labels(item.context_expr))
-                    if isinstance(item.optional_vars, ast.Name) and _is_client(item.context_expr):
-                        self.clients.add(item.optional_vars.id)
+            self._step_with(node)
         elif isinstance(node, ast.Call):
-            func = node.func
-            if isinstance(func, ast.Attribute) and func.attr in (
-                "append",
-                "extend",
-                "update",
-                "add",
-                "insert",
-                "write",
-            ):
-                labels = frozenset().union(*(self.labels(arg) for arg in node.args), _EMPTY)
-                self._taint(func.value, labels)
-            if isinstance(func, ast.Name) and func.id in self.functions:
-                params = [arg.arg for arg in self.functions[func.id].args.args]
-                for param, arg in zip(params, node.args, strict=False):
-                    self._add(f"{func.id}:{param}", self.labels(arg))
-                for keyword in node.keywords:
-                    if keyword.arg:
-                        self._add(f"{func.id}:{keyword.arg}", self.labels(keyword.value))
+            self._step_call(node)
         elif isinstance(node, (ast.Return, ast.Yield)) and node.value is not None:
             function = self.scope.get(id(node), "")
             if function:
                 self._add(f"<return {function}>", self.labels(node.value))
+
+    def _step_assign(self, node: ast.Assign | ast.AnnAssign | ast.AugAssign) -> None:
+        value = node.value
+        labels = self.labels(value)
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        for target in targets:
+            self._taint(target, labels)
+            if isinstance(target, ast.Name) and _is_client(value):
+                self.clients.add(target.id)
+
+    def _step_with(self, node: ast.With | ast.AsyncWith) -> None:
+        for item in node.items:
+            if item.optional_vars is not None:
+                self._taint(item.optional_vars, self.labels(item.context_expr))
+                if isinstance(item.optional_vars, ast.Name) and _is_client(item.context_expr):
+                    self.clients.add(item.optional_vars.id)
+
+    def _step_call(self, node: ast.Call) -> None:
+        """Mutation (``l.append(v)``) taints the receiver; a call of the file's own function taints its parameters."""
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr in _MUTATORS:
+            labels = frozenset().union(*(self.labels(arg) for arg in node.args), _EMPTY)
+            self._taint(func.value, labels)
+        if isinstance(func, ast.Name) and func.id in self.functions:
+            params = [arg.arg for arg in self.functions[func.id].args.args]
+            for param, arg in zip(params, node.args, strict=False):
+                self._add(f"{func.id}:{param}", self.labels(arg))
+            for keyword in node.keywords:
+                if keyword.arg:
+                    self._add(f"{func.id}:{keyword.arg}", self.labels(keyword.value))
 
     def run(self) -> None:
         for _ in range(6):  # enough for chains of helpers; each round only adds labels
@@ -351,42 +355,14 @@ def _events(flow: _Flow) -> Iterator[PyEvent]:
     for node in flow.calls:
         name = dotted(node.func)
         first = node.args[0] if node.args else None
-        if _is_sender(flow, node, name) and not _url_is_local(node):
-            what = _secret(_payload_labels(flow, node))
-            if what:
-                yield PyEvent("exfil", node.lineno, f"sends {what} over the network ({name or 'a client'})", True)
-        if name in ("eval", "exec", "compile", "builtins.eval", "builtins.exec") and first is not None:
-            labels = flow.labels(first) & _INPUT_LABELS
-            if labels and not isinstance(first, ast.Constant):
-                origin = _origin(labels)
-                yield PyEvent("code", node.lineno, f"{name}() runs {origin}", "argv" not in labels or len(labels) > 1)
-        elif _UNSAFE_LOADERS.match(name) and first is not None:
-            safe_loader = any(
-                keyword.arg == "Loader" and "Safe" in dotted(keyword.value) for keyword in node.keywords
-            ) or any(keyword.arg == "weights_only" for keyword in node.keywords)
-            labels = flow.labels(first) & frozenset({"remote", "decoded"})
-            if labels and not safe_loader:
-                yield PyEvent("code", node.lineno, f"{name}() deserialises {_origin(labels)}: it can run code", True)
-        shell = _ALWAYS_SHELL.match(name) or (
-            _SUBPROCESS.match(name)
-            and any(
-                k.arg == "shell" and isinstance(k.value, ast.Constant) and k.value.value is True for k in node.keywords
-            )
-        )
-        if shell and first is not None and not isinstance(first, (ast.List, ast.Tuple, ast.Constant)):
-            labels = flow.labels(first)
-            if "interpolated" in labels and labels & _INPUT_LABELS:
-                labels &= _INPUT_LABELS
-                yield PyEvent("shell", node.lineno, f"{name}() runs a shell command built from {_origin(labels)}")
-        attr = node.func.attr if isinstance(node.func, ast.Attribute) else ""
-        if attr in _SQL_CALLS and first is not None and _is_built_string(first) and _names_sql(first):
-            labels = flow.labels(first) & _INPUT_LABELS
-            if labels:
-                yield PyEvent("sql", node.lineno, f"SQL built from {_origin(labels)} by string formatting")
-        if _PATH_JOINS.match(name) and len(node.args) >= 2:
-            labels = frozenset().union(*(flow.labels(arg) for arg in node.args[1:])) & frozenset({"archive"})
-            if labels:
-                yield PyEvent("path", node.lineno, f"{name}() joins a path from {_origin(labels)}")
+        checks = [
+            _exfil_event(flow, node, name),
+            _code_event(flow, node, name, first),
+            _shell_event(flow, node, name, first),
+            _sql_event(flow, node, first),
+            _join_event(flow, node, name),
+        ]
+        yield from (event for event in checks if event is not None)
     for division in flow.divisions:
         left = division.left
         is_path = isinstance(left, ast.Call) and _PATH_TYPES.match(dotted(left.func)) is not None
@@ -394,6 +370,64 @@ def _events(flow: _Flow) -> Iterator[PyEvent]:
             labels = flow.labels(division.right) & frozenset({"archive"})
             if labels:
                 yield PyEvent("path", division.lineno, f"a path joined with '/' from {_origin(labels)}")
+
+
+def _exfil_event(flow: _Flow, node: ast.Call, name: str) -> PyEvent | None:
+    if not _is_sender(flow, node, name) or _url_is_local(node):
+        return None
+    what = _secret(_payload_labels(flow, node))
+    if not what:
+        return None
+    return PyEvent("exfil", node.lineno, f"sends {what} over the network ({name or 'a client'})", True)
+
+
+def _code_event(flow: _Flow, node: ast.Call, name: str, first: ast.expr | None) -> PyEvent | None:
+    """``eval``/``exec`` of the caller's input or fetched data, or an unsafe loader of fetched or decoded data."""
+    if first is None:
+        return None
+    if name in ("eval", "exec", "compile", "builtins.eval", "builtins.exec"):
+        labels = flow.labels(first) & _INPUT_LABELS
+        if not labels or isinstance(first, ast.Constant):
+            return None
+        return PyEvent("code", node.lineno, f"{name}() runs {_origin(labels)}", "argv" not in labels or len(labels) > 1)
+    if not _UNSAFE_LOADERS.match(name):
+        return None
+    safe_loader = any(
+        (keyword.arg == "Loader" and "Safe" in dotted(keyword.value)) or keyword.arg == "weights_only"
+        for keyword in node.keywords
+    )
+    labels = flow.labels(first) & frozenset({"remote", "decoded"})
+    if not labels or safe_loader:
+        return None
+    return PyEvent("code", node.lineno, f"{name}() deserialises {_origin(labels)}: it can run code", True)
+
+
+def _shell_event(flow: _Flow, node: ast.Call, name: str, first: ast.expr | None) -> PyEvent | None:
+    shell = _ALWAYS_SHELL.match(name) or (
+        _SUBPROCESS.match(name)
+        and any(k.arg == "shell" and isinstance(k.value, ast.Constant) and k.value.value is True for k in node.keywords)
+    )
+    if not shell or first is None or isinstance(first, (ast.List, ast.Tuple, ast.Constant)):
+        return None
+    labels = flow.labels(first)
+    if "interpolated" not in labels or not labels & _INPUT_LABELS:
+        return None
+    return PyEvent("shell", node.lineno, f"{name}() runs a shell command built from {_origin(labels & _INPUT_LABELS)}")
+
+
+def _sql_event(flow: _Flow, node: ast.Call, first: ast.expr | None) -> PyEvent | None:
+    attr = node.func.attr if isinstance(node.func, ast.Attribute) else ""
+    if attr not in _SQL_CALLS or first is None or not _is_built_string(first) or not _names_sql(first):
+        return None
+    labels = flow.labels(first) & _INPUT_LABELS
+    return PyEvent("sql", node.lineno, f"SQL built from {_origin(labels)} by string formatting") if labels else None
+
+
+def _join_event(flow: _Flow, node: ast.Call, name: str) -> PyEvent | None:
+    if not _PATH_JOINS.match(name) or len(node.args) < 2:
+        return None
+    labels = frozenset().union(*(flow.labels(arg) for arg in node.args[1:])) & frozenset({"archive"})
+    return PyEvent("path", node.lineno, f"{name}() joins a path from {_origin(labels)}") if labels else None
 
 
 def _names_sql(node: ast.AST) -> bool:
