@@ -4,10 +4,11 @@ Per skill, in discovery order: if a result cache is given and the skill's key (i
 rules, the settings: :mod:`aces_ci.scan._fingerprint`) matches a stored entry, the stored rule
 findings are replayed. This process first looks at every skill with ``lstat`` alone (the entry's
 stat index: an unchanged skill costs its ``lstat`` calls and one read of its entry, and is replayed
-here); only the skills that changed go to the workers, so a push that touches one skill starts no
-worker. A skill that is not replayed is fingerprinted (reading only the files whose stat moved),
-and if its key still matches it is replayed; otherwise the skill is loaded and every enabled
-rule runs on it, sharing one :class:`~aces_ci.scan._inputs.SkillInputs`, and the findings are
+here; in a fresh clone, where every stat moved, git's index vouches for the files git checked out:
+:mod:`aces_ci.scan._git_index`); only the skills that changed go to the workers, so a push that
+touches one skill starts no worker. A skill that is not replayed is fingerprinted (reading only
+the files whose stat moved), and if its key still matches it is replayed; otherwise the skill is
+loaded and every enabled rule runs on it, sharing one :class:`~aces_ci.scan._inputs.SkillInputs`, and the findings are
 stored for next time when they can be replayed faithfully. Inline suppressions are then applied
 to either. That per-skill work runs in this process or in worker processes
 (:mod:`aces_ci.scan._pool`); the results are the same.
@@ -45,6 +46,7 @@ from ._config import ScanConfig
 from ._context import ScanContext
 from ._finding import Finding, FindingRow, Hit, Location, Severity, Suppression, finding_from_row, finding_to_row
 from ._fingerprint import KnownStats, SkillFingerprint, scan_digest, skill_fingerprint
+from ._git_index import GitWitness
 from ._inputs import ScanMemo, SkillInputs
 from ._internal_rules import (
     INTERNAL_ERROR,
@@ -146,6 +148,8 @@ class _ScanJob:
     """Only skills under this directory of ``root`` are scanned (paths stay relative to ``root``)."""
     fixes: Mapping[str, str | None] = dataclasses.field(default_factory=dict)
     """Each rule's fix by id: cache entries leave it out (:data:`~aces_ci.scan._result_cache.RuleFixes`)."""
+    git: GitWitness | None = None
+    """Git's index of ``root``, asked when a file's stat moved (a fresh clone): :mod:`aces_ci.scan._git_index`."""
 
 
 @dataclass(frozen=True)
@@ -278,7 +282,9 @@ def _fingerprint(
     check that nothing changed while it ran passes no ``known``: it reads every file)."""
     if job.cache is None or job.scan_key is None:
         return None
-    return skill_fingerprint(skill_dir, rel_dir, job.scan_key, job.cache.directory, known, read_changed=read_changed)
+    return skill_fingerprint(
+        skill_dir, rel_dir, job.scan_key, job.cache.directory, known, read_changed=read_changed, git=job.git
+    )
 
 
 def _replayed(
@@ -458,7 +464,8 @@ def scan_repo(
     per_skill = tuple(pair for pair in enabled if not is_repository_rule(pair[0]))
     scan_key = scan_digest(per_skill, scan_config) if cache is not None else None
     fixes = {rule.id: rule.fix for rule in registry}
-    job = _ScanJob(root, registry, per_skill, scan_config, cache, scan_key, within, fixes)
+    git = GitWitness(root) if scan_key is not None else None
+    job = _ScanJob(root, registry, per_skill, scan_config, cache, scan_key, within, fixes, git)
     scans: list[_SkillScan] = []
     findings_by_skill: dict[str, list[Finding]] = {}
     reports: dict[str, SkillReport] = {}
