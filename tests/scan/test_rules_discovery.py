@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+from collections import Counter
 from pathlib import Path
 
 from aces_ci.scan import (
@@ -16,7 +18,7 @@ from aces_ci.scan import (
     build_listing,
     scan_repo,
 )
-from aces_ci.scan._siblings import collisions
+from aces_ci.scan._siblings import MIN_OVERLAP, MIN_SHARED_TERMS, VOCABULARY_SHARE, claim_terms, collisions, overlap
 from aces_ci.scan.rules import default_registry
 
 REGISTRY = default_registry()
@@ -187,3 +189,21 @@ def test_a_skill_md_linked_from_outside_the_repository_is_never_read_into_a_find
     result = scan_repo(repo, ScanConfig(), REGISTRY)
     assert disc(result, "DISC003") == []
     assert "PRIVATE-WORDS" not in repr(result)
+
+
+def test_sibling_collisions_found_through_shared_terms_are_every_pair_a_full_comparison_finds() -> None:
+    """DISC003 compares a skill only with the later skills sharing a term; no colliding pair may be missed."""
+    rng = random.Random(20)
+    words = [f"{rng.choice('bcdfgklmnprst')}{rng.choice('aeiou')}{rng.choice('bcdfgklmnprst')}{n}x" for n in range(40)]
+    texts = [f"Use when the user asks to {' '.join(rng.sample(words, rng.randint(3, 9)))}." for _ in range(120)]
+    terms = [claim_terms(text) for text in texts]
+    frequency = Counter(term for found in terms for term in found)
+    assert max(frequency.values()) <= len(texts) * VOCABULARY_SHARE, "no term is the repository's vocabulary here"
+    every_pair = [
+        (i, j)
+        for i in range(len(terms))
+        for j in range(i + 1, len(terms))
+        if len(terms[i] & terms[j]) >= MIN_SHARED_TERMS and overlap(terms[i], terms[j]) >= MIN_OVERLAP
+    ]
+    assert len(every_pair) > 10
+    assert [(found.first, found.second) for found in collisions(texts)] == every_pair
