@@ -19,7 +19,7 @@ description pushes this one out of the listing), so it cannot be cached with the
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar, cast
@@ -129,16 +129,27 @@ def repository_findings(
     rules: Sequence[tuple[Rule, Severity | None]],
     config: ScanConfig,
     registry: RuleRegistry,
+    *,
+    known: Mapping[str, ListedSkill] | None = None,
+    no_directives: frozenset[str] = frozenset(),
 ) -> dict[str, list[Finding]]:
     """Run every enabled repository rule once over ``skills`` (directory, rel_dir); findings by skill directory.
 
     Inline suppressions of the skill a finding belongs to apply to it as to any finding; a rule that
     raises becomes an ACES001 finding on the first skill, like a per-skill rule that raises.
+    ``known`` holds listings already at hand by rel_dir (a replayed skill's, from its cache entry:
+    computed from the same bytes), which are not read again; ``no_directives`` names skills known to
+    hold no inline directive (their replayed key says so), whose SKILL.md is not read for one.
     """
     repo_rules = [(rule, forced) for rule, forced in rules if is_repository_rule(rule)]
     if not repo_rules or not skills:
         return {}
-    listed = tuple(found for skill_dir, rel in skills if (found := listed_skill(skill_dir, root, rel)) is not None)
+    known = known or {}
+    listed = tuple(
+        found
+        for skill_dir, rel in skills
+        if (found := known.get(rel) or listed_skill(skill_dir, root, rel)) is not None
+    )
     context = RepoContext(listed, config)
     md_of = {skill.rel_dir: skill.skill_md for skill in listed}
     first_rel = skills[0][1]
@@ -163,7 +174,10 @@ def repository_findings(
             failure = internal_error(f"rule {rule.id} ({rule.name})", exc, first_rel, first_md)
             by_skill.setdefault(first_rel, []).append(failure)
     dirs = {rel: skill_dir for skill_dir, rel in skills}
-    return {rel: _inline_suppressed(dirs[rel], root, found, registry) for rel, found in by_skill.items()}
+    return {
+        rel: found if rel in no_directives else _inline_suppressed(dirs[rel], root, found, registry)
+        for rel, found in by_skill.items()
+    }
 
 
 def _inline_suppressed(skill_dir: Path, root: Path, findings: list[Finding], registry: RuleRegistry) -> list[Finding]:

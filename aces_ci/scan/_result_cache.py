@@ -33,6 +33,7 @@ from ..atomic import write_atomic
 from ..redact import redacted_json
 from ._finding import Finding, finding_from_row, finding_to_row
 from ._fingerprint import CACHE_FOLDER_NAME, CACHE_FORMAT, KnownStats, StatIndex, file_stat_from_row
+from ._listing import ListedSkill
 
 DEFAULT_CACHE_DIR = Path(CACHE_FOLDER_NAME) / "scan"
 """Relative to the scanned directory; ``.aces-cache`` is never listed as a file of a skill."""
@@ -94,6 +95,10 @@ class CachedSkill:
     findings: tuple[Finding, ...]
     """The rules' findings as the rules return them: a rule's own policy waivers included, before every
     suppression applied after the rules (inline, config, baseline)."""
+    listed: ListedSkill | None = None
+    """What a host lists of the skill (its SKILL.md's name and description), for the repository rules
+    of a scan that replays it: they then read no SKILL.md of an unchanged skill. None: not kept (a
+    listing redaction would alter is never stored, so a replay sees exactly what a read would)."""
 
 
 def _raw(finding: Finding | None) -> bool:
@@ -134,7 +139,29 @@ def _entry_from_json(data: object, rel_dir: str, key: str, fixes: RuleFixes) -> 
     findings = [finding_from_row(_with_fix(row, fixes), rel_dir) if isinstance(row, list) else None for row in rows]
     if not all(_raw(finding) for finding in findings):
         return None  # damaged, or not written by store(): the cache holds raw findings, before suppressions
-    return CachedSkill(name, skill_md, tuple(f for f in findings if f is not None))
+    listed = _listed_from_row(data.get("listed"), rel_dir, skill_md)
+    return CachedSkill(name, skill_md, tuple(f for f in findings if f is not None), listed)
+
+
+def _listing_row(listed: ListedSkill | None) -> list[object] | None:
+    """The listing as an entry keeps it; None when there is none or redaction would change it."""
+    if listed is None:
+        return None
+    row: list[object] = [listed.name, listed.description, listed.description_line, listed.when_to_use]
+    if redacted_json(row) != json.dumps(row):
+        return None
+    return row
+
+
+def _listed_from_row(row: object, rel_dir: str, skill_md: str) -> ListedSkill | None:
+    if not isinstance(row, list) or len(row) != 4:
+        return None
+    name, description, line, when = row
+    if not (isinstance(name, str) and isinstance(description, str) and isinstance(when, str)):
+        return None
+    if type(line) is not int:
+        return None
+    return ListedSkill(rel_dir, skill_md, name, description, line, when)
 
 
 @dataclass(frozen=True)
@@ -213,6 +240,7 @@ class ResultCache:
             "name": entry.name,
             "skill_md": entry.skill_md,
             "findings": [_stored_row(finding) for finding in entry.findings],
+            "listed": _listing_row(entry.listed),
             "stats": {rel: record.to_row() for rel, record in (stats or {}).items()},
         }
         # ensure_ascii: file names that are not UTF-8 reach us as lone surrogates; \\udcXX escapes keep them.

@@ -55,9 +55,10 @@ from ._internal_rules import (
     SUPPRESSION_WITHOUT_REASON,
     internal_error,
 )
+from ._listing import ListedSkill
 from ._pool import plan_workers, run_in_workers
 from ._registry import Rule, RuleRegistry
-from ._repo_rules import is_repository_rule, repository_findings
+from ._repo_rules import is_repository_rule, listed_skill, repository_findings
 from ._result import JudgeResult, ScanResult, SkillReport
 from ._result_cache import CachedSkill, CacheUse, ResultCache, StoredEntry
 from ._score import structural_score
@@ -162,6 +163,10 @@ class _SkillScan:
     findings: tuple[Finding, ...]
     """The rules' findings with inline suppressions applied and directive problems added."""
     cache_use: CacheUse
+    listed: ListedSkill | None = None
+    """A replayed skill's listing as its cache entry kept it (the repository rules then do not read it)."""
+    no_directives: bool = False
+    """Known from the replayed key: no Markdown file of the skill mentions aces-ci, so none suppresses."""
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Travel from a worker process as plain rows (:func:`finding_to_row`)."""
@@ -264,7 +269,8 @@ def _scan_skill(
         if fingerprint is None or not repeatable or _fingerprint(job, skill_dir, rel_dir) != fingerprint:
             cache_use = "not-cacheable"
         else:
-            entry = CachedSkill(_reported_name(skill), skill.skill_md.rel, tuple(raw))
+            listed = listed_skill(skill_dir, job.root, rel_dir)
+            entry = CachedSkill(_reported_name(skill), skill.skill_md.rel, tuple(raw), listed)
             stored = job.cache.store(skill.rel_dir, fingerprint.digest, entry, fingerprint.stats)
             cache_use = "stored" if stored else "not-stored"
     return _SkillScan(skill.rel_dir, _reported_name(skill), skill.skill_md.rel, findings, cache_use)
@@ -298,7 +304,8 @@ def _replayed(
         except Exception:
             return None
         findings = _with_directives(skill, entry.findings, job, SkillInputs(skill))
-    return _SkillScan(rel_dir, entry.name, entry.skill_md, findings, "hit")
+    quiet = not fingerprint.has_directives
+    return _SkillScan(rel_dir, entry.name, entry.skill_md, findings, "hit", entry.listed, quiet)
 
 
 def _process_skill(job: _ScanJob, skill_dir: Path, memo: ScanMemo) -> _SkillScan:
@@ -353,17 +360,20 @@ def _worker_batch(skill_dirs: list[Path]) -> list[_SkillScan]:
     return [_process_skill(job, skill_dir, memo) for skill_dir in skill_dirs]
 
 
-def _process_all(job: _ScanJob, jobs: int, chosen: Iterable[Path] | None = None) -> Generator[_SkillScan, None, None]:
-    """Every skill under the root (or the ``chosen`` ones), in discovery order, here or in up to ``jobs`` workers.
+Looked = list[tuple[Path, "_SkillScan | None"]]
+"""Each chosen skill directory, with its replayed scan when ``lstat`` showed it unchanged."""
 
-    With a cache, the skills ``lstat`` shows unchanged are replayed here first and only the others
-    are worked on, so the workers are planned (and started) for the work there really is.
-    """
-    found = iter_skill_dirs(job.root, job.config.exclude, within=job.within) if chosen is None else chosen
+
+def _look(job: _ScanJob, chosen: Iterable[Path]) -> Looked:
+    """With a cache, replay here every skill ``lstat`` shows unchanged; the others are left for :func:`_process_all`."""
     if job.cache is None or job.scan_key is None:
-        yield from _scan_found(job, found, jobs)
-        return
-    looked = [(skill_dir, _unchanged(job, skill_dir)) for skill_dir in found]
+        return [(skill_dir, None) for skill_dir in chosen]
+    return [(skill_dir, _unchanged(job, skill_dir)) for skill_dir in chosen]
+
+
+def _process_all(job: _ScanJob, jobs: int, looked: Looked) -> Generator[_SkillScan, None, None]:
+    """Every looked-at skill, in discovery order: the replayed as they are, the others here or in up to ``jobs``
+    workers, planned (and started) for the work there really is."""
     changed = _scan_found(job, (skill_dir for skill_dir, replayed in looked if replayed is None), jobs)
     with contextlib.closing(changed):
         for _, replayed in looked:
@@ -474,9 +484,20 @@ def scan_repo(
     final_early = baseline is None and judge is None
     all_dirs = list(iter_skill_dirs(root, scan_config.exclude, within=within))
     chosen = shard.select(all_dirs) if shard is not None else all_dirs
+    looked = _look(job, chosen)
+    replayed = [scanned for _, scanned in looked if scanned is not None]
     # Over all skills, cached or not, in every shard; each shard reports the findings of its own skills.
-    across = repository_findings(root, [(d, _rel_dir(d, root)) for d in all_dirs], enabled, scan_config, registry)
-    with contextlib.closing(_process_all(job, jobs, chosen)) as arriving:
+    # A replayed skill's listing comes from its entry: an unchanged repository reads no SKILL.md here.
+    across = repository_findings(
+        root,
+        [(d, _rel_dir(d, root)) for d in all_dirs],
+        enabled,
+        scan_config,
+        registry,
+        known={scanned.rel_dir: scanned.listed for scanned in replayed if scanned.listed is not None},
+        no_directives=frozenset(scanned.rel_dir for scanned in replayed if scanned.no_directives),
+    )
+    with contextlib.closing(_process_all(job, jobs, looked)) as arriving:
         for scanned in arriving:
             scans.append(scanned)
             raw = [*scanned.findings, *across.get(scanned.rel_dir, ())]

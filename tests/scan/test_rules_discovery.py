@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
+import os
 import random
+import time
 from collections import Counter
 from pathlib import Path
+
+import pytest
 
 from aces_ci.scan import (
     DEFAULT_CACHE_DIR,
@@ -15,6 +21,7 @@ from aces_ci.scan import (
     ScanResult,
     Severity,
     Shard,
+    _repo_rules,
     build_listing,
     scan_repo,
 )
@@ -150,6 +157,44 @@ def test_repository_rules_run_over_every_skill_when_per_skill_results_come_from_
     write_skill(tmp_path, "plot-data", "Use for Excel workbooks (.xlsx) with formulas and pivot tables, not CSV.")
     third = scan_repo(tmp_path, ScanConfig(), REGISTRY, cache=ResultCache(tmp_path / DEFAULT_CACHE_DIR))
     assert disc(third, "DISC003") == []
+
+
+def test_a_warm_scan_lists_unchanged_skills_from_their_cache_entries_without_reading_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_skill(tmp_path, "csv-charts", CSV)
+    write_skill(tmp_path, "plot-data", PLOT)
+    long_ago = time.time() - 3600
+    for skill_md in tmp_path.glob("skills/*/SKILL.md"):
+        os.utime(skill_md, (long_ago, long_ago))  # not racily clean: the stat alone shows them unchanged
+    first = scan_repo(tmp_path, ScanConfig(), REGISTRY, cache=ResultCache(tmp_path / DEFAULT_CACHE_DIR))
+
+    def no_read(*args: object) -> object:
+        raise AssertionError("an unchanged skill's SKILL.md was read for the repository rules")
+
+    monkeypatch.setattr(_repo_rules, "listed_skill", no_read)
+    monkeypatch.setattr(_repo_rules, "read_text", no_read)
+    second = scan_repo(tmp_path, ScanConfig(), REGISTRY, cache=ResultCache(tmp_path / DEFAULT_CACHE_DIR))
+    assert disc(second, "DISC003") == disc(first, "DISC003") and len(disc(first, "DISC003")) == 1
+    assert dataclasses.replace(second, generated_at="") == dataclasses.replace(first, generated_at="")
+
+
+def test_a_listing_redaction_would_alter_is_read_again_not_replayed(tmp_path: Path) -> None:
+    """An entry is stored redacted: a description with a secret-shaped token would come back masked, shorter."""
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    write_skill(tmp_path, "csv-charts", f"{CSV} Token {token} is an example.")
+    write_skill(tmp_path, "plot-data", PLOT)
+    cold = scan_repo(tmp_path, ScanConfig(), REGISTRY)
+    scan_repo(tmp_path, ScanConfig(), REGISTRY, cache=ResultCache(tmp_path / DEFAULT_CACHE_DIR))
+    entries = [json.loads(path.read_text()) for path in (tmp_path / DEFAULT_CACHE_DIR).glob("*.json")]
+    assert {entry["rel_dir"]: entry["listed"] is None for entry in entries} == {
+        "skills/csv-charts": True,
+        "skills/plot-data": False,
+    }
+    cache = ResultCache(tmp_path / DEFAULT_CACHE_DIR)
+    warm = scan_repo(tmp_path, ScanConfig(), REGISTRY, cache=cache)
+    assert cache.stats.hits == 2
+    assert dataclasses.replace(warm, generated_at="") == dataclasses.replace(cold, generated_at="")
 
 
 def test_each_shard_reports_the_findings_of_its_own_skills_so_merged_shards_report_each_once(tmp_path: Path) -> None:
