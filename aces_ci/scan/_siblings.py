@@ -18,6 +18,7 @@ reported (docs/rules.md, DISC003, gives the measurement).
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
@@ -52,7 +53,9 @@ guide guidance tool tools toolkit set instead rather whether already well"""
 _STOP = frozenset(_STOP_WORDS.split())
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def _stem(word: str) -> str:
+    # Memoised: a registry's descriptions repeat a few thousand words tens of thousands of times.
     for suffix, replacement in (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             return word[: -len(suffix)] + replacement
