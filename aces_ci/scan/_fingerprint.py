@@ -61,7 +61,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import importlib.metadata
 import json
 import os
 import shutil
@@ -233,6 +232,8 @@ def _package_digest() -> str:
 def _library_versions() -> dict[str, str]:
     # libyaml is screened to compose exactly what PyYAML would (aces_ci.skill._yaml), but a new
     # libyaml is a new parser: a stale key would replay findings it never checked.
+    import importlib.metadata  # only a scan with a cache asks: importing it costs a one-skill scan a tenth
+
     versions = {"libyaml": LIBYAML_VERSION or "not installed"}
     for name in _LIBRARIES:
         try:
