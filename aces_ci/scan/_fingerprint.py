@@ -66,7 +66,7 @@ import os
 import shutil
 import stat
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -256,13 +256,12 @@ def _bash_identity() -> list[object] | None:
     return [real, info.st_size, info.st_mtime_ns]
 
 
-def _check_source(rule: Rule, digests: dict[str, str]) -> str | None:
-    """Digest of the file that defines the rule's check; None when no file pins down what it does.
+def _check_source(check: Callable[..., object], digests: dict[str, str]) -> str | None:
+    """Digest of the file that defines a rule's check; None when no file pins down what it does.
 
     A check that is not a plain module-level function (a closure, a lambda, a partial) may carry
     state no file shows, so a scan using one is not cached. ``digests`` keeps each file's digest.
     """
-    check = rule.check
     code = getattr(check, "__code__", None)
     if code is None or getattr(check, "__closure__", None) or "<" in getattr(check, "__qualname__", "<"):
         return None
@@ -289,7 +288,7 @@ def scan_digest(enabled: Sequence[tuple[Rule, Severity | None]], config: ScanCon
     rules = []
     digests: dict[str, str] = {}
     for rule, forced in enabled:
-        source = _check_source(rule, digests)
+        source = _check_source(rule.check, digests)
         if source is None:
             return None
         rules.append([rule.id, rule.severity.value, forced.value if forced else None, rule.weight, source])
@@ -305,6 +304,20 @@ def scan_digest(enabled: Sequence[tuple[Rule, Severity | None]], config: ScanCon
         "settings": _settings(config),
     }
     return hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()
+
+
+def repository_digest(
+    enabled: Sequence[tuple[Rule, Severity | None]], config: ScanConfig, checks: Mapping[str, Callable[..., object]]
+) -> str | None:
+    """The key part of the repository rules' stored findings that is not the skills' listings: as
+    :func:`scan_digest` for those rules, and the source of each one's repository-wide check
+    (``checks`` by rule id); None when caching them must be off."""
+    base = scan_digest(enabled, config)
+    digests: dict[str, str] = {}
+    sources = [_check_source(checks[rule.id], digests) for rule, _ in enabled if rule.id in checks]
+    if base is None or len(sources) != len(enabled) or None in sources:
+        return None
+    return hashlib.sha256(json.dumps([base, sources]).encode()).hexdigest()
 
 
 class _TreeWalk:

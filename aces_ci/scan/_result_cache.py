@@ -8,10 +8,12 @@ computes. A skill whose key matches is not parsed or checked again.
 Layout: one JSON file per skill directory, ``<cache dir>/<sha256 of rel_dir>.json``, holding the key
 it was computed under and the skill's stat index (per file: its ``lstat`` and hash when the key was
 computed; see :mod:`aces_ci.scan._fingerprint`), so an unchanged skill's key costs ``lstat`` calls,
-not reads. A skill edited since is a key mismatch, and its entry is overwritten by the
-new scan, so the cache holds one entry per skill path it has seen and deleting the directory is
-always safe. The directory holds a ``.gitignore`` (``*``) so it is never committed, and a
-``CACHEDIR.TAG`` so backup tools skip it.
+not reads; with it, what a host lists of the skill (for the repository rules). Beside them,
+``repository-rules.entry`` keeps the repository rules' findings, keyed by those rules, the settings
+and every skill's listing (:mod:`aces_ci.scan._repo_rules`). A skill edited since is a key
+mismatch, and its entry is overwritten by the new scan, so the cache holds one entry per skill
+path it has seen and deleting the directory is always safe. The directory holds a ``.gitignore``
+(``*``) so it is never committed, and a ``CACHEDIR.TAG`` so backup tools skip it.
 
 Nothing here may break a scan: an entry that is unreadable, truncated, from another format or
 otherwise malformed is a miss; a write that fails (read-only checkout, full disk) is counted and
@@ -24,7 +26,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -50,6 +52,9 @@ _FIX = 8
 MAX_ENTRY_BYTES = 16 * 1024 * 1024
 """An entry larger than this is not one we wrote: ignored."""
 
+_REPOSITORY_ENTRY = "repository-rules.entry"
+"""The repository rules' findings over every skill (one entry: they change with any skill's listing).
+Not named ``*.json``: only the per-skill entries are."""
 _GITIGNORE = "# Written by aces-ci: a cache of scan results, never committed.\n*\n"
 _CACHEDIR_TAG = (
     "Signature: 8a477f597d28d172789f06886806bc55\n"
@@ -189,6 +194,34 @@ def _known_stats(data: dict[str, object], written_ns: int) -> KnownStats:
     return KnownStats(files, written_ns)
 
 
+def _read_entry(path: str) -> tuple[dict[str, object], int] | None:
+    """The JSON object stored at ``path`` and the file's modification time; None when absent, unreadable or not one."""
+    try:
+        # O_NONBLOCK: a FIFO planted in place of an entry must not block the scan.
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    try:
+        written_ns = os.fstat(descriptor).st_mtime_ns
+        raw = os.read(descriptor, MAX_ENTRY_BYTES + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(descriptor)
+    if len(raw) > MAX_ENTRY_BYTES:
+        return None
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
+        return None
+    return (data, written_ns) if isinstance(data, dict) else None
+
+
+def _read_json(path: str) -> dict[str, object] | None:
+    found = _read_entry(path)
+    return None if found is None else found[0]
+
+
 class ResultCache:
     """Per-skill cached findings under one directory (created on the first write)."""
 
@@ -204,26 +237,10 @@ class ResultCache:
 
     def read(self, rel_dir: str) -> StoredEntry | None:
         """The entry stored for ``rel_dir`` whatever its key, or None (absent, unreadable, not JSON)."""
-        try:
-            # O_NONBLOCK: a FIFO planted in place of an entry must not block the scan.
-            descriptor = os.open(self._entry_path(rel_dir), os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        except OSError:
+        found = _read_entry(self._entry_path(rel_dir))
+        if found is None:
             return None
-        try:
-            written_ns = os.fstat(descriptor).st_mtime_ns
-            raw = os.read(descriptor, MAX_ENTRY_BYTES + 1)
-        except OSError:
-            return None
-        finally:
-            os.close(descriptor)
-        if len(raw) > MAX_ENTRY_BYTES:
-            return None
-        try:
-            data = json.loads(raw)
-        except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
-            return None
-        if not isinstance(data, dict):
-            return None
+        data, written_ns = found
         return StoredEntry(rel_dir, data, _known_stats(data, written_ns))
 
     def load(self, rel_dir: str, key: str, fixes: RuleFixes | None = None) -> CachedSkill | None:
@@ -266,6 +283,41 @@ class ResultCache:
         payload = json.dumps(document, ensure_ascii=True, separators=(",", ":")).encode("ascii")
         try:
             write_atomic(Path(self._entry_path(stored.rel_dir)), payload)
+        except OSError:
+            return False
+        return True
+
+    def load_repository(self, key: str, fixes: RuleFixes) -> dict[str, list[Finding]] | None:
+        """The repository rules' findings by skill stored under ``key`` (:mod:`aces_ci.scan._repo_rules`), or None."""
+        data = _read_json(os.path.join(self.directory, _REPOSITORY_ENTRY))
+        if not isinstance(data, dict) or data.get("format") != CACHE_FORMAT or data.get("key") != key:
+            return None
+        pairs = data.get("findings")
+        if not isinstance(pairs, list):
+            return None
+        by_skill: dict[str, list[Finding]] = {}
+        for pair in pairs:
+            if not (isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], str)):
+                return None
+            if not isinstance(pair[1], list):
+                return None
+            finding = finding_from_row(_with_fix(pair[1], fixes), pair[0])
+            if finding is None or finding.suppressed is not None:
+                return None
+            by_skill.setdefault(pair[0], []).append(finding)
+        return by_skill
+
+    def store_repository(self, key: str, by_skill: Mapping[str, Sequence[Finding]]) -> bool:
+        """Keep the repository rules' findings under ``key``; nothing is kept that redaction would alter
+        (a replay must report what the rules would), and a refusing disk is not an error."""
+        pairs = [[skill, _stored_row(finding)] for skill, found in by_skill.items() for finding in found]
+        document = {"format": CACHE_FORMAT, "key": key, "findings": pairs}
+        plain = json.dumps(document, ensure_ascii=True, separators=(",", ":"))
+        if redacted_json(document, ensure_ascii=True, separators=(",", ":")) != plain:
+            return False
+        try:
+            self._prepare_directory()
+            write_atomic(Path(os.path.join(self.directory, _REPOSITORY_ENTRY)), plain.encode("ascii"))
         except OSError:
             return False
         return True

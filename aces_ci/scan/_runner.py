@@ -45,7 +45,7 @@ from ._baseline import Baseline, apply_baseline, count_stale, load_baseline
 from ._config import ScanConfig
 from ._context import ScanContext
 from ._finding import Finding, FindingRow, Hit, Location, Severity, Suppression, finding_from_row, finding_to_row
-from ._fingerprint import KnownStats, SkillFingerprint, scan_digest, skill_fingerprint
+from ._fingerprint import KnownStats, SkillFingerprint, repository_digest, scan_digest, skill_fingerprint
 from ._git_index import GitWitness
 from ._inputs import ScanMemo, SkillInputs
 from ._internal_rules import (
@@ -58,7 +58,7 @@ from ._internal_rules import (
 from ._listing import ListedSkill
 from ._pool import plan_workers, run_in_workers
 from ._registry import Rule, RuleRegistry
-from ._repo_rules import is_repository_rule, listed_skill, repository_findings
+from ._repo_rules import REPOSITORY_CHECKS, RepositoryStore, is_repository_rule, listed_skill, repository_findings
 from ._result import JudgeResult, ScanResult, SkillReport
 from ._result_cache import CachedSkill, CacheUse, ResultCache, StoredEntry
 from ._score import structural_score
@@ -432,6 +432,17 @@ def _judge_all(job: _ScanJob, scans: Sequence[_SkillScan], judge: ModelSettings)
     return run_judge(skills, judge)
 
 
+def _repository_store(
+    cache: ResultCache | None, enabled: EnabledRules, config: ScanConfig, fixes: Mapping[str, str | None]
+) -> RepositoryStore | None:
+    """Where the repository rules' findings are kept, when a cache is in use and their code can be keyed."""
+    if cache is None:
+        return None
+    repo_rules = [pair for pair in enabled if is_repository_rule(pair[0])]
+    rules_key = repository_digest(repo_rules, config, REPOSITORY_CHECKS) if repo_rules else None
+    return None if rules_key is None else RepositoryStore(cache, rules_key, fixes)
+
+
 def scan_repo(
     root: Path,
     settings: ScanConfig | None = None,
@@ -496,6 +507,7 @@ def scan_repo(
         registry,
         known={scanned.rel_dir: scanned.listed for scanned in replayed if scanned.listed is not None},
         no_directives=frozenset(scanned.rel_dir for scanned in replayed if scanned.no_directives),
+        stored=_repository_store(cache, enabled, scan_config, fixes),
     )
     with contextlib.closing(_process_all(job, jobs, looked)) as arriving:
         for scanned in arriving:

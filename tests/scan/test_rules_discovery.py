@@ -179,6 +179,35 @@ def test_a_warm_scan_lists_unchanged_skills_from_their_cache_entries_without_rea
     assert dataclasses.replace(second, generated_at="") == dataclasses.replace(first, generated_at="")
 
 
+def test_unchanged_listings_replay_the_repository_findings_and_any_change_of_them_or_the_settings_reruns_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_skill(tmp_path, "csv-charts", CSV)
+    write_skill(tmp_path, "plot-data", PLOT)
+
+    def scan(config: ScanConfig | None = None) -> ScanResult:
+        result = scan_repo(tmp_path, config or ScanConfig(), REGISTRY, cache=ResultCache(tmp_path / DEFAULT_CACHE_DIR))
+        return dataclasses.replace(result, generated_at="")
+
+    cold = scan()
+    run_checks = _repo_rules._run_checks
+    runs: list[int] = []
+
+    def counted(*args: object) -> object:
+        runs.append(1)
+        return run_checks(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_repo_rules, "_run_checks", counted)
+    assert scan() == cold and runs == []
+    raised = scan(ScanConfig(severity={"DISC003": Severity.ERROR}))
+    assert runs == [1]
+    assert [f.severity for r in raised.skills for f in r.findings if f.rule_id == "DISC003"] == [Severity.ERROR]
+    (tmp_path / DEFAULT_CACHE_DIR / "repository-rules.entry").write_text('{"format": 4, "key": "damaged"')
+    assert scan() == cold and runs == [1, 1]
+    write_skill(tmp_path, "plot-data", "Use for Excel workbooks (.xlsx) with formulas and pivot tables, not CSV.")
+    assert disc(scan(), "DISC003") == [] and runs == [1, 1, 1]
+
+
 def test_a_listing_redaction_would_alter_is_read_again_not_replayed(tmp_path: Path) -> None:
     """An entry is stored redacted: a description with a secret-shaped token would come back masked, shorter."""
     token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
