@@ -216,3 +216,16 @@ def test_an_entry_written_in_the_instant_of_the_index_is_not_trusted(origin: Pat
     assert len(_git_index._entries(listing, written) or {}) < len(index.blobs)
     assert _git_index._entries(listing, index_file.stat().st_mtime_ns) == index.blobs
     assert _git_index._entries(listing + b"junk", index_file.stat().st_mtime_ns) is None
+
+
+def test_a_folder_inside_the_repository_is_vouched_for_with_paths_relative_to_it(
+    origin: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scan(origin / "skills")
+    clone = tmp_path / "ci"
+    git(tmp_path, "clone", "-q", os.fspath(origin), clone.name)
+    settle_index(clone)
+    shutil.copytree(origin / "skills" / DEFAULT_CACHE_DIR, clone / "skills" / DEFAULT_CACHE_DIR)
+    spy = Spy(monkeypatch)
+    _, cache = scan(clone / "skills")
+    assert (cache.stats.hits, spy.reads, spy.scanned) == (3, [], [])
