@@ -265,11 +265,12 @@ def _scan_skill(
     cache_use: CacheUse = "off"
     if job.cache is not None and job.scan_key is not None:
         repeatable = inputs.repeatable and not any(f.rule_id == INTERNAL_ERROR.id for f in raw)
+        # Read before the check below, so that the listing too is of the bytes the key names.
+        listed = listed_skill(skill_dir, job.root, rel_dir) if fingerprint is not None and repeatable else None
         # Keyed by the bytes read before the scan: only valid if nothing changed while it ran.
         if fingerprint is None or not repeatable or _fingerprint(job, skill_dir, rel_dir) != fingerprint:
             cache_use = "not-cacheable"
         else:
-            listed = listed_skill(skill_dir, job.root, rel_dir)
             entry = CachedSkill(_reported_name(skill), skill.skill_md.rel, tuple(raw), listed)
             stored = job.cache.store(skill.rel_dir, fingerprint.digest, entry, fingerprint.stats)
             cache_use = "stored" if stored else "not-stored"
