@@ -143,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
         cloned = ResultCache(cache_dir)  # and the cache it restores
         counter = _ReadCounter()
         try:
-            clone_result = scan_repo(clone, config, registry, jobs=args.jobs, cache=cloned)
+            clone_result = scan_repo(clone, config, registry, jobs=1, cache=cloned)  # every read in this process
             clone_reads = counter.reads
         finally:
             counter.close()
