@@ -21,12 +21,12 @@ reading the file. Never more is trusted than git trusts:
   (``git check-attr``, which reads attributes and runs nothing); end-of-line conversion only adds
   bytes, so the walk's size check (record and file the same size) leaves it out.
 
-Three calls of ``git`` per scan (``rev-parse``, ``ls-files --debug``, ``check-attr``), each with a
-timeout and a bound on its output, made the first time a record's stat does not hold (a scan where
-every stat holds runs none). Anything unexpected (no git, not a repository, a refusal, output this
-module cannot parse) means no witness, and the scan reads and hashes the file as before. Paths are
-the raw bytes git prints with ``-z``: names with newlines or that are not UTF-8 are matched as they
-are.
+Three calls of ``git`` (``rev-parse``, ``ls-files --debug``, ``check-attr``), each with a timeout
+and a bound on its output, made once per scanning process, the first time a record's stat does not
+hold or a file is read (its blob id is recorded then): a scan where every stat holds runs none.
+Anything unexpected (no git, not a repository, a refusal, output this module cannot parse) means
+no witness, and the scan reads and hashes the file as before. Paths are the raw bytes git prints
+with ``-z``: names with newlines or that are not UTF-8 are matched as they are.
 """
 
 from __future__ import annotations
