@@ -7,8 +7,6 @@ from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
-import jsonschema_rs
-
 if TYPE_CHECKING:
     import jsonschema
 
@@ -40,6 +38,8 @@ _SPACE_ONLY_TO_PYTHON = ("\\u001c", "\\u001d", "\\u001e", "\\u001f")
 @cache
 def _compiled(name: str) -> Any:
     """jsonschema-rs's compiled validator for the named schema, built once."""
+    import jsonschema_rs  # by the first validation, not by every command (a scan without evals needs none)
+
     return jsonschema_rs.validator_for(load_schema(name))
 
 

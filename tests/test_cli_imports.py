@@ -39,6 +39,26 @@ def test_a_scan_imports_neither_the_live_tier_nor_httpx_nor_the_model_sdks(tmp_p
     assert loaded == []
 
 
+NOT_FOR_A_SMALL_SCAN = (
+    *("multiprocessing", "concurrent.futures"),  # no worker for one skill
+    "jsonschema_rs",  # no evals to validate
+    "pathspec",  # no excludes, no aces.yml ignores
+    "importlib.metadata",  # no cache key to compute
+)
+"""Loaded only by the scans that use them: importing them all cost a one-skill scan about a tenth of its start."""
+
+
+def test_a_one_skill_scan_without_cache_imports_only_what_it_uses(tmp_path: Path) -> None:
+    skill_dir = tmp_path / "skills" / "demo"
+    skill_dir.mkdir(parents=True)
+    front = "---\nname: demo\ndescription: Formats demo files. Use when the user asks to format one.\n---\n"
+    (skill_dir / "SKILL.md").write_text(front + "# Demo\n\nRun the formatter.\n", encoding="utf-8")
+    code, modules = _imported_by("scan", str(tmp_path), "--no-cache", "--jobs", "1")
+    assert code == 0
+    loaded = [name for name in (*NOT_FOR_A_SCAN, *NOT_FOR_A_SMALL_SCAN) if name in modules]
+    assert loaded == []
+
+
 def test_the_rollout_verb_still_brings_what_it_needs() -> None:
     code, modules = _imported_by("rollout", "--help")
     assert code == 0

@@ -141,22 +141,22 @@ def _optional_int(value: object) -> bool:
     return value is None or (isinstance(value, int) and not isinstance(value, bool) and value > 0)
 
 
-def _optional_str(value: object) -> bool:
-    return value is None or isinstance(value, str)
-
-
 def finding_from_row(row: Sequence[object], skill: str) -> Finding | None:
     """The finding :func:`finding_to_row` wrote, or None when ``row`` is not such a row (a damaged file)."""
     if len(row) != _ROW_LENGTH:
         return None
     rule_id, severity, message, path, line, column, evidence, clause, fix, kind, reason = row
+    # Most fields are None or plain values: the common cases are tested first (a warm scan decodes
+    # every replayed finding, tens of thousands on a registry).
     if not (isinstance(rule_id, str) and isinstance(message, str) and isinstance(path, str)):
         return None
-    if not (isinstance(severity, str) and severity in _SEVERITIES and _optional_int(line) and _optional_int(column)):
+    if not (isinstance(severity, str) and severity in _SEVERITIES and isinstance(reason, str)):
         return None
-    if not (_optional_str(evidence) and _optional_str(clause) and _optional_str(fix) and isinstance(reason, str)):
+    if not ((line is None or _optional_int(line)) and (column is None or _optional_int(column))):
         return None
-    if kind is not None and kind not in _SUPPRESSION_KINDS:
+    if not (evidence is None or isinstance(evidence, str)) or not (clause is None or isinstance(clause, str)):
+        return None
+    if not (fix is None or isinstance(fix, str)) or not (kind is None or kind in _SUPPRESSION_KINDS):
         return None
     suppressed = None if kind is None else Suppression(_SUPPRESSION_KINDS[kind], reason)
     return Finding(
@@ -165,8 +165,8 @@ def finding_from_row(row: Sequence[object], skill: str) -> Finding | None:
         message,
         Location(path, line, column),  # type: ignore[arg-type]
         skill,
-        evidence,  # type: ignore[arg-type]
-        clause,  # type: ignore[arg-type]
-        fix,  # type: ignore[arg-type]
+        evidence,
+        clause,
+        fix,
         suppressed,
     )

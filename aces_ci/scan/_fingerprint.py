@@ -48,19 +48,25 @@ git's *racily clean* rule applies: a stored stat whose ``mtime_ns`` or ``ctime_n
 than the entry file's own modification time is never trusted, and that file is hashed again. The
 digest is the one a full read computes, so a replayed finding is exactly as fresh as before; only
 the reads are saved.
+
+**Git's index as a second witness** (:mod:`aces_ci.scan._git_index`): a fresh clone gives every file
+a new inode and times, so no stat record holds. Each record also keeps the file's git blob id
+(computed from the bytes it hashed, in the repository's object format). When a record's stat does
+not hold but git's index vouches that the file is still the checkout of that same blob, and its
+size is the record's, the stored hash stands in and the file is not read. The record is then
+renewed with the file's new stat.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
-import importlib.metadata
 import json
 import os
 import shutil
 import stat
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -68,9 +74,10 @@ from .. import __version__
 from ..skill import LIBYAML_VERSION
 from ._config import ScanConfig
 from ._finding import Severity
+from ._git_index import GitIndex, GitWitness
 from ._registry import Rule
 
-CACHE_FORMAT = 3
+CACHE_FORMAT = 4
 """Bumped whenever the layout of a key or of a cache entry changes."""
 
 CACHE_FOLDER_NAME = ".aces-cache"
@@ -113,6 +120,8 @@ class FileStat:
     sha256: str
     directives: bool
     """The file is Markdown and mentions ``aces-ci``."""
+    blob: str | None = None
+    """Git's blob id of the same bytes (None: hashed where no git index was at hand)."""
 
     def matches(self, info: os.stat_result, clean_before_ns: int) -> bool:
         """Whether ``info`` is this record's stat and the record is not racily clean (see the module's docstring)."""
@@ -127,20 +136,35 @@ class FileStat:
         )
 
     def to_row(self) -> list[object]:
-        return [self.size, self.mtime_ns, self.ctime_ns, self.inode, self.mode, self.sha256, self.directives]
+        return [self.size, self.mtime_ns, self.ctime_ns, self.inode, self.mode, self.sha256, self.directives, self.blob]
+
+    def restat(self, info: os.stat_result) -> FileStat:
+        """The same bytes under the file's new stat (git vouched that they did not change)."""
+        return FileStat(
+            info.st_size,
+            info.st_mtime_ns,
+            info.st_ctime_ns,
+            info.st_ino,
+            info.st_mode,
+            self.sha256,
+            self.directives,
+            self.blob,
+        )
 
 
 def file_stat_from_row(row: object) -> FileStat | None:
     """The record :meth:`FileStat.to_row` wrote, or None for anything else (a damaged index is a miss)."""
-    if not isinstance(row, list) or len(row) != 7:
+    if not isinstance(row, list) or len(row) != 8:
         return None
-    *numbers, sha256, directives = row
+    *numbers, sha256, directives, blob = row
     if not all(type(number) is int for number in numbers) or not isinstance(sha256, str):
         return None
     if len(sha256) != 64 or not isinstance(directives, bool):
         return None
+    if blob is not None and not (isinstance(blob, str) and len(blob) in (40, 64)):
+        return None
     size, mtime_ns, ctime_ns, inode, mode = numbers
-    return FileStat(size, mtime_ns, ctime_ns, inode, mode, sha256, directives)
+    return FileStat(size, mtime_ns, ctime_ns, inode, mode, sha256, directives, blob)
 
 
 StatIndex = dict[str, FileStat]
@@ -208,6 +232,8 @@ def _package_digest() -> str:
 def _library_versions() -> dict[str, str]:
     # libyaml is screened to compose exactly what PyYAML would (aces_ci.skill._yaml), but a new
     # libyaml is a new parser: a stale key would replay findings it never checked.
+    import importlib.metadata  # only a scan with a cache asks: importing it costs a one-skill scan a tenth
+
     versions = {"libyaml": LIBYAML_VERSION or "not installed"}
     for name in _LIBRARIES:
         try:
@@ -230,13 +256,12 @@ def _bash_identity() -> list[object] | None:
     return [real, info.st_size, info.st_mtime_ns]
 
 
-def _check_source(rule: Rule, digests: dict[str, str]) -> str | None:
-    """Digest of the file that defines the rule's check; None when no file pins down what it does.
+def _check_source(check: Callable[..., object], digests: dict[str, str]) -> str | None:
+    """Digest of the file that defines a rule's check; None when no file pins down what it does.
 
     A check that is not a plain module-level function (a closure, a lambda, a partial) may carry
     state no file shows, so a scan using one is not cached. ``digests`` keeps each file's digest.
     """
-    check = rule.check
     code = getattr(check, "__code__", None)
     if code is None or getattr(check, "__closure__", None) or "<" in getattr(check, "__qualname__", "<"):
         return None
@@ -263,7 +288,7 @@ def scan_digest(enabled: Sequence[tuple[Rule, Severity | None]], config: ScanCon
     rules = []
     digests: dict[str, str] = {}
     for rule, forced in enabled:
-        source = _check_source(rule, digests)
+        source = _check_source(rule.check, digests)
         if source is None:
             return None
         rules.append([rule.id, rule.severity.value, forced.value if forced else None, rule.weight, source])
@@ -281,6 +306,20 @@ def scan_digest(enabled: Sequence[tuple[Rule, Severity | None]], config: ScanCon
     return hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()
 
 
+def repository_digest(
+    enabled: Sequence[tuple[Rule, Severity | None]], config: ScanConfig, checks: Mapping[str, Callable[..., object]]
+) -> str | None:
+    """The key part of the repository rules' stored findings that is not the skills' listings: as
+    :func:`scan_digest` for those rules, and the source of each one's repository-wide check
+    (``checks`` by rule id); None when caching them must be off."""
+    base = scan_digest(enabled, config)
+    digests: dict[str, str] = {}
+    sources = [_check_source(checks[rule.id], digests) for rule, _ in enabled if rule.id in checks]
+    if base is None or len(sources) != len(enabled) or None in sources:
+        return None
+    return hashlib.sha256(json.dumps([base, sources]).encode()).hexdigest()
+
+
 class _TreeWalk:
     """One pass over a skill directory: a line per entry for the digest, and whether directives may exist.
 
@@ -289,10 +328,20 @@ class _TreeWalk:
     (:class:`_NeedsRead`): the cheap look the scanning process takes before handing work out.
     """
 
-    def __init__(self, excluded: str | None, known: KnownStats | None = None, read_changed: bool = True) -> None:
+    def __init__(
+        self,
+        excluded: str | None,
+        known: KnownStats | None = None,
+        read_changed: bool = True,
+        git: GitWitness | None = None,
+        prefix: bytes = b"",
+    ) -> None:
         self.excluded = excluded
         self.known = known
         self.read_changed = read_changed
+        self.git = git
+        self.prefix = prefix
+        """The skill's directory relative to the scanned root, as git names paths (``b""`` or ``b"dir/"``)."""
         self.budget = MAX_FINGERPRINT_ENTRIES
         self.lines: list[bytes] = []
         self.has_directives = False
@@ -337,21 +386,34 @@ class _TreeWalk:
             if record is not None and record.matches(info, self.known.clean_before_ns):
                 self.stats[rel] = record
                 return record
+            if record is not None and record.blob is not None and record.size == info.st_size:
+                index = self.git.index() if self.git is not None else None
+                if index is not None and index.blob_of(self.prefix + child, info) == record.blob:
+                    renewed = record.restat(info)
+                    self.stats[rel] = renewed
+                    return renewed
         if not self.read_changed:
             raise _NeedsRead(path)
         markdown = child.lower().endswith(_MARKDOWN_SUFFIX)
-        digest, directives, after = self._read(path, info.st_size, markdown)
+        index = self.git.index() if self.git is not None else None
+        digest, directives, after, blob = self._read(path, info.st_size, markdown, index)
         record = FileStat(
-            info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_mode, digest, directives
+            info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_mode, digest, directives, blob
         )
         if record.matches(after, clean_before_ns=sys.maxsize):
             self.stats[rel] = record  # only a stat taken around the read it describes is kept
         return record
 
-    def _read(self, path: str, size: int, markdown: bool) -> tuple[str, bool, os.stat_result]:
+    def _read(
+        self, path: str, size: int, markdown: bool, index: GitIndex | None
+    ) -> tuple[str, bool, os.stat_result, str | None]:
         """SHA-256 of the file's bytes (``size`` is what its stat said), whether Markdown holds a directive
-        marker, and the file's stat once read."""
+        marker, the file's stat once read, and (in a git repository) the bytes' blob id."""
         hasher = hashlib.sha256()
+        blob = hashlib.new(index.algorithm) if index is not None else None
+        if blob is not None:
+            blob.update(b"blob %d\0" % size)
+        length = 0
         tail = b""
         directives = False
         try:
@@ -364,6 +426,9 @@ class _TreeWalk:
             wanted = min(size + 1, _CHUNK)  # one read for a file that did not grow since its stat
             while chunk := os.read(descriptor, wanted):
                 hasher.update(chunk)
+                length += len(chunk)
+                if blob is not None:
+                    blob.update(chunk)
                 if markdown and not directives:
                     directives = DIRECTIVE_MARKER in tail + chunk
                     tail = chunk[-len(DIRECTIVE_MARKER) :]
@@ -375,7 +440,9 @@ class _TreeWalk:
             raise _NotCacheable(f"cannot read {path}") from exc
         finally:
             os.close(descriptor)
-        return hasher.hexdigest(), directives, after
+        # The blob header named the stat's size: a file that changed size while read has no blob id.
+        blob_id = blob.hexdigest() if blob is not None and length == size else None
+        return hasher.hexdigest(), directives, after, blob_id
 
 
 def skill_fingerprint(
@@ -386,15 +453,20 @@ def skill_fingerprint(
     known: KnownStats | None = None,
     *,
     read_changed: bool = True,
+    git: GitWitness | None = None,
 ) -> SkillFingerprint | None:
     """The key of one skill's cached findings, or None when the skill must be scanned every time.
 
     ``cache_dir`` (the cache's own directory) is left out of the walk when it lies inside the skill.
     ``known`` (the stat index of the skill's cache entry) spares reading files whose stat still
     holds. With ``read_changed`` False the walk reads nothing and returns None as soon as a file
-    would need reading: the key of an unchanged skill at the cost of its ``lstat`` calls.
+    would need reading: the key of an unchanged skill at the cost of its ``lstat`` calls. ``git``
+    (git's index of the scanned root, ``rel_dir`` being relative to it) vouches for files whose
+    stat moved but whose blob did not, and gives every file read its blob id.
     """
-    tree = _TreeWalk(os.fspath(cache_dir) if cache_dir is not None else None, known, read_changed)
+    prefix = b"" if rel_dir == "." else os.fsencode(rel_dir) + b"/"
+    excluded = os.fspath(cache_dir) if cache_dir is not None else None
+    tree = _TreeWalk(excluded, known, read_changed, git, prefix)
     try:
         tree.walk(os.fspath(skill_dir), b"")
     except (_NotCacheable, _NeedsRead):

@@ -16,16 +16,16 @@ held state. Elsewhere, and whenever other threads run, workers are spawned fresh
 from __future__ import annotations
 
 import itertools
-import multiprocessing
 import sys
 import threading
 from collections.abc import Callable, Generator, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
-from multiprocessing.context import BaseContext
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from ..errors import InfraError
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
+    from multiprocessing.context import BaseContext
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -35,6 +35,8 @@ BATCH = 16
 
 
 def _start_method() -> BaseContext:
+    import multiprocessing  # here: a scan that needs no worker (one skill, a warm cache) never loads it
+
     if sys.platform == "linux" and threading.active_count() == 1:
         return multiprocessing.get_context("fork")
     return multiprocessing.get_context("spawn")
@@ -69,6 +71,9 @@ def run_in_workers(
     the caller can use them while later batches are still being worked on. A worker that dies
     (killed, out of memory) is an :class:`~aces_ci.errors.InfraError`: the machine failed, not the skill.
     """
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
     executor = ProcessPoolExecutor(
         max_workers=workers, mp_context=_start_method(), initializer=initializer, initargs=initargs
     )

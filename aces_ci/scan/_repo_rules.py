@@ -10,7 +10,9 @@ description pushes this one out of the listing), so it cannot be cached with the
 * The runner calls :func:`repository_findings` once per scan, in its own process, over **every**
   skill of the scan (with ``within``, the skills of that folder), whether the per-skill findings
   were computed or replayed from the result cache. It reads only each SKILL.md's frontmatter
-  (what a host lists), so a warm scan stays cheap.
+  (what a host lists), and a replayed skill's listing comes from its cache entry. The rules read
+  nothing else, so with a cache their findings over the same listings (same rules, settings and
+  aces-ci code) are replayed from the previous scan: an unchanged repository runs none of them.
 * Each finding belongs to one skill (a pair's finding to the first of the two, in directory order)
   and is reported with that skill's findings; with ``--shard i/n`` every shard computes the rules over
   all skills and keeps the findings of its own skills, so merged shards report each finding once.
@@ -18,8 +20,10 @@ description pushes this one out of the listing), so it cannot be cached with the
 
 from __future__ import annotations
 
+import hashlib
 import inspect
-from collections.abc import Callable, Hashable, Iterable, Sequence
+import json
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar, cast
@@ -30,9 +34,10 @@ from ._config import ScanConfig
 from ._context import ScanContext
 from ._finding import Finding, Hit, Severity
 from ._inputs import SkillInputs
-from ._internal_rules import internal_error
+from ._internal_rules import INTERNAL_ERROR, internal_error
 from ._listing import ListedSkill
 from ._registry import SEVERITY_POINTS, Rule, RuleRegistry
+from ._result_cache import ResultCache, RuleFixes
 from ._suppress import apply_directives, read_directives
 
 
@@ -129,20 +134,67 @@ def repository_findings(
     rules: Sequence[tuple[Rule, Severity | None]],
     config: ScanConfig,
     registry: RuleRegistry,
+    *,
+    known: Mapping[str, ListedSkill] | None = None,
+    no_directives: frozenset[str] = frozenset(),
+    stored: RepositoryStore | None = None,
 ) -> dict[str, list[Finding]]:
     """Run every enabled repository rule once over ``skills`` (directory, rel_dir); findings by skill directory.
 
     Inline suppressions of the skill a finding belongs to apply to it as to any finding; a rule that
     raises becomes an ACES001 finding on the first skill, like a per-skill rule that raises.
+    ``known`` holds listings already at hand by rel_dir (a replayed skill's, from its cache entry:
+    computed from the same bytes), which are not read again; ``no_directives`` names skills known to
+    hold no inline directive (their replayed key says so), whose SKILL.md is not read for one.
+    With ``stored``, the findings of a previous scan over the very same listings are replayed (the
+    rules read nothing but the listings and the settings, which with the rules' code make the key).
     """
     repo_rules = [(rule, forced) for rule, forced in rules if is_repository_rule(rule)]
     if not repo_rules or not skills:
         return {}
-    listed = tuple(found for skill_dir, rel in skills if (found := listed_skill(skill_dir, root, rel)) is not None)
+    known = known or {}
+    listed = tuple(
+        found
+        for skill_dir, rel in skills
+        if (found := known.get(rel) or listed_skill(skill_dir, root, rel)) is not None
+    )
     context = RepoContext(listed, config)
     md_of = {skill.rel_dir: skill.skill_md for skill in listed}
     first_rel = skills[0][1]
     first_md = md_of.get(first_rel, first_rel)
+    key = stored.key_for(listed) if stored is not None else ""
+    by_skill = stored.cache.load_repository(key, stored.fixes) if stored is not None else None
+    if by_skill is None:
+        by_skill = _run_checks(context, repo_rules, first_rel, first_md)
+        failed = any(f.rule_id == INTERNAL_ERROR.id for found in by_skill.values() for f in found)
+        if stored is not None and not failed:
+            stored.cache.store_repository(key, by_skill)
+    dirs = {rel: skill_dir for skill_dir, rel in skills}
+    return {
+        rel: found if rel in no_directives else _inline_suppressed(dirs[rel], root, found, registry)
+        for rel, found in by_skill.items()
+    }
+
+
+@dataclass(frozen=True)
+class RepositoryStore:
+    """Where the repository rules' findings are kept between scans, and the part of their key the rules make."""
+
+    cache: ResultCache
+    rules_key: str
+    """:func:`~aces_ci.scan._fingerprint.repository_digest` of the enabled repository rules and the settings."""
+    fixes: RuleFixes
+
+    def key_for(self, listed: Sequence[ListedSkill]) -> str:
+        """The key over the rules and every listing, in order: any skill's name, description or line changes it."""
+        rows = [[s.rel_dir, s.skill_md, s.name, s.description, s.description_line, s.when_to_use] for s in listed]
+        material = json.dumps([self.rules_key, rows], ensure_ascii=True).encode("ascii")
+        return hashlib.sha256(material).hexdigest()
+
+
+def _run_checks(
+    context: RepoContext, repo_rules: Sequence[tuple[Rule, Severity | None]], first_rel: str, first_md: str
+) -> dict[str, list[Finding]]:
     by_skill: dict[str, list[Finding]] = {}
     for rule, forced in repo_rules:
         try:
@@ -162,8 +214,7 @@ def repository_findings(
         except Exception as exc:
             failure = internal_error(f"rule {rule.id} ({rule.name})", exc, first_rel, first_md)
             by_skill.setdefault(first_rel, []).append(failure)
-    dirs = {rel: skill_dir for skill_dir, rel in skills}
-    return {rel: _inline_suppressed(dirs[rel], root, found, registry) for rel, found in by_skill.items()}
+    return by_skill
 
 
 def _inline_suppressed(skill_dir: Path, root: Path, findings: list[Finding], registry: RuleRegistry) -> list[Finding]:

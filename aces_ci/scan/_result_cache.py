@@ -8,10 +8,12 @@ computes. A skill whose key matches is not parsed or checked again.
 Layout: one JSON file per skill directory, ``<cache dir>/<sha256 of rel_dir>.json``, holding the key
 it was computed under and the skill's stat index (per file: its ``lstat`` and hash when the key was
 computed; see :mod:`aces_ci.scan._fingerprint`), so an unchanged skill's key costs ``lstat`` calls,
-not reads. A skill edited since is a key mismatch, and its entry is overwritten by the
-new scan, so the cache holds one entry per skill path it has seen and deleting the directory is
-always safe. The directory holds a ``.gitignore`` (``*``) so it is never committed, and a
-``CACHEDIR.TAG`` so backup tools skip it.
+not reads; with it, what a host lists of the skill (for the repository rules). Beside them,
+``repository-rules.entry`` keeps the repository rules' findings, keyed by those rules, the settings
+and every skill's listing (:mod:`aces_ci.scan._repo_rules`). A skill edited since is a key
+mismatch, and its entry is overwritten by the new scan, so the cache holds one entry per skill
+path it has seen and deleting the directory is always safe. The directory holds a ``.gitignore``
+(``*``) so it is never committed, and a ``CACHEDIR.TAG`` so backup tools skip it.
 
 Nothing here may break a scan: an entry that is unreadable, truncated, from another format or
 otherwise malformed is a miss; a write that fails (read-only checkout, full disk) is counted and
@@ -24,7 +26,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -33,6 +35,7 @@ from ..atomic import write_atomic
 from ..redact import redacted_json
 from ._finding import Finding, finding_from_row, finding_to_row
 from ._fingerprint import CACHE_FOLDER_NAME, CACHE_FORMAT, KnownStats, StatIndex, file_stat_from_row
+from ._listing import ListedSkill
 
 DEFAULT_CACHE_DIR = Path(CACHE_FOLDER_NAME) / "scan"
 """Relative to the scanned directory; ``.aces-cache`` is never listed as a file of a skill."""
@@ -49,6 +52,9 @@ _FIX = 8
 MAX_ENTRY_BYTES = 16 * 1024 * 1024
 """An entry larger than this is not one we wrote: ignored."""
 
+_REPOSITORY_ENTRY = "repository-rules.entry"
+"""The repository rules' findings over every skill (one entry: they change with any skill's listing).
+Not named ``*.json``: only the per-skill entries are."""
 _GITIGNORE = "# Written by aces-ci: a cache of scan results, never committed.\n*\n"
 _CACHEDIR_TAG = (
     "Signature: 8a477f597d28d172789f06886806bc55\n"
@@ -94,6 +100,10 @@ class CachedSkill:
     findings: tuple[Finding, ...]
     """The rules' findings as the rules return them: a rule's own policy waivers included, before every
     suppression applied after the rules (inline, config, baseline)."""
+    listed: ListedSkill | None = None
+    """What a host lists of the skill (its SKILL.md's name and description), for the repository rules
+    of a scan that replays it: they then read no SKILL.md of an unchanged skill. None: not kept (a
+    listing redaction would alter is never stored, so a replay sees exactly what a read would)."""
 
 
 def _raw(finding: Finding | None) -> bool:
@@ -134,7 +144,29 @@ def _entry_from_json(data: object, rel_dir: str, key: str, fixes: RuleFixes) -> 
     findings = [finding_from_row(_with_fix(row, fixes), rel_dir) if isinstance(row, list) else None for row in rows]
     if not all(_raw(finding) for finding in findings):
         return None  # damaged, or not written by store(): the cache holds raw findings, before suppressions
-    return CachedSkill(name, skill_md, tuple(f for f in findings if f is not None))
+    listed = _listed_from_row(data.get("listed"), rel_dir, skill_md)
+    return CachedSkill(name, skill_md, tuple(f for f in findings if f is not None), listed)
+
+
+def _listing_row(listed: ListedSkill | None) -> list[object] | None:
+    """The listing as an entry keeps it; None when there is none or redaction would change it."""
+    if listed is None:
+        return None
+    row: list[object] = [listed.name, listed.description, listed.description_line, listed.when_to_use]
+    if redacted_json(row) != json.dumps(row):
+        return None
+    return row
+
+
+def _listed_from_row(row: object, rel_dir: str, skill_md: str) -> ListedSkill | None:
+    if not isinstance(row, list) or len(row) != 4:
+        return None
+    name, description, line, when = row
+    if not (isinstance(name, str) and isinstance(description, str) and isinstance(when, str)):
+        return None
+    if type(line) is not int:
+        return None
+    return ListedSkill(rel_dir, skill_md, name, description, line, when)
 
 
 @dataclass(frozen=True)
@@ -162,6 +194,34 @@ def _known_stats(data: dict[str, object], written_ns: int) -> KnownStats:
     return KnownStats(files, written_ns)
 
 
+def _read_entry(path: str) -> tuple[dict[str, object], int] | None:
+    """The JSON object stored at ``path`` and the file's modification time; None when absent, unreadable or not one."""
+    try:
+        # O_NONBLOCK: a FIFO planted in place of an entry must not block the scan.
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    try:
+        written_ns = os.fstat(descriptor).st_mtime_ns
+        raw = os.read(descriptor, MAX_ENTRY_BYTES + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(descriptor)
+    if len(raw) > MAX_ENTRY_BYTES:
+        return None
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
+        return None
+    return (data, written_ns) if isinstance(data, dict) else None
+
+
+def _read_json(path: str) -> dict[str, object] | None:
+    found = _read_entry(path)
+    return None if found is None else found[0]
+
+
 class ResultCache:
     """Per-skill cached findings under one directory (created on the first write)."""
 
@@ -177,26 +237,10 @@ class ResultCache:
 
     def read(self, rel_dir: str) -> StoredEntry | None:
         """The entry stored for ``rel_dir`` whatever its key, or None (absent, unreadable, not JSON)."""
-        try:
-            # O_NONBLOCK: a FIFO planted in place of an entry must not block the scan.
-            descriptor = os.open(self._entry_path(rel_dir), os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        except OSError:
+        found = _read_entry(self._entry_path(rel_dir))
+        if found is None:
             return None
-        try:
-            written_ns = os.fstat(descriptor).st_mtime_ns
-            raw = os.read(descriptor, MAX_ENTRY_BYTES + 1)
-        except OSError:
-            return None
-        finally:
-            os.close(descriptor)
-        if len(raw) > MAX_ENTRY_BYTES:
-            return None
-        try:
-            data = json.loads(raw)
-        except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
-            return None
-        if not isinstance(data, dict):
-            return None
+        data, written_ns = found
         return StoredEntry(rel_dir, data, _known_stats(data, written_ns))
 
     def load(self, rel_dir: str, key: str, fixes: RuleFixes | None = None) -> CachedSkill | None:
@@ -213,6 +257,7 @@ class ResultCache:
             "name": entry.name,
             "skill_md": entry.skill_md,
             "findings": [_stored_row(finding) for finding in entry.findings],
+            "listed": _listing_row(entry.listed),
             "stats": {rel: record.to_row() for rel, record in (stats or {}).items()},
         }
         # ensure_ascii: file names that are not UTF-8 reach us as lone surrogates; \\udcXX escapes keep them.
@@ -238,6 +283,41 @@ class ResultCache:
         payload = json.dumps(document, ensure_ascii=True, separators=(",", ":")).encode("ascii")
         try:
             write_atomic(Path(self._entry_path(stored.rel_dir)), payload)
+        except OSError:
+            return False
+        return True
+
+    def load_repository(self, key: str, fixes: RuleFixes) -> dict[str, list[Finding]] | None:
+        """The repository rules' findings by skill stored under ``key`` (:mod:`aces_ci.scan._repo_rules`), or None."""
+        data = _read_json(os.path.join(self.directory, _REPOSITORY_ENTRY))
+        if not isinstance(data, dict) or data.get("format") != CACHE_FORMAT or data.get("key") != key:
+            return None
+        pairs = data.get("findings")
+        if not isinstance(pairs, list):
+            return None
+        by_skill: dict[str, list[Finding]] = {}
+        for pair in pairs:
+            if not (isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], str)):
+                return None
+            if not isinstance(pair[1], list):
+                return None
+            finding = finding_from_row(_with_fix(pair[1], fixes), pair[0])
+            if finding is None or finding.suppressed is not None:
+                return None
+            by_skill.setdefault(pair[0], []).append(finding)
+        return by_skill
+
+    def store_repository(self, key: str, by_skill: Mapping[str, Sequence[Finding]]) -> bool:
+        """Keep the repository rules' findings under ``key``; nothing is kept that redaction would alter
+        (a replay must report what the rules would), and a refusing disk is not an error."""
+        pairs = [[skill, _stored_row(finding)] for skill, found in by_skill.items() for finding in found]
+        document = {"format": CACHE_FORMAT, "key": key, "findings": pairs}
+        plain = json.dumps(document, ensure_ascii=True, separators=(",", ":"))
+        if redacted_json(document, ensure_ascii=True, separators=(",", ":")) != plain:
+            return False
+        try:
+            self._prepare_directory()
+            write_atomic(Path(os.path.join(self.directory, _REPOSITORY_ENTRY)), plain.encode("ascii"))
         except OSError:
             return False
         return True

@@ -4,10 +4,11 @@ Per skill, in discovery order: if a result cache is given and the skill's key (i
 rules, the settings: :mod:`aces_ci.scan._fingerprint`) matches a stored entry, the stored rule
 findings are replayed. This process first looks at every skill with ``lstat`` alone (the entry's
 stat index: an unchanged skill costs its ``lstat`` calls and one read of its entry, and is replayed
-here); only the skills that changed go to the workers, so a push that touches one skill starts no
-worker. A skill that is not replayed is fingerprinted (reading only the files whose stat moved),
-and if its key still matches it is replayed; otherwise the skill is loaded and every enabled
-rule runs on it, sharing one :class:`~aces_ci.scan._inputs.SkillInputs`, and the findings are
+here; in a fresh clone, where every stat moved, git's index vouches for the files git checked out:
+:mod:`aces_ci.scan._git_index`); only the skills that changed go to the workers, so a push that
+touches one skill starts no worker. A skill that is not replayed is fingerprinted (reading only
+the files whose stat moved), and if its key still matches it is replayed; otherwise the skill is
+loaded and every enabled rule runs on it, sharing one :class:`~aces_ci.scan._inputs.SkillInputs`, and the findings are
 stored for next time when they can be replayed faithfully. Inline suppressions are then applied
 to either. That per-skill work runs in this process or in worker processes
 (:mod:`aces_ci.scan._pool`); the results are the same.
@@ -44,7 +45,8 @@ from ._baseline import Baseline, apply_baseline, count_stale, load_baseline
 from ._config import ScanConfig
 from ._context import ScanContext
 from ._finding import Finding, FindingRow, Hit, Location, Severity, Suppression, finding_from_row, finding_to_row
-from ._fingerprint import KnownStats, SkillFingerprint, scan_digest, skill_fingerprint
+from ._fingerprint import KnownStats, SkillFingerprint, repository_digest, scan_digest, skill_fingerprint
+from ._git_index import GitWitness
 from ._inputs import ScanMemo, SkillInputs
 from ._internal_rules import (
     INTERNAL_ERROR,
@@ -53,9 +55,10 @@ from ._internal_rules import (
     SUPPRESSION_WITHOUT_REASON,
     internal_error,
 )
+from ._listing import ListedSkill
 from ._pool import plan_workers, run_in_workers
 from ._registry import Rule, RuleRegistry
-from ._repo_rules import is_repository_rule, repository_findings
+from ._repo_rules import REPOSITORY_CHECKS, RepositoryStore, is_repository_rule, listed_skill, repository_findings
 from ._result import JudgeResult, ScanResult, SkillReport
 from ._result_cache import CachedSkill, CacheUse, ResultCache, StoredEntry
 from ._score import structural_score
@@ -146,6 +149,8 @@ class _ScanJob:
     """Only skills under this directory of ``root`` are scanned (paths stay relative to ``root``)."""
     fixes: Mapping[str, str | None] = dataclasses.field(default_factory=dict)
     """Each rule's fix by id: cache entries leave it out (:data:`~aces_ci.scan._result_cache.RuleFixes`)."""
+    git: GitWitness | None = None
+    """Git's index of ``root``, asked when a file's stat moved (a fresh clone): :mod:`aces_ci.scan._git_index`."""
 
 
 @dataclass(frozen=True)
@@ -158,6 +163,10 @@ class _SkillScan:
     findings: tuple[Finding, ...]
     """The rules' findings with inline suppressions applied and directive problems added."""
     cache_use: CacheUse
+    listed: ListedSkill | None = None
+    """A replayed skill's listing as its cache entry kept it (the repository rules then do not read it)."""
+    no_directives: bool = False
+    """Known from the replayed key: no Markdown file of the skill mentions aces-ci, so none suppresses."""
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Travel from a worker process as plain rows (:func:`finding_to_row`)."""
@@ -256,11 +265,13 @@ def _scan_skill(
     cache_use: CacheUse = "off"
     if job.cache is not None and job.scan_key is not None:
         repeatable = inputs.repeatable and not any(f.rule_id == INTERNAL_ERROR.id for f in raw)
+        # Read before the check below, so that the listing too is of the bytes the key names.
+        listed = listed_skill(skill_dir, job.root, rel_dir) if fingerprint is not None and repeatable else None
         # Keyed by the bytes read before the scan: only valid if nothing changed while it ran.
         if fingerprint is None or not repeatable or _fingerprint(job, skill_dir, rel_dir) != fingerprint:
             cache_use = "not-cacheable"
         else:
-            entry = CachedSkill(_reported_name(skill), skill.skill_md.rel, tuple(raw))
+            entry = CachedSkill(_reported_name(skill), skill.skill_md.rel, tuple(raw), listed)
             stored = job.cache.store(skill.rel_dir, fingerprint.digest, entry, fingerprint.stats)
             cache_use = "stored" if stored else "not-stored"
     return _SkillScan(skill.rel_dir, _reported_name(skill), skill.skill_md.rel, findings, cache_use)
@@ -278,7 +289,9 @@ def _fingerprint(
     check that nothing changed while it ran passes no ``known``: it reads every file)."""
     if job.cache is None or job.scan_key is None:
         return None
-    return skill_fingerprint(skill_dir, rel_dir, job.scan_key, job.cache.directory, known, read_changed=read_changed)
+    return skill_fingerprint(
+        skill_dir, rel_dir, job.scan_key, job.cache.directory, known, read_changed=read_changed, git=job.git
+    )
 
 
 def _replayed(
@@ -292,7 +305,8 @@ def _replayed(
         except Exception:
             return None
         findings = _with_directives(skill, entry.findings, job, SkillInputs(skill))
-    return _SkillScan(rel_dir, entry.name, entry.skill_md, findings, "hit")
+    quiet = not fingerprint.has_directives
+    return _SkillScan(rel_dir, entry.name, entry.skill_md, findings, "hit", entry.listed, quiet)
 
 
 def _process_skill(job: _ScanJob, skill_dir: Path, memo: ScanMemo) -> _SkillScan:
@@ -347,17 +361,20 @@ def _worker_batch(skill_dirs: list[Path]) -> list[_SkillScan]:
     return [_process_skill(job, skill_dir, memo) for skill_dir in skill_dirs]
 
 
-def _process_all(job: _ScanJob, jobs: int, chosen: Iterable[Path] | None = None) -> Generator[_SkillScan, None, None]:
-    """Every skill under the root (or the ``chosen`` ones), in discovery order, here or in up to ``jobs`` workers.
+Looked = list[tuple[Path, "_SkillScan | None"]]
+"""Each chosen skill directory, with its replayed scan when ``lstat`` showed it unchanged."""
 
-    With a cache, the skills ``lstat`` shows unchanged are replayed here first and only the others
-    are worked on, so the workers are planned (and started) for the work there really is.
-    """
-    found = iter_skill_dirs(job.root, job.config.exclude, within=job.within) if chosen is None else chosen
+
+def _look(job: _ScanJob, chosen: Iterable[Path]) -> Looked:
+    """With a cache, replay here every skill ``lstat`` shows unchanged; the others are left for :func:`_process_all`."""
     if job.cache is None or job.scan_key is None:
-        yield from _scan_found(job, found, jobs)
-        return
-    looked = [(skill_dir, _unchanged(job, skill_dir)) for skill_dir in found]
+        return [(skill_dir, None) for skill_dir in chosen]
+    return [(skill_dir, _unchanged(job, skill_dir)) for skill_dir in chosen]
+
+
+def _process_all(job: _ScanJob, jobs: int, looked: Looked) -> Generator[_SkillScan, None, None]:
+    """Every looked-at skill, in discovery order: the replayed as they are, the others here or in up to ``jobs``
+    workers, planned (and started) for the work there really is."""
     changed = _scan_found(job, (skill_dir for skill_dir, replayed in looked if replayed is None), jobs)
     with contextlib.closing(changed):
         for _, replayed in looked:
@@ -416,6 +433,17 @@ def _judge_all(job: _ScanJob, scans: Sequence[_SkillScan], judge: ModelSettings)
     return run_judge(skills, judge)
 
 
+def _repository_store(
+    cache: ResultCache | None, enabled: EnabledRules, config: ScanConfig, fixes: Mapping[str, str | None]
+) -> RepositoryStore | None:
+    """Where the repository rules' findings are kept, when a cache is in use and their code can be keyed."""
+    if cache is None:
+        return None
+    repo_rules = [pair for pair in enabled if is_repository_rule(pair[0])]
+    rules_key = repository_digest(repo_rules, config, REPOSITORY_CHECKS) if repo_rules else None
+    return None if rules_key is None else RepositoryStore(cache, rules_key, fixes)
+
+
 def scan_repo(
     root: Path,
     settings: ScanConfig | None = None,
@@ -458,7 +486,8 @@ def scan_repo(
     per_skill = tuple(pair for pair in enabled if not is_repository_rule(pair[0]))
     scan_key = scan_digest(per_skill, scan_config) if cache is not None else None
     fixes = {rule.id: rule.fix for rule in registry}
-    job = _ScanJob(root, registry, per_skill, scan_config, cache, scan_key, within, fixes)
+    git = GitWitness(root) if scan_key is not None else None
+    job = _ScanJob(root, registry, per_skill, scan_config, cache, scan_key, within, fixes, git)
     scans: list[_SkillScan] = []
     findings_by_skill: dict[str, list[Finding]] = {}
     reports: dict[str, SkillReport] = {}
@@ -467,9 +496,21 @@ def scan_repo(
     final_early = baseline is None and judge is None
     all_dirs = list(iter_skill_dirs(root, scan_config.exclude, within=within))
     chosen = shard.select(all_dirs) if shard is not None else all_dirs
+    looked = _look(job, chosen)
+    replayed = [scanned for _, scanned in looked if scanned is not None]
     # Over all skills, cached or not, in every shard; each shard reports the findings of its own skills.
-    across = repository_findings(root, [(d, _rel_dir(d, root)) for d in all_dirs], enabled, scan_config, registry)
-    with contextlib.closing(_process_all(job, jobs, chosen)) as arriving:
+    # A replayed skill's listing comes from its entry: an unchanged repository reads no SKILL.md here.
+    across = repository_findings(
+        root,
+        [(d, _rel_dir(d, root)) for d in all_dirs],
+        enabled,
+        scan_config,
+        registry,
+        known={scanned.rel_dir: scanned.listed for scanned in replayed if scanned.listed is not None},
+        no_directives=frozenset(scanned.rel_dir for scanned in replayed if scanned.no_directives),
+        stored=_repository_store(cache, enabled, scan_config, fixes),
+    )
+    with contextlib.closing(_process_all(job, jobs, looked)) as arriving:
         for scanned in arriving:
             scans.append(scanned)
             raw = [*scanned.findings, *across.get(scanned.rel_dir, ())]

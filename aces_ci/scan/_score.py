@@ -12,6 +12,7 @@ Suppressed findings cost nothing.
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from collections.abc import Iterable
 
@@ -33,8 +34,9 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}" + ("" if count == 1 else "s")
 
 
-def _explain(count: int, costs: list[int], points: int) -> str:
-    counted = costs[:MAX_COUNTED_PER_RULE]
+@functools.lru_cache(maxsize=4096)
+def _explain(count: int, counted: tuple[int, ...], points: int) -> str:
+    """The deduction's arithmetic; memoised: a repository repeats the same few thousands of times."""
     same = len(set(counted)) == 1
     arithmetic = f"{len(counted)} × {counted[0]}" if same else " + ".join(str(c) for c in counted)
     text = f"{_plural(count, 'finding')}: {arithmetic} = {_plural(sum(counted), 'point')}"
@@ -58,7 +60,8 @@ def structural_score(findings: Iterable[Finding], registry: RuleRegistry) -> Str
         if points == 0:
             continue
         rule = registry.get(rule_id)
-        deductions.append(Deduction(rule.id, rule.name, len(costs), points, _explain(len(costs), costs, points)))
+        why = _explain(len(costs), tuple(costs[:MAX_COUNTED_PER_RULE]), points)
+        deductions.append(Deduction(rule.id, rule.name, len(costs), points, why))
     deductions.sort(key=lambda d: (-d.points, d.rule_id))
     value = max(0, FULL_SCORE - sum(d.points for d in deductions))
     return StructuralScore(value, tuple(deductions))

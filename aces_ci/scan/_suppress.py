@@ -24,15 +24,16 @@ import difflib
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal
-
-import pathspec
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..skill import Skill, html_comments, is_within
 from ._config import IgnoreEntry
 from ._finding import Finding
 from ._inputs import SkillInputs
 from ._registry import RuleRegistry
+
+if TYPE_CHECKING:
+    import pathspec
 
 INTERNAL_FAMILY = "ACES"
 """Rules emitted by the runner itself (crashes, suppression problems): not suppressible inline."""
@@ -256,16 +257,17 @@ def apply_directives(findings: Iterable[Finding], directives: Sequence[Directive
     return [_inline_suppressed(finding, directives) for finding in findings]
 
 
+def _path_spec(paths: Sequence[str]) -> pathspec.PathSpec[Any] | None:
+    if not paths:
+        return None
+    import pathspec  # here, not at the top: only aces.yml ignores with paths need it
+
+    return pathspec.PathSpec.from_lines("gitignore", paths)
+
+
 def apply_ignore_list(findings: Iterable[Finding], entries: Sequence[IgnoreEntry]) -> list[Finding]:
     """Mark findings matched by an aces.yml ``ignore:`` entry as suppressed (``kind="config"``)."""
-    compiled = [
-        (
-            entry.rule.upper(),
-            entry.reason,
-            pathspec.PathSpec.from_lines("gitignore", entry.paths) if entry.paths else None,
-        )
-        for entry in entries
-    ]
+    compiled = [(entry.rule.upper(), entry.reason, _path_spec(entry.paths)) for entry in entries]
 
     def suppressed(finding: Finding) -> Finding:
         if not finding.active:

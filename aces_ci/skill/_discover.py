@@ -12,8 +12,6 @@ from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
-import pathspec
-
 from ._files import is_within, read_text
 from ._frontmatter import split_frontmatter
 from ._markdown import parse_markdown
@@ -78,7 +76,11 @@ def iter_skill_dirs(root: Path, exclude: Iterable[str] = (), *, within: Path | N
     ``exclude`` patterns and the hidden-folder rule still read paths relative to ``root``.
     """
     patterns = list(exclude)
-    spec = pathspec.PathSpec.from_lines("gitignore", patterns) if patterns else None
+    spec = None
+    if patterns:
+        import pathspec  # only a scan with excludes needs it; importing it costs more than a small scan
+
+        spec = pathspec.PathSpec.from_lines("gitignore", patterns)
     root = root.resolve()
     start = root if within is None else within.resolve()
     # (absolute path, path relative to root): relative paths are built by string joins, because this

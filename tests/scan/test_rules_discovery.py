@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
+import os
+import random
+import time
+from collections import Counter
 from pathlib import Path
+
+import pytest
 
 from aces_ci.scan import (
     DEFAULT_CACHE_DIR,
@@ -13,10 +21,11 @@ from aces_ci.scan import (
     ScanResult,
     Severity,
     Shard,
+    _repo_rules,
     build_listing,
     scan_repo,
 )
-from aces_ci.scan._siblings import collisions
+from aces_ci.scan._siblings import MIN_OVERLAP, MIN_SHARED_TERMS, VOCABULARY_SHARE, claim_terms, collisions, overlap
 from aces_ci.scan.rules import default_registry
 
 REGISTRY = default_registry()
@@ -150,6 +159,73 @@ def test_repository_rules_run_over_every_skill_when_per_skill_results_come_from_
     assert disc(third, "DISC003") == []
 
 
+def test_a_warm_scan_lists_unchanged_skills_from_their_cache_entries_without_reading_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_skill(tmp_path, "csv-charts", CSV)
+    write_skill(tmp_path, "plot-data", PLOT)
+    long_ago = time.time() - 3600
+    for skill_md in tmp_path.glob("skills/*/SKILL.md"):
+        os.utime(skill_md, (long_ago, long_ago))  # not racily clean: the stat alone shows them unchanged
+    first = scan_repo(tmp_path, ScanConfig(), REGISTRY, cache=ResultCache(tmp_path / DEFAULT_CACHE_DIR))
+
+    def no_read(*args: object) -> object:
+        raise AssertionError("an unchanged skill's SKILL.md was read for the repository rules")
+
+    monkeypatch.setattr(_repo_rules, "listed_skill", no_read)
+    monkeypatch.setattr(_repo_rules, "read_text", no_read)
+    second = scan_repo(tmp_path, ScanConfig(), REGISTRY, cache=ResultCache(tmp_path / DEFAULT_CACHE_DIR))
+    assert disc(second, "DISC003") == disc(first, "DISC003") and len(disc(first, "DISC003")) == 1
+    assert dataclasses.replace(second, generated_at="") == dataclasses.replace(first, generated_at="")
+
+
+def test_unchanged_listings_replay_the_repository_findings_and_any_change_of_them_or_the_settings_reruns_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_skill(tmp_path, "csv-charts", CSV)
+    write_skill(tmp_path, "plot-data", PLOT)
+
+    def scan(config: ScanConfig | None = None) -> ScanResult:
+        result = scan_repo(tmp_path, config or ScanConfig(), REGISTRY, cache=ResultCache(tmp_path / DEFAULT_CACHE_DIR))
+        return dataclasses.replace(result, generated_at="")
+
+    cold = scan()
+    run_checks = _repo_rules._run_checks
+    runs: list[int] = []
+
+    def counted(*args: object) -> object:
+        runs.append(1)
+        return run_checks(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_repo_rules, "_run_checks", counted)
+    assert scan() == cold and runs == []
+    raised = scan(ScanConfig(severity={"DISC003": Severity.ERROR}))
+    assert runs == [1]
+    assert [f.severity for r in raised.skills for f in r.findings if f.rule_id == "DISC003"] == [Severity.ERROR]
+    (tmp_path / DEFAULT_CACHE_DIR / "repository-rules.entry").write_text('{"format": 4, "key": "damaged"')
+    assert scan() == cold and runs == [1, 1]
+    write_skill(tmp_path, "plot-data", "Use for Excel workbooks (.xlsx) with formulas and pivot tables, not CSV.")
+    assert disc(scan(), "DISC003") == [] and runs == [1, 1, 1]
+
+
+def test_a_listing_redaction_would_alter_is_read_again_not_replayed(tmp_path: Path) -> None:
+    """An entry is stored redacted: a description with a secret-shaped token would come back masked, shorter."""
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    write_skill(tmp_path, "csv-charts", f"{CSV} Token {token} is an example.")
+    write_skill(tmp_path, "plot-data", PLOT)
+    cold = scan_repo(tmp_path, ScanConfig(), REGISTRY)
+    scan_repo(tmp_path, ScanConfig(), REGISTRY, cache=ResultCache(tmp_path / DEFAULT_CACHE_DIR))
+    entries = [json.loads(path.read_text()) for path in (tmp_path / DEFAULT_CACHE_DIR).glob("*.json")]
+    assert {entry["rel_dir"]: entry["listed"] is None for entry in entries} == {
+        "skills/csv-charts": True,
+        "skills/plot-data": False,
+    }
+    cache = ResultCache(tmp_path / DEFAULT_CACHE_DIR)
+    warm = scan_repo(tmp_path, ScanConfig(), REGISTRY, cache=cache)
+    assert cache.stats.hits == 2
+    assert dataclasses.replace(warm, generated_at="") == dataclasses.replace(cold, generated_at="")
+
+
 def test_each_shard_reports_the_findings_of_its_own_skills_so_merged_shards_report_each_once(tmp_path: Path) -> None:
     write_skill(tmp_path, "csv-charts", CSV)
     write_skill(tmp_path, "plot-data", PLOT)
@@ -187,3 +263,21 @@ def test_a_skill_md_linked_from_outside_the_repository_is_never_read_into_a_find
     result = scan_repo(repo, ScanConfig(), REGISTRY)
     assert disc(result, "DISC003") == []
     assert "PRIVATE-WORDS" not in repr(result)
+
+
+def test_sibling_collisions_found_through_shared_terms_are_every_pair_a_full_comparison_finds() -> None:
+    """DISC003 compares a skill only with the later skills sharing a term; no colliding pair may be missed."""
+    rng = random.Random(20)
+    words = [f"{rng.choice('bcdfgklmnprst')}{rng.choice('aeiou')}{rng.choice('bcdfgklmnprst')}{n}x" for n in range(40)]
+    texts = [f"Use when the user asks to {' '.join(rng.sample(words, rng.randint(3, 9)))}." for _ in range(120)]
+    terms = [claim_terms(text) for text in texts]
+    frequency = Counter(term for found in terms for term in found)
+    assert max(frequency.values()) <= len(texts) * VOCABULARY_SHARE, "no term is the repository's vocabulary here"
+    every_pair = [
+        (i, j)
+        for i in range(len(terms))
+        for j in range(i + 1, len(terms))
+        if len(terms[i] & terms[j]) >= MIN_SHARED_TERMS and overlap(terms[i], terms[j]) >= MIN_OVERLAP
+    ]
+    assert len(every_pair) > 10
+    assert [(found.first, found.second) for found in collisions(texts)] == every_pair

@@ -49,9 +49,9 @@ class Spy:
         self.scanned: list[str] = []
         read, scan_skill = _fingerprint._TreeWalk._read, _runner._scan_skill
 
-        def spied_read(walk: object, path: str, size: int, markdown: bool) -> object:
+        def spied_read(walk: object, path: str, *args: object) -> object:
             self.reads.append(Path(path).as_posix())
-            return read(walk, path, size, markdown)  # type: ignore[arg-type]
+            return read(walk, path, *args)  # type: ignore[arg-type]
 
         def spied_scan(job: object, skill_dir: Path, *args: object) -> object:
             self.scanned.append(skill_dir.name)
