@@ -9,19 +9,29 @@ one ``aces-ci trial`` runs on the same settings. Nothing here sees an ``argparse
   :mod:`._plan`, :mod:`._triggers`).
 * :func:`value`, :func:`value_plan` — SkillSV on the live agent or a Python oracle (:mod:`._value`,
   :mod:`._value_live`).
+* :func:`rollout` — one skill's cases in one or both arms, no verdict (:mod:`._rollout`);
+  :func:`compile` — SkillSV's game of a skill, no model run (:mod:`._compile`).
 """
 
+from ._compile import compile
 from ._inputs import SkillSources, load_cases
+from ._rollout import ARMS, Arm, build_requests, rollout, rollout_cases
 from ._trial import trial, trial_plan, triggers
 from ._triggers import HOSTS
 from ._value import MAX_EXACT_UNITS, ValuePlan, value, value_plan
 
 __all__ = [
+    "ARMS",
     "HOSTS",
     "MAX_EXACT_UNITS",
+    "Arm",
     "SkillSources",
     "ValuePlan",
+    "build_requests",
+    "compile",
     "load_cases",
+    "rollout",
+    "rollout_cases",
     "trial",
     "trial_plan",
     "triggers",

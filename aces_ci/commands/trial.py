@@ -26,11 +26,8 @@ An identical rerun with the same cache makes zero model calls.
 from __future__ import annotations
 
 import argparse
-import math
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from .. import app
 from ..atomic import write_output
@@ -42,49 +39,13 @@ from ..report import (
     render_trial_junit,
     render_trial_markdown,
     render_trial_text,
+    trial_warnings,
     write_plan_json,
     write_trial_json,
 )
 from ..trials import TRIAL_METRICS, TrialResult
-from ._run_options import add_judge_options, add_run_options, judge_flags, run_flags
+from ._run_options import add_judge_options, add_run_options, band, judge_flags, positive, run_flags, stress_levels
 from ._trial_triggers import recall_floor, run_triggers
-
-
-def _band(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not -1 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"a lift band lies in [-1, 1], got {value}")
-    return value
-
-
-def _positive(parse: Callable[[str], float]) -> Callable[[str], Any]:
-    """An argparse type: a finite number above 0."""
-
-    def convert(text: str) -> Any:
-        try:
-            value = parse(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-        if not math.isfinite(value) or value <= 0:
-            raise argparse.ArgumentTypeError(f"must be above 0, got {text}")
-        return value
-
-    return convert
-
-
-def _stress(text: str) -> tuple[int, ...]:
-    try:
-        levels = tuple(int(part) for part in text.split(",") if part.strip())
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"--stress takes numbers separated by commas, e.g. 1,5,20; got {text!r}"
-        ) from None
-    if not levels:
-        raise argparse.ArgumentTypeError("--stress needs at least one number of visible decoys")
-    return levels
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -109,12 +70,14 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     protocol.add_argument("--support", nargs="+", type=Path, metavar="PATH", help="skills staged in every condition")
     protocol.add_argument("--control", choices=("aa",), help="aa: add an A/A control (the noise floor)")
     protocol.add_argument("--metadata-only", action="store_true", help="split the lift into presence and content")
-    protocol.add_argument("--stress", type=_stress, metavar="N,N,…", help="routing stress test at N visible decoys")
+    protocol.add_argument(
+        "--stress", type=stress_levels, metavar="N,N,…", help="routing stress test at N visible decoys"
+    )
     protocol.add_argument("--sequential", action="store_true", help="add runs until the verdict is settled")
     protocol.add_argument(
-        "--cap-tokens", type=_positive(int), metavar="N", help="ex-ante cap per rollout (tokens in + out), both arms"
+        "--cap-tokens", type=positive(int), metavar="N", help="ex-ante cap per rollout (tokens in + out), both arms"
     )
-    protocol.add_argument("--cap-usd", type=_positive(float), metavar="X", help="ex-ante cap per rollout in dollars")
+    protocol.add_argument("--cap-usd", type=positive(float), metavar="X", help="ex-ante cap per rollout in dollars")
     protocol.add_argument("--plan", action="store_true", help="from cached runs, size a design; run nothing")
     protocol.add_argument(
         "--triggers",
@@ -130,11 +93,11 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     protocol.add_argument(
         "--min-recall", type=recall_floor, metavar="X", help="--triggers: fail a skill whose recall stays below X"
     )
-    protocol.add_argument("--target-lift", type=_band, metavar="X", help="the lift --plan sizes a design for")
+    protocol.add_argument("--target-lift", type=band, metavar="X", help="the lift --plan sizes a design for")
     gate = parser.add_argument_group("gate (override aces.yml gate:)")
     gate.add_argument("--lift-metric", choices=TRIAL_METRICS, help="metric the verdict reads (default: outcome)")
-    gate.add_argument("--pass-band", type=_band, metavar="X", help="pass when the lift's lower bound >= X (+0.05)")
-    gate.add_argument("--fail-band", type=_band, metavar="X", help="fail when the lift's upper bound <= X (-0.10)")
+    gate.add_argument("--pass-band", type=band, metavar="X", help="pass when the lift's lower bound >= X (+0.05)")
+    gate.add_argument("--fail-band", type=band, metavar="X", help="fail when the lift's upper bound <= X (-0.10)")
     reports = parser.add_argument_group("reports")
     reports.add_argument(
         "--json", metavar="FILE", help="write the result (schemas/trial-result.schema.json; --triggers: trigger-result)"
@@ -220,20 +183,6 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(render_trial_text(result))
         sys.stdout.flush()
     _write_reports(config.reports, result)
-    for skill in result.skills:
-        if skill.verdict == "underpowered":
-            what = (
-                "fails the gate (gate.underpowered: fail)"
-                if result.bands.underpowered_fails
-                else "passes with a warning"
-            )
-            print(
-                f"aces-ci: warning: {skill.skill} is underpowered and {what}: {skill.verdict_reason}", file=sys.stderr
-            )
-    if result.infra_errors:
-        print(
-            f"aces-ci: {result.infra_errors} rollout(s) ended as infrastructure errors or could not be graded; "
-            "rerun to retry them (finished rollouts come from the cache)",
-            file=sys.stderr,
-        )
+    for warning in trial_warnings(result):
+        print(f"aces-ci: {warning}", file=sys.stderr)
     return exit_code(result)
