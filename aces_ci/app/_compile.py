@@ -6,12 +6,13 @@ it as JSON (:func:`aces_ci.skillsv.compiled_json`); ``value`` compiles the same 
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from ..skillsv import CompiledSkill, compile_skill
 
 
-def compile(skill_dir: Path) -> CompiledSkill:
+def compile(skill_dir: str | os.PathLike[str]) -> CompiledSkill:
     """The game G = (N, D, H) of the skill in ``skill_dir``: its units, their dependency edges and the repaired
     hierarchy; InputError when the skill cannot be read or staged. Deterministic: no model runs."""
-    return compile_skill(skill_dir)
+    return compile_skill(Path(skill_dir))

@@ -2,7 +2,7 @@
 
 ``aces-ci trial SKILL_DIR… [--evals PATH] [--against REF] [--runs N] [--seed S] [--mode isolation|group]
 [--control aa] [--metadata-only] [--sequential] [--plan]`` plus the run flags of ``rollout`` and
-``--json --markdown --junit``. Each skill's cases run with it and without it (or against its
+``--json --markdown --junit --html``. Each skill's cases run with it and without it (or against its
 version at REF), ``--runs`` times per case and condition; the lift of every metric comes with
 its case-clustered interval, n, runs, coupling and smallest detectable effect, and the verdict
 reads the gated metric's interval against the bands of aces.yml ``gate:``.
@@ -31,7 +31,7 @@ from pathlib import Path
 
 from .. import app
 from ..atomic import write_output
-from ..config import NOT_GIVEN, Given, TrialFlags, TrialReports, find_project, given, resolve_trial
+from ..config import NOT_GIVEN, Given, TrialFlags, TrialReports, given
 from ..errors import EXIT_GATE_FAILED, EXIT_PASS, EXIT_RUNTIME_ERROR
 from ..redact import environment_secrets, redact_text
 from ..report import (
@@ -39,10 +39,12 @@ from ..report import (
     render_trial_junit,
     render_trial_markdown,
     render_trial_text,
+    trial_result_to_dict,
     trial_warnings,
     write_plan_json,
     write_trial_json,
 )
+from ..report.html import document_from, write_html
 from ..trials import TRIAL_METRICS, TrialResult
 from ._run_options import add_judge_options, add_run_options, band, judge_flags, positive, run_flags, stress_levels
 from ._trial_triggers import recall_floor, run_triggers
@@ -104,6 +106,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     reports.add_argument("--markdown", metavar="FILE", help="write the Markdown report")
     reports.add_argument("--junit", metavar="FILE", help="write JUnit XML (one testcase per skill)")
+    reports.add_argument("--html", type=Path, metavar="FILE", help="write the self-contained HTML report to FILE")
     reports.add_argument("--quiet", action="store_true", help="do not print the report on stdout")
     add_run_options(parser)
     add_judge_options(parser)
@@ -165,9 +168,7 @@ def exit_code(result: TrialResult) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    skill_dirs: list[Path] = list(args.skill_dirs)
-    project = find_project(skill_dirs[0].resolve(), args.config)
-    config = resolve_trial(project.config, trial_flags(args))
+    skill_dirs, project, config = app.trial_request(args.skill_dirs, trial_flags(args), args.config)
     if args.triggers:
         return run_triggers(app.triggers(skill_dirs, project, config), config, quiet=args.quiet)
     if args.plan:
@@ -183,6 +184,9 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(render_trial_text(result))
         sys.stdout.flush()
     _write_reports(config.reports, result)
+    if args.html is not None:
+        source = str(config.reports.json or "trial")
+        write_html(args.html, [document_from(trial_result_to_dict(result), source)])
     for warning in trial_warnings(result):
         print(f"aces-ci: {warning}", file=sys.stderr)
     return exit_code(result)

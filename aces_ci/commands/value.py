@@ -37,9 +37,10 @@ from pathlib import Path
 
 from .. import app
 from ..atomic import write_output
-from ..config import ValueFlags, find_project, given, resolve_value
+from ..config import ValueFlags, given
 from ..errors import EXIT_PASS, EXIT_RUNTIME_ERROR
 from ..report import json_bytes, render_value_plan, render_value_text
+from ..report.html import document_from, write_html
 from ..skillsv import ORDER_DISTRIBUTIONS, value_json
 from ._run_options import _COUNT, _number, add_judge_options, add_run_options, judge_flags, run_flags
 
@@ -75,6 +76,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "of the rollout-level metrics the case is graded on; default accuracy)",
     )
     parser.add_argument("--json", type=Path, metavar="FILE", help="write the value report as JSON to FILE")
+    parser.add_argument("--html", type=Path, metavar="FILE", help="write the self-contained HTML report to FILE")
     parser.add_argument(
         "--orders", choices=ORDER_DISTRIBUTIONS, default=DEFAULTS.distribution, help="μ: default layer (the paper's)"
     )
@@ -169,16 +171,17 @@ def _print_plan(planned: app.ValuePlan) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    skill_dir = args.skill_dir.resolve()
-    project = find_project(skill_dir, args.config)
-    config = resolve_value(project.config, value_flags(args), skill_dir)
+    skill_dir, project, config = app.value_request(args.skill_dir, value_flags(args), args.config)
     if args.plan:
         _print_plan(app.value_plan(skill_dir, project, config))
         return EXIT_PASS
 
     report = app.value(skill_dir, project, config, on_plan=_print_plan)
     render_value_text(report, sys.stdout)
+    document = value_json(report)
     if args.json is not None:
-        write_output(args.json, json_bytes(value_json(report)), "value report")
+        write_output(args.json, json_bytes(document), "value report")
+    if args.html is not None:
+        write_html(args.html, [document_from(document, str(args.json or "value"))])
     measured = report.valuation.measured
     return EXIT_RUNTIME_ERROR if report.valuation.stopped_by == "oracle_error" or not measured else EXIT_PASS
