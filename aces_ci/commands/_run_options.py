@@ -2,7 +2,8 @@
 
 Declared here, read into :class:`~aces_ci.config.RunFlags`/:class:`~aces_ci.config.JudgeFlags` (every
 flag not passed is :data:`~aces_ci.config.NOT_GIVEN`), and resolved against aces.yml and the defaults
-by :mod:`aces_ci.config`, in one place.
+by :mod:`aces_ci.config`, in one place. The argparse types of numeric flags live here too (a count, a
+lift band, a positive cap, ``--stress``'s levels), so a bad number is a usage error (exit 2) naming its flag.
 """
 
 from __future__ import annotations
