@@ -18,16 +18,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 
 from .. import app
 from ..atomic import write_output
 from ..config import find_project, resolve_run
-from ..engine import RolloutRecord
 from ..errors import EXIT_PASS, EXIT_RUNTIME_ERROR
-from ..redact import environment_secrets, redacted_json
-from ..report import render_rollout_text
+from ..report import render_rollout_text, trajectory_text
 from ._run_options import add_run_options, run_flags
 
 
@@ -49,12 +46,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.set_defaults(run=run)
 
 
-def _write_trajectories(destination: str, records: Sequence[RolloutRecord]) -> None:
-    secrets = environment_secrets()
-    if len(records) == 1:
-        text = redacted_json(records[0].result.trajectory, secrets, indent=2, ensure_ascii=False) + "\n"
-    else:
-        text = "".join(redacted_json(r.result.trajectory, secrets, ensure_ascii=False) + "\n" for r in records)
+def _write_trajectories(destination: str, text: str) -> None:
     if destination == "-":
         sys.stdout.write(text)
         sys.stdout.flush()
@@ -71,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     # The summary first: a trajectory file that cannot be written must not hide what the rollouts cost and did.
     render_rollout_text(batch, arms, options, sys.stderr if args.trajectory == "-" else sys.stdout)
     if args.trajectory is not None:
-        _write_trajectories(args.trajectory, batch.records)
+        _write_trajectories(args.trajectory, trajectory_text(batch.records))
     # A budget stop is not an outage: what ran is reported; a failure of what ran, or the breaker, is exit 3.
     failed = batch.infra_errors or batch.grader_errors or batch.stopped_by == "circuit_breaker"
     return EXIT_RUNTIME_ERROR if failed else EXIT_PASS

@@ -30,21 +30,9 @@ import sys
 from pathlib import Path
 
 from .. import app
-from ..atomic import write_output
 from ..config import NOT_GIVEN, Given, TrialFlags, TrialReports, given
 from ..errors import EXIT_GATE_FAILED, EXIT_PASS, EXIT_RUNTIME_ERROR
-from ..redact import environment_secrets, redact_text
-from ..report import (
-    render_plan_text,
-    render_trial_junit,
-    render_trial_markdown,
-    render_trial_text,
-    trial_result_to_dict,
-    trial_warnings,
-    write_plan_json,
-    write_trial_json,
-)
-from ..report.html import document_from, write_html
+from ..report import render_plan_text, render_trial_text, trial_warnings, write_plan_json, write_trial_reports
 from ..trials import TRIAL_METRICS, TrialResult
 from ._run_options import add_judge_options, add_run_options, band, judge_flags, positive, run_flags, stress_levels
 from ._trial_triggers import recall_floor, run_triggers
@@ -142,20 +130,11 @@ def trial_flags(args: argparse.Namespace) -> TrialFlags:
             json=None if args.json is None else Path(args.json),
             markdown=None if args.markdown is None else Path(args.markdown),
             junit=None if args.junit is None else Path(args.junit),
+            html=args.html,
         ),
         host=args.host,
         min_recall=args.min_recall,
     )
-
-
-def _write_reports(reports: TrialReports, result: TrialResult) -> None:
-    secrets = environment_secrets()
-    if reports.json is not None:
-        write_trial_json(result, reports.json)
-    if reports.markdown is not None:
-        write_output(reports.markdown, redact_text(render_trial_markdown(result), secrets), "Markdown report")
-    if reports.junit is not None:
-        write_output(reports.junit, redact_text(render_trial_junit(result), secrets), "JUnit report")
 
 
 def exit_code(result: TrialResult) -> int:
@@ -183,10 +162,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet:
         sys.stdout.write(render_trial_text(result))
         sys.stdout.flush()
-    _write_reports(config.reports, result)
-    if args.html is not None:
-        source = str(config.reports.json or "trial")
-        write_html(args.html, [document_from(trial_result_to_dict(result), source)])
+    write_trial_reports(result, config.reports)
     for warning in trial_warnings(result):
         print(f"aces-ci: {warning}", file=sys.stderr)
     return exit_code(result)

@@ -36,12 +36,10 @@ import sys
 from pathlib import Path
 
 from .. import app
-from ..atomic import write_output
 from ..config import ValueFlags, given
 from ..errors import EXIT_PASS, EXIT_RUNTIME_ERROR
-from ..report import json_bytes, render_value_plan, render_value_text
-from ..report.html import document_from, write_html
-from ..skillsv import ORDER_DISTRIBUTIONS, value_json
+from ..report import render_value_plan, render_value_text, write_value_reports
+from ..skillsv import ORDER_DISTRIBUTIONS
 from ._run_options import _COUNT, _number, add_judge_options, add_run_options, judge_flags, run_flags
 
 DEFAULTS = ValueFlags()
@@ -178,10 +176,6 @@ def run(args: argparse.Namespace) -> int:
 
     report = app.value(skill_dir, project, config, on_plan=_print_plan)
     render_value_text(report, sys.stdout)
-    document = value_json(report)
-    if args.json is not None:
-        write_output(args.json, json_bytes(document), "value report")
-    if args.html is not None:
-        write_html(args.html, [document_from(document, str(args.json or "value"))])
+    write_value_reports(report, args.json, args.html)
     measured = report.valuation.measured
     return EXIT_RUNTIME_ERROR if report.valuation.stopped_by == "oracle_error" or not measured else EXIT_PASS

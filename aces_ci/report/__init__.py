@@ -16,7 +16,8 @@ The trial verb's own reports render :class:`aces_ci.trials.TrialResult` and load
 too: ``render_trial_text``, ``trial_result_to_dict``/``write_trial_json``
 (``schemas/trial-result.schema.json``), ``render_trial_markdown``, ``render_trial_junit``, and the
 plan's ``render_plan_text``/``plan_to_dict``/``write_plan_json``; ``render_rollout_text``,
-``render_compile_text`` and ``render_value_plan``/``render_value_text`` print the other live verbs' results.
+``render_compile_text`` and ``render_value_plan``/``render_value_text`` print the other live verbs' results;
+``write_trial_reports``/``write_value_reports`` write every file a trial or a valuation was asked for.
 """
 
 from __future__ import annotations
@@ -70,8 +71,9 @@ if TYPE_CHECKING:
         spearman,
     )
     from ._compile_text import hierarchy_text, render_compile_text
+    from ._live_files import write_trial_reports, write_value_reports
     from ._mermaid import lift_chart, pruning_chart
-    from ._rollout_text import SUCCESS_SCORE, render_rollout_text
+    from ._rollout_text import SUCCESS_SCORE, render_rollout_text, trajectory_text
     from ._trial_json import TRIAL_SCHEMA_VERSION, trial_result_to_dict, write_trial_json
     from ._trial_junit import render_trial_junit
     from ._trial_markdown import TRIAL_MARKER, render_trial_markdown
@@ -99,6 +101,7 @@ _LAZY = {
             "scan_table",
             "score_vs_lift",
             "spearman",
+            "trajectory_text",
             "trial_warnings",
         ),
         "._ci_sections",
@@ -111,7 +114,8 @@ _LAZY = {
     **dict.fromkeys(("render_trial_text", "trial_warnings"), "._trial_text"),
     **dict.fromkeys(("change_text", "render_trigger_junit", "render_trigger_markdown"), "._trigger_report"),
     **dict.fromkeys(("hierarchy_text", "render_compile_text"), "._compile_text"),
-    **dict.fromkeys(("SUCCESS_SCORE", "render_rollout_text"), "._rollout_text"),
+    **dict.fromkeys(("write_trial_reports", "write_value_reports"), "._live_files"),
+    **dict.fromkeys(("SUCCESS_SCORE", "render_rollout_text", "trajectory_text"), "._rollout_text"),
     **dict.fromkeys(("render_value_plan", "render_value_text"), "._value_text"),
 }
 """Names whose modules import numpy or the live tier (its sections; the trial's, rollout's, compile's and value's
@@ -192,10 +196,13 @@ __all__ = [
     "score_vs_lift",
     "skill_title",
     "spearman",
+    "trajectory_text",
     "trial_result_to_dict",
     "trial_warnings",
     "write_json",
     "write_plan_json",
     "write_sarif",
     "write_trial_json",
+    "write_trial_reports",
+    "write_value_reports",
 ]

@@ -2,7 +2,8 @@
 
 Each rollout's status, why it ended, its score, tokens, cost and whether it came from the cache;
 then infrastructure and grading errors, kept workspaces, what a budget stop or the circuit breaker
-left unrun, and what the batch spent. Estimates with intervals are the trial's reports.
+left unrun, and what the batch spent (estimates with intervals are the trial's reports); and the
+batch's ATIF trajectories, redacted, for ``--trajectory``.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from ..agents import RolloutRequest
 from ..config import RunConfig
 from ..engine import RolloutBatch, RolloutRecord
 from ..grading import EXPECTED_OUTPUT, MetricGrade
+from ..redact import environment_secrets, redacted_json
 
 SUCCESS_SCORE = 0.5
 """A scored rollout at or above this counts as a success in the per-arm counts (ACES pass threshold)."""
@@ -90,3 +92,12 @@ def render_rollout_text(batch: RolloutBatch, arms: Sequence[str], options: RunCo
         f"spent now: {spent.prompt_tokens + spent.completion_tokens:,} tokens, ${spent.cost_usd:.4f} "
         f"over {spent.model_calls} model calls\n"
     )
+
+
+def trajectory_text(records: Sequence[RolloutRecord]) -> str:
+    """The ATIF trajectories of ``records``, secrets redacted: one indented JSON document for one rollout, JSON
+    Lines (one document a line) for several."""
+    secrets = environment_secrets()
+    if len(records) == 1:
+        return redacted_json(records[0].result.trajectory, secrets, indent=2, ensure_ascii=False) + "\n"
+    return "".join(redacted_json(r.result.trajectory, secrets, ensure_ascii=False) + "\n" for r in records)
