@@ -31,7 +31,7 @@ from pathlib import Path
 
 from .. import app
 from ..config import NOT_GIVEN, Given, TrialFlags, TrialReports, given
-from ..errors import EXIT_GATE_FAILED, EXIT_PASS, EXIT_RUNTIME_ERROR
+from ..errors import EXIT_GATE_FAILED, EXIT_PASS, EXIT_RUNTIME_ERROR, InputError
 from ..report import render_plan_text, render_trial_text, trial_warnings, write_plan_json, write_trial_reports
 from ..trials import TRIAL_METRICS, TrialResult
 from ._run_options import add_judge_options, add_run_options, band, judge_flags, positive, run_flags, stress_levels
@@ -147,6 +147,8 @@ def exit_code(result: TrialResult) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.html is not None and (args.triggers or args.plan):
+        raise InputError("--html renders a trial's result; --plan and --triggers write none", field="--html")
     skill_dirs, project, config = app.trial_request(args.skill_dirs, trial_flags(args), args.config)
     if args.triggers:
         return run_triggers(app.triggers(skill_dirs, project, config), config, quiet=args.quiet)

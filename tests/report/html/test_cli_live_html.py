@@ -64,6 +64,16 @@ def test_trial_html_without_json_names_the_trial_as_its_source(scripted_server: 
     assert root.one("tr", class_="skill-verdict").find_all("span", class_="verdict")[0].text() == "fail"
 
 
+@pytest.mark.parametrize("mode", ["--plan", "--triggers"])
+def test_html_with_a_mode_that_has_no_trial_result_is_refused_before_anything_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], mode: str
+) -> None:
+    skill = repo_with_skill(tmp_path / "repo", cases=2)
+    page = tmp_path / "trial.html"
+    assert main(["trial", str(skill), mode, "--html", str(page)]) == 2
+    assert "--html" in capsys.readouterr().err and not page.exists()
+
+
 def test_value_html_shows_each_unit_s_effect_and_the_decision_its_json_holds(tmp_path: Path) -> None:
     skill = write_skill(tmp_path, PLANTED_BODY, {"scripts/tool.sh": "#!/bin/sh\necho TOTALS\n"})
     evals = tmp_path / "cases.json"
