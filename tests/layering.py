@@ -3,7 +3,10 @@
 A *room* is a direct child of ``aces_ci/`` (a package or a module). :data:`LAYERS` lists them from
 the floor up; a room may import only rooms listed before it. Every import counts — at module level,
 under ``if TYPE_CHECKING:``, inside a function — because each is an arrow a reader has to follow and
-a lazy import is still a dependency. A second rule keeps rooms' insides private: outside its own
+a lazy import is still a dependency. One exception, the package's face: ``aces_ci/__init__.py`` (the floor,
+since every ``aces_ci.*`` import runs it first) may name any room under ``if TYPE_CHECKING:`` for type
+checkers, while its PEP 562 ``__getattr__`` imports them by name on first use; a real import there
+still points up and is refused. A second rule keeps rooms' insides private: outside its own
 room, nobody imports ``aces_ci.<room>._module`` (tests included) when the room exports the name.
 
 Run ``python -m tests.layering`` to print the room table of ARCHITECTURE.md as the code has it.
@@ -16,7 +19,7 @@ import importlib
 import sys
 from collections import defaultdict
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 LAYERS: tuple[str, ...] = (
@@ -46,6 +49,9 @@ LAYERS: tuple[str, ...] = (
 )
 """From the floor up: a room imports only rooms listed before it."""
 
+FACE = "__init__"
+"""The package's face, ``aces_ci/__init__.py``: the floor, naming the public API of every room lazily."""
+
 
 @dataclass(frozen=True)
 class Import:
@@ -59,6 +65,8 @@ class Import:
     """The imported module below ``aces_ci``, e.g. ``("scan", "_runner")``."""
     names: tuple[str, ...]
     """Names taken from it (``from m import a, b``); empty for ``import m``."""
+    type_only: bool = False
+    """Under ``if TYPE_CHECKING:``: for type checkers only, never run."""
 
     @property
     def target_room(self) -> str:
@@ -76,33 +84,50 @@ def _package_of(path: Path, package_root: Path) -> list[str]:
     return parts[:-1]
 
 
+def _type_checking_imports(tree: ast.Module) -> set[ast.AST]:
+    """The import statements inside ``if TYPE_CHECKING:`` blocks (``TYPE_CHECKING`` or ``typing.TYPE_CHECKING``)."""
+    found: set[ast.AST] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and ast.unparse(node.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING"):
+            for statement in node.body:
+                found.update(n for n in ast.walk(statement) if isinstance(n, (ast.Import, ast.ImportFrom)))
+    return found
+
+
 def imports_in(path: Path, package_root: Path | None, room: str) -> Iterator[Import]:
     """Every import of ``aces_ci`` in one file; ``package_root`` resolves relative imports (None: tests)."""
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    type_only = _type_checking_imports(tree)
     for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                parts = alias.name.split(".")
-                if parts[0] == "aces_ci":
-                    yield Import(path, node.lineno, room, tuple(parts[1:]), ())
-        elif isinstance(node, ast.ImportFrom):
-            names = tuple(alias.name for alias in node.names)
-            if node.level == 0:
-                parts = (node.module or "").split(".")
-                if parts[0] != "aces_ci":
-                    continue
-                module = parts[1:]
-            else:
-                if package_root is None:
-                    continue  # a relative import between test modules
-                base = _package_of(path, package_root)
-                base = base[: len(base) - (node.level - 1)] if node.level > 1 else base
-                module = base + (node.module.split(".") if node.module else [])
-            if module:
-                yield Import(path, node.lineno, room, tuple(module), names)
-            else:  # ``from aces_ci import scan`` / ``from .. import x``: each name may be a room
-                for name in names:
-                    yield Import(path, node.lineno, room, (name,) if name in LAYERS else (), (name,))
+        for found in _imports_of(node, path, package_root, room):
+            yield replace(found, type_only=node in type_only)
+
+
+def _imports_of(node: ast.AST, path: Path, package_root: Path | None, room: str) -> Iterator[Import]:
+    """The imports of ``aces_ci`` one statement makes (none when it is not an import of ours)."""
+    if isinstance(node, ast.Import):
+        for alias in node.names:
+            parts = alias.name.split(".")
+            if parts[0] == "aces_ci":
+                yield Import(path, node.lineno, room, tuple(parts[1:]), ())
+    elif isinstance(node, ast.ImportFrom):
+        names = tuple(alias.name for alias in node.names)
+        if node.level == 0:
+            parts = (node.module or "").split(".")
+            if parts[0] != "aces_ci":
+                return
+            module = parts[1:]
+        else:
+            if package_root is None:
+                return  # a relative import between test modules
+            base = _package_of(path, package_root)
+            base = base[: len(base) - (node.level - 1)] if node.level > 1 else base
+            module = base + (node.module.split(".") if node.module else [])
+        if module:
+            yield Import(path, node.lineno, room, tuple(module), names)
+        else:  # ``from aces_ci import scan`` / ``from .. import x``: each name may be a room
+            for name in names:
+                yield Import(path, node.lineno, room, (name,) if name in LAYERS else (), (name,))
 
 
 def package_imports(package_root: Path) -> list[Import]:
@@ -131,6 +156,8 @@ def layering_violations(package_root: Path) -> list[str]:
         target = item.target_room
         if target == item.room or target not in rank or item.room not in rank:
             continue
+        if item.room == FACE and item.type_only:
+            continue  # the face names every room for type checkers; its __getattr__ imports them on first use
         if rank[target] > rank[item.room]:
             problems.append(f"{item.file}:{item.line}: {item.room} imports {target}, which sits above it")
     return problems

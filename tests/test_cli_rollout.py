@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from aces_ci.agents import render_skill_dir
+from aces_ci.app import build_requests
 from aces_ci.cli import build_parser, main
 from aces_ci.commands._run_options import run_flags
-from aces_ci.commands.rollout import build_requests
 from aces_ci.config import AcesConfig, RunConfig, RunSettings, load_config, resolve_run
 from aces_ci.errors import ConfigError
 from aces_ci.evals import EvalCase

@@ -35,6 +35,21 @@ def test_the_check_catches_a_cycle_and_a_room_it_does_not_know(tmp_path: Path) -
     assert any("room 'extras' is not in tests/layering.py LAYERS" in p for p in problems)
 
 
+def test_the_face_may_name_any_room_for_type_checkers_but_import_none_above_it(tmp_path: Path) -> None:
+    """``aces_ci/__init__.py`` runs before every ``aces_ci.*`` import: a real import of a room there is an
+    up-arrow (and a cycle); under ``if TYPE_CHECKING:`` it is never run, and the face's ``__getattr__`` imports
+    the room on first use."""
+    copy = tmp_path / "aces_ci"
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__", "_schemas"))
+    face = copy / "__init__.py"
+    text = face.read_text(encoding="utf-8")
+    assert "if TYPE_CHECKING:\n    from .app import" in text, "the face names app's entries for type checkers"
+    assert layering_violations(copy) == []
+    face.write_text(text + "\nfrom .trials import TrialResult as _Eager\n", encoding="utf-8")
+    (problem,) = layering_violations(copy)
+    assert problem.startswith(f"{face}:") and problem.endswith("__init__ imports trials, which sits above it")
+
+
 def test_rooms_use_each_others_public_names_only() -> None:
     assert private_imports(PACKAGE, REPO / "tests") == []
 

@@ -2,7 +2,8 @@
 
 Declared here, read into :class:`~aces_ci.config.RunFlags`/:class:`~aces_ci.config.JudgeFlags` (every
 flag not passed is :data:`~aces_ci.config.NOT_GIVEN`), and resolved against aces.yml and the defaults
-by :mod:`aces_ci.config`, in one place.
+by :mod:`aces_ci.config`, in one place. The argparse types of numeric flags live here too (a count, a
+lift band, a positive cap, ``--stress``'s levels), so a bad number is a usage error (exit 2) naming its flag.
 """
 
 from __future__ import annotations
@@ -31,6 +32,45 @@ def _number(parse: Callable[[str], Any], minimum: float, *, strict: bool = False
         return value
 
     return convert
+
+
+def band(text: str) -> float:
+    """An argparse type: a lift band, a number in [-1, 1]."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not -1 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"a lift band lies in [-1, 1], got {value}")
+    return value
+
+
+def positive(parse: Callable[[str], float]) -> Callable[[str], Any]:
+    """An argparse type: a finite number above 0."""
+
+    def convert(text: str) -> Any:
+        try:
+            value = parse(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if not math.isfinite(value) or value <= 0:
+            raise argparse.ArgumentTypeError(f"must be above 0, got {text}")
+        return value
+
+    return convert
+
+
+def stress_levels(text: str) -> tuple[int, ...]:
+    """An argparse type: ``--stress``'s numbers of visible decoys, e.g. ``1,5,20``."""
+    try:
+        levels = tuple(int(part) for part in text.split(",") if part.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"--stress takes numbers separated by commas, e.g. 1,5,20; got {text!r}"
+        ) from None
+    if not levels:
+        raise argparse.ArgumentTypeError("--stress needs at least one number of visible decoys")
+    return levels
 
 
 _COUNT = _number(int, 1)

@@ -2,7 +2,7 @@
 
 ``aces-ci trial SKILL_DIR… [--evals PATH] [--against REF] [--runs N] [--seed S] [--mode isolation|group]
 [--control aa] [--metadata-only] [--sequential] [--plan]`` plus the run flags of ``rollout`` and
-``--json --markdown --junit``. Each skill's cases run with it and without it (or against its
+``--json --markdown --junit --html``. Each skill's cases run with it and without it (or against its
 version at REF), ``--runs`` times per case and condition; the lift of every metric comes with
 its case-clustered interval, n, runs, coupling and smallest detectable effect, and the verdict
 reads the gated metric's interval against the bands of aces.yml ``gate:``.
@@ -26,65 +26,16 @@ An identical rerun with the same cache makes zero model calls.
 from __future__ import annotations
 
 import argparse
-import math
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from .. import app
-from ..atomic import write_output
-from ..config import NOT_GIVEN, Given, TrialFlags, TrialReports, find_project, given, resolve_trial
-from ..errors import EXIT_GATE_FAILED, EXIT_PASS, EXIT_RUNTIME_ERROR
-from ..redact import environment_secrets, redact_text
-from ..report import (
-    render_plan_text,
-    render_trial_junit,
-    render_trial_markdown,
-    render_trial_text,
-    write_plan_json,
-    write_trial_json,
-)
+from ..config import NOT_GIVEN, Given, TrialFlags, TrialReports, given
+from ..errors import EXIT_GATE_FAILED, EXIT_PASS, EXIT_RUNTIME_ERROR, InputError
+from ..report import render_plan_text, render_trial_text, trial_warnings, write_plan_json, write_trial_reports
 from ..trials import TRIAL_METRICS, TrialResult
-from ._run_options import add_judge_options, add_run_options, judge_flags, run_flags
+from ._run_options import add_judge_options, add_run_options, band, judge_flags, positive, run_flags, stress_levels
 from ._trial_triggers import recall_floor, run_triggers
-
-
-def _band(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not -1 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"a lift band lies in [-1, 1], got {value}")
-    return value
-
-
-def _positive(parse: Callable[[str], float]) -> Callable[[str], Any]:
-    """An argparse type: a finite number above 0."""
-
-    def convert(text: str) -> Any:
-        try:
-            value = parse(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-        if not math.isfinite(value) or value <= 0:
-            raise argparse.ArgumentTypeError(f"must be above 0, got {text}")
-        return value
-
-    return convert
-
-
-def _stress(text: str) -> tuple[int, ...]:
-    try:
-        levels = tuple(int(part) for part in text.split(",") if part.strip())
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"--stress takes numbers separated by commas, e.g. 1,5,20; got {text!r}"
-        ) from None
-    if not levels:
-        raise argparse.ArgumentTypeError("--stress needs at least one number of visible decoys")
-    return levels
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -109,12 +60,14 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     protocol.add_argument("--support", nargs="+", type=Path, metavar="PATH", help="skills staged in every condition")
     protocol.add_argument("--control", choices=("aa",), help="aa: add an A/A control (the noise floor)")
     protocol.add_argument("--metadata-only", action="store_true", help="split the lift into presence and content")
-    protocol.add_argument("--stress", type=_stress, metavar="N,N,…", help="routing stress test at N visible decoys")
+    protocol.add_argument(
+        "--stress", type=stress_levels, metavar="N,N,…", help="routing stress test at N visible decoys"
+    )
     protocol.add_argument("--sequential", action="store_true", help="add runs until the verdict is settled")
     protocol.add_argument(
-        "--cap-tokens", type=_positive(int), metavar="N", help="ex-ante cap per rollout (tokens in + out), both arms"
+        "--cap-tokens", type=positive(int), metavar="N", help="ex-ante cap per rollout (tokens in + out), both arms"
     )
-    protocol.add_argument("--cap-usd", type=_positive(float), metavar="X", help="ex-ante cap per rollout in dollars")
+    protocol.add_argument("--cap-usd", type=positive(float), metavar="X", help="ex-ante cap per rollout in dollars")
     protocol.add_argument("--plan", action="store_true", help="from cached runs, size a design; run nothing")
     protocol.add_argument(
         "--triggers",
@@ -130,17 +83,18 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     protocol.add_argument(
         "--min-recall", type=recall_floor, metavar="X", help="--triggers: fail a skill whose recall stays below X"
     )
-    protocol.add_argument("--target-lift", type=_band, metavar="X", help="the lift --plan sizes a design for")
+    protocol.add_argument("--target-lift", type=band, metavar="X", help="the lift --plan sizes a design for")
     gate = parser.add_argument_group("gate (override aces.yml gate:)")
     gate.add_argument("--lift-metric", choices=TRIAL_METRICS, help="metric the verdict reads (default: outcome)")
-    gate.add_argument("--pass-band", type=_band, metavar="X", help="pass when the lift's lower bound >= X (+0.05)")
-    gate.add_argument("--fail-band", type=_band, metavar="X", help="fail when the lift's upper bound <= X (-0.10)")
+    gate.add_argument("--pass-band", type=band, metavar="X", help="pass when the lift's lower bound >= X (+0.05)")
+    gate.add_argument("--fail-band", type=band, metavar="X", help="fail when the lift's upper bound <= X (-0.10)")
     reports = parser.add_argument_group("reports")
     reports.add_argument(
         "--json", metavar="FILE", help="write the result (schemas/trial-result.schema.json; --triggers: trigger-result)"
     )
     reports.add_argument("--markdown", metavar="FILE", help="write the Markdown report")
     reports.add_argument("--junit", metavar="FILE", help="write JUnit XML (one testcase per skill)")
+    reports.add_argument("--html", type=Path, metavar="FILE", help="write the self-contained HTML report to FILE")
     reports.add_argument("--quiet", action="store_true", help="do not print the report on stdout")
     add_run_options(parser)
     add_judge_options(parser)
@@ -176,20 +130,11 @@ def trial_flags(args: argparse.Namespace) -> TrialFlags:
             json=None if args.json is None else Path(args.json),
             markdown=None if args.markdown is None else Path(args.markdown),
             junit=None if args.junit is None else Path(args.junit),
+            html=args.html,
         ),
         host=args.host,
         min_recall=args.min_recall,
     )
-
-
-def _write_reports(reports: TrialReports, result: TrialResult) -> None:
-    secrets = environment_secrets()
-    if reports.json is not None:
-        write_trial_json(result, reports.json)
-    if reports.markdown is not None:
-        write_output(reports.markdown, redact_text(render_trial_markdown(result), secrets), "Markdown report")
-    if reports.junit is not None:
-        write_output(reports.junit, redact_text(render_trial_junit(result), secrets), "JUnit report")
 
 
 def exit_code(result: TrialResult) -> int:
@@ -202,9 +147,9 @@ def exit_code(result: TrialResult) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    skill_dirs: list[Path] = list(args.skill_dirs)
-    project = find_project(skill_dirs[0].resolve(), args.config)
-    config = resolve_trial(project.config, trial_flags(args))
+    if args.html is not None and (args.triggers or args.plan):
+        raise InputError("--html renders a trial's result; --plan and --triggers write none", field="--html")
+    skill_dirs, project, config = app.trial_request(args.skill_dirs, trial_flags(args), args.config)
     if args.triggers:
         return run_triggers(app.triggers(skill_dirs, project, config), config, quiet=args.quiet)
     if args.plan:
@@ -219,21 +164,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet:
         sys.stdout.write(render_trial_text(result))
         sys.stdout.flush()
-    _write_reports(config.reports, result)
-    for skill in result.skills:
-        if skill.verdict == "underpowered":
-            what = (
-                "fails the gate (gate.underpowered: fail)"
-                if result.bands.underpowered_fails
-                else "passes with a warning"
-            )
-            print(
-                f"aces-ci: warning: {skill.skill} is underpowered and {what}: {skill.verdict_reason}", file=sys.stderr
-            )
-    if result.infra_errors:
-        print(
-            f"aces-ci: {result.infra_errors} rollout(s) ended as infrastructure errors or could not be graded; "
-            "rerun to retry them (finished rollouts come from the cache)",
-            file=sys.stderr,
-        )
+    write_trial_reports(result, config.reports)
+    for warning in trial_warnings(result):
+        print(f"aces-ci: {warning}", file=sys.stderr)
     return exit_code(result)

@@ -86,6 +86,8 @@ class TrialReports:
     json: Path | None = None
     markdown: Path | None = None
     junit: Path | None = None
+    html: Path | None = None
+    """The self-contained HTML page of the result (the page ``aces-ci report`` renders from its JSON)."""
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,9 @@ Those sections compute with numpy, so they load on first use: ``aces-ci scan`` s
 The trial verb's own reports render :class:`aces_ci.trials.TrialResult` and load on first use
 too: ``render_trial_text``, ``trial_result_to_dict``/``write_trial_json``
 (``schemas/trial-result.schema.json``), ``render_trial_markdown``, ``render_trial_junit``, and the
-plan's ``render_plan_text``/``plan_to_dict``/``write_plan_json``.
+plan's ``render_plan_text``/``plan_to_dict``/``write_plan_json``; ``render_rollout_text``,
+``render_compile_text`` and ``render_value_plan``/``render_value_text`` print the other live verbs' results;
+``write_trial_reports``/``write_value_reports`` write every file a trial or a valuation was asked for.
 """
 
 from __future__ import annotations
@@ -68,13 +70,17 @@ if TYPE_CHECKING:
         score_vs_lift,
         spearman,
     )
+    from ._compile_text import hierarchy_text, render_compile_text
+    from ._live_files import write_trial_reports, write_value_reports
     from ._mermaid import lift_chart, pruning_chart
+    from ._rollout_text import SUCCESS_SCORE, render_rollout_text, trajectory_text
     from ._trial_json import TRIAL_SCHEMA_VERSION, trial_result_to_dict, write_trial_json
     from ._trial_junit import render_trial_junit
     from ._trial_markdown import TRIAL_MARKER, render_trial_markdown
     from ._trial_plan import PLAN_SCHEMA_VERSION, plan_to_dict, render_plan_text, write_plan_json
-    from ._trial_text import render_trial_text
+    from ._trial_text import render_trial_text, trial_warnings
     from ._trigger_report import change_text, render_trigger_junit, render_trigger_markdown
+    from ._value_text import render_value_plan, render_value_text
 
 _LAZY = {
     **dict.fromkeys(
@@ -88,12 +94,15 @@ _LAZY = {
             "cost_ratio",
             "headline",
             "headline_parts",
+            "hierarchy_text",
             "lift_table",
             "low_value_units",
             "metric_lifts",
             "scan_table",
             "score_vs_lift",
             "spearman",
+            "trajectory_text",
+            "trial_warnings",
         ),
         "._ci_sections",
     ),
@@ -102,10 +111,15 @@ _LAZY = {
     **dict.fromkeys(("render_trial_junit",), "._trial_junit"),
     **dict.fromkeys(("TRIAL_MARKER", "render_trial_markdown"), "._trial_markdown"),
     **dict.fromkeys(("PLAN_SCHEMA_VERSION", "plan_to_dict", "render_plan_text", "write_plan_json"), "._trial_plan"),
-    **dict.fromkeys(("render_trial_text",), "._trial_text"),
+    **dict.fromkeys(("render_trial_text", "trial_warnings"), "._trial_text"),
     **dict.fromkeys(("change_text", "render_trigger_junit", "render_trigger_markdown"), "._trigger_report"),
+    **dict.fromkeys(("hierarchy_text", "render_compile_text"), "._compile_text"),
+    **dict.fromkeys(("write_trial_reports", "write_value_reports"), "._live_files"),
+    **dict.fromkeys(("SUCCESS_SCORE", "render_rollout_text", "trajectory_text"), "._rollout_text"),
+    **dict.fromkeys(("render_value_plan", "render_value_text"), "._value_text"),
 }
-"""Names whose modules import numpy (the live tier's sections and the trial's reports), and where each lives."""
+"""Names whose modules import numpy or the live tier (its sections; the trial's, rollout's, compile's and value's
+reports), and where each lives."""
 
 
 def __getattr__(name: str) -> Any:
@@ -120,6 +134,7 @@ __all__ = [
     "MARKER",
     "PLAN_SCHEMA_VERSION",
     "SCHEMA_VERSION",
+    "SUCCESS_SCORE",
     "TRIAL_MARKER",
     "TRIAL_METRICS",
     "TRIAL_SCHEMA_VERSION",
@@ -147,6 +162,7 @@ __all__ = [
     "gate_suite",
     "headline",
     "headline_parts",
+    "hierarchy_text",
     "json_bytes",
     "lift_chart",
     "lift_table",
@@ -160,9 +176,11 @@ __all__ = [
     "pruning_chart",
     "read_json_file",
     "read_scan_result",
+    "render_compile_text",
     "render_junit",
     "render_markdown",
     "render_plan_text",
+    "render_rollout_text",
     "render_sarif",
     "render_text",
     "render_trial_junit",
@@ -170,15 +188,21 @@ __all__ = [
     "render_trial_text",
     "render_trigger_junit",
     "render_trigger_markdown",
+    "render_value_plan",
+    "render_value_text",
     "scan_result_from_dict",
     "scan_result_to_dict",
     "scan_table",
     "score_vs_lift",
     "skill_title",
     "spearman",
+    "trajectory_text",
     "trial_result_to_dict",
+    "trial_warnings",
     "write_json",
     "write_plan_json",
     "write_sarif",
     "write_trial_json",
+    "write_trial_reports",
+    "write_value_reports",
 ]

@@ -138,3 +138,19 @@ def render_trial_text(result: TrialResult) -> str:
     summary = ", ".join(f"{n} {label}" for label, n in counts.items() if n)
     lines.append(f"trial {result.verdict}: {summary or 'no skill'}")
     return "\n".join(lines) + "\n"
+
+
+def trial_warnings(result: TrialResult) -> list[str]:
+    """What stderr says beside the report: each underpowered skill (and whether it fails the gate), and the
+    rollouts that ended as infrastructure errors or could not be graded (a rerun retries exactly those)."""
+    warnings = []
+    what = "fails the gate (gate.underpowered: fail)" if result.bands.underpowered_fails else "passes with a warning"
+    for skill in result.skills:
+        if skill.verdict == "underpowered":
+            warnings.append(f"warning: {skill.skill} is underpowered and {what}: {skill.verdict_reason}")
+    if result.infra_errors:
+        warnings.append(
+            f"{result.infra_errors} rollout(s) ended as infrastructure errors or could not be graded; "
+            "rerun to retry them (finished rollouts come from the cache)"
+        )
+    return warnings

@@ -11,7 +11,7 @@ Two layers implement it for a real skill:
   persistent :class:`~aces_ci.skillsv.EvaluationStore` keyed by the rendered bytes, and passes the
   misses to a :class:`SkillScorer`;
 * a :class:`SkillScorer` scores staged file trees on tasks: the Python-callable scorer
-  (``--oracle python:MODULE:FUNC``) today, the live agent through the rollout engine next. A scorer
+  (``--oracle python:MODULE:FUNC``) or the live agent through the rollout engine (:class:`LiveScorer`). A scorer
   gets the rendered tree (``{}`` for the bare agent), the case as written in evals.json, the seed,
   and a *condition* label naming the coalition, which the live engine uses as its condition.
 
