@@ -126,6 +126,17 @@ class ValueConfig:
     margin: float = 0.05
     """δ: net effects inside ±δ are negligible. 0.05 is the gate's pass band: an effect smaller than what
     counts as a lift for a whole skill is not worth a unit's context (``skillsv.DEFAULT_MARGIN``)."""
+    estimator: str = "interaction"
+    """Where net effects come from: ``interaction`` (a unit-plus-pairwise model fitted on every scored
+    coalition, checked against held-out chains) or ``chain`` (the chains alone). BENCHMARKS.md, round four."""
+
+
+def _value_config(data: dict[str, Any]) -> ValueConfig:
+    """``value:`` (the schema has checked its keys and types)."""
+    defaults = ValueConfig()
+    return ValueConfig(
+        margin=float(data.get("margin", defaults.margin)), estimator=str(data.get("estimator", defaults.estimator))
+    )
 
 
 @dataclass(frozen=True)
@@ -516,6 +527,6 @@ def load_config(path: Path | None, start_dir: Path) -> AcesConfig:
         evals=_eval_settings(data.get("evals", {}), path),
         trial=_trial_settings(data.get("trial", {}), base),
         gate=_gate_settings(data.get("gate", {}), path, lines),
-        value=ValueConfig(**{key: float(value) for key, value in data.get("value", {}).items()}),
+        value=_value_config(data.get("value", {})),
         field_lines=lines,
     )

@@ -134,6 +134,11 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="pooled: every scored prefix informs every unit (default); chain: Algorithm 1's adjacent differences",
     )
     parser.add_argument(
+        "--estimator",
+        choices=("interaction", "chain"),
+        help="net effects from the pairwise interaction model or the chains alone (default: aces.yml value.estimator)",
+    )
+    parser.add_argument(
         "--no-antithetic", action="store_true", help="draw every order independently (default: pairs from u, 1 − u)"
     )
     parser.add_argument(
@@ -254,6 +259,7 @@ def _settings(
         exact=args.exact,
         holdout=args.holdout,
         rules=DecisionRules(margin=args.margin if args.margin is not None else project.config.value.margin),
+        values_from="chain" if (args.estimator or project.config.value.estimator) == "chain" else "interaction",
     )
 
 
@@ -328,6 +334,7 @@ def _header(report: ValueReport, out: TextIO) -> None:
             f"K={estimator.orders} b={min(estimator.window, report.attribution_tasks)} "
             f"τ={estimator.tolerance if estimator.tolerance is not None else 'off'} "
             f"{valuation.pooling or estimator.pooling}"
+            f"{' + interaction model' if valuation.estimator == 'interaction' else ''}"
         )
     )
     out.write(

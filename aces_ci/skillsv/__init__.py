@@ -8,6 +8,7 @@ from ._decisions import DecisionSummary, decision_line, decision_summary
 from ._estimate import EstimateRun, Estimator, EstimatorSettings, Meter, Pooling, published_settings
 from ._exact import ExactGame, TooLargeForExact, unanimity_values
 from ._hierarchy import repair_hierarchy
+from ._interaction import InteractionValues, interaction_values, with_interaction
 from ._live import BARE_CONDITION, LivePlan, LiveScorer, live_scorer
 from ._live_score import COMPOSITE_METRICS, MEANS, NOT_A_COALITION_SCORE, ScoredOver, score_definition, scored_over
 from ._model import (
@@ -40,7 +41,17 @@ from ._orders import ORDER_DISTRIBUTIONS, OrderDistribution, OrderSampler, Unifo
 from ._pooled import UnitSamples, unit_samples
 from ._python_oracle import PythonScorer
 from ._render import InfeasibleCoalition, render, tree_tokens
-from ._result import CUT_DECISIONS, Cost, Decision, Estimate, GroupValue, Interval, UnitValue, Valuation
+from ._result import (
+    CUT_DECISIONS,
+    Cost,
+    Decision,
+    Estimate,
+    GroupValue,
+    Interval,
+    UnitValue,
+    Valuation,
+    ValueEstimator,
+)
 from ._store import EvaluationStore
 from ._structure import GameStructure
 from ._summary import DEFAULT_MARGIN, DecisionRules, decide, scores_to_decide, summarize
@@ -85,6 +96,7 @@ __all__ = [
     "HeldOut",
     "HierarchyNode",
     "InfeasibleCoalition",
+    "InteractionValues",
     "Interval",
     "LivePlan",
     "LiveScorer",
@@ -117,6 +129,7 @@ __all__ = [
     "UnitValue",
     "UnitView",
     "Valuation",
+    "ValueEstimator",
     "ValueReport",
     "ValueSettings",
     "compile_skill",
@@ -127,6 +140,7 @@ __all__ = [
     "decision_line",
     "decision_summary",
     "fit_to_budget",
+    "interaction_values",
     "live_scorer",
     "load_tasks",
     "low_value_units",
@@ -147,4 +161,5 @@ __all__ = [
     "unit_samples",
     "valuate",
     "value_json",
+    "with_interaction",
 ]

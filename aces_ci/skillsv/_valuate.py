@@ -13,10 +13,11 @@ from dataclasses import dataclass, field, replace
 from ._budget import Plan, fit_to_budget
 from ._estimate import Estimator, EstimatorSettings, Meter
 from ._exact_run import exact_valuation
+from ._interaction import with_interaction
 from ._model import CompiledSkill
 from ._oracle import CoalitionOracle, Task
 from ._pruning import PruningCurve, closure_loo, pruning_curves, random_ranking, rank
-from ._result import Valuation
+from ._result import Valuation, ValueEstimator
 from ._structure import GameStructure, bits
 from ._summary import DEFAULT_RULES, DecisionRules, summarize
 from ._tasks import split_panels
@@ -42,6 +43,9 @@ class ValueSettings:
     """Share of cases held out for the pruning test; 0 skips it."""
     rules: DecisionRules = DEFAULT_RULES
     bootstrap: int = 1000
+    values_from: ValueEstimator = "interaction"
+    """aces.yml ``value.estimator``: net effects from the interaction model (checked against held-out
+    chains, :mod:`._interaction`) or from the chains alone."""
 
 
 @dataclass(frozen=True)
@@ -148,6 +152,8 @@ def valuate(
     else:
         run = Estimator(structure, panel_a, oracle, estimator).estimate()
         valuation = summarize(run, game.groups, settings.rules, settings.bootstrap)
+        if settings.values_from == "interaction":
+            valuation = with_interaction(run, valuation, settings.rules)
     held_out = None
     meter = None
     if panel_b and valuation.stopped_by is None:

@@ -125,6 +125,8 @@ def value_json(report: ValueReport) -> dict[str, Any]:
             "operators": list(estimator.operators),
             "seed": estimator.seed,
             "pooling": valuation.pooling or estimator.pooling,
+            "estimator": valuation.estimator,
+            "fallback": list(valuation.fallback),
             "antithetic": estimator.antithetic,
             "stratified": estimator.stratified,
             "windows": estimator.windows,
