@@ -43,6 +43,7 @@ from aces_ci.skillsv import (
     Estimator,
     EstimatorSettings,
     Valuation,
+    adaptive_valuation,
     planned_scores,
     summarize,
     with_interaction,
@@ -51,7 +52,7 @@ from benchmarks.skillsv_games import BernoulliOracle, PlantedGame, decidable_gam
 
 EFFECTIVE = 0.05
 """|exact net effect| from which a unit has a right keep / cut call (issue 23)."""
-ESTIMATORS = ("chain", "interaction")
+ESTIMATORS = ("chain", "interaction", "adaptive")
 LADDER = (1.25, 1.5, 2.0, 2.5, 3.0, 4.0)
 """Continued runs: K times these factors (rounded up to even)."""
 RULES = DecisionRules(margin=DEFAULT_MARGIN)
@@ -202,6 +203,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--game", choices=tuple(GAMES), default="decidable")
+    parser.add_argument("--adaptive", action="store_true", help="also two looks with probes between them")
     parser.add_argument("--continue", dest="continued", action="store_true", help="check scores to decide")
     args = parser.parse_args(argv)
     print(
@@ -219,13 +221,20 @@ def main(argv: Sequence[str] | None = None) -> int:
                 run, read = run_once(game, settings, seed)
                 for name, valuation in read.items():
                     results[name].append(score(game, valuation, run.meter.evaluated))
+                if args.adaptive:
+                    budget = replace(settings, budget_scores=per_unit * units)
+                    oracle = BernoulliOracle(game, seed)
+                    adaptive = adaptive_valuation(game.structure, game.tasks, oracle, budget, RULES, bootstrap=400)
+                    results["adaptive"].append(score(game, adaptive.valuation, adaptive.run.meter.evaluated))
                 if args.continued:
                     for name, tally in continue_run(game, settings, seed, read, run.meter.evaluated).items():
                         for key in ("within", "early", "late", "open_"):
                             setattr(continued[name], key, getattr(continued[name], key) + getattr(tally, key))
             for name in ESTIMATORS:
+                if not results[name]:
+                    continue
                 print(_row(units, per_unit, name, results[name]), flush=True)
-                if args.continued:
+                if args.continued and name in continued and name != "adaptive":
                     print(f"  scores to decide ({name}): {continued[name]}", flush=True)
     return 0
 

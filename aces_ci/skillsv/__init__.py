@@ -2,6 +2,7 @@
 counterfactual skills, and estimate structure-aware Shapley values of its units.
 """
 
+from ._adaptive import AdaptiveRun, adaptive_valuation, look_level
 from ._budget import Plan, fit_to_budget, planned_scores
 from ._compile import COMPILE_SCHEMA_VERSION, compile_skill, compiled_json
 from ._decisions import DecisionSummary, decision_line, decision_summary
@@ -75,6 +76,7 @@ __all__ = [
     "TOKENIZER",
     "TRIGGER_ID",
     "VALUE_SCHEMA_VERSION",
+    "AdaptiveRun",
     "CoalitionOracle",
     "CoalitionRequest",
     "CompiledSkill",
@@ -132,6 +134,7 @@ __all__ = [
     "ValueEstimator",
     "ValueReport",
     "ValueSettings",
+    "adaptive_valuation",
     "compile_skill",
     "compile_summary",
     "compiled_json",
@@ -143,6 +146,7 @@ __all__ = [
     "interaction_values",
     "live_scorer",
     "load_tasks",
+    "look_level",
     "low_value_units",
     "plan_valuation",
     "planned_scores",

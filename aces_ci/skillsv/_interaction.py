@@ -32,7 +32,7 @@ falls back when nothing is wrong: that costs width, not bias.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -53,9 +53,10 @@ CHECK_Z = 1.96
 CHECK_FLOOR = 0.01
 """… and |mean residual| at least this (a fifth of the default δ): a miss smaller than that changes no
 decision, and without a floor a near-noiseless run flags the ridge's last thousandth."""
-MIN_ROWS_PER_COLUMN = 2.0
-"""Below this many distinct scores per coefficient the fit is identified by its ridge more than by the
-data (a 16-unit skill at 300 scores has ~150 scores for 150 coefficients): the chains' values stand."""
+MIN_ROWS_PER_COLUMN = 4.0
+"""Below this many distinct scores per coefficient the chains' values stand. The sandwich needs many
+more scores than coefficients: at 2–3 per coefficient (60 rollouts per unit on the 24-unit games of
+BENCHMARKS.md, round four) its intervals held the exact value for 0.917 of units, not 0.95."""
 _CHUNK = 2048
 
 
@@ -91,7 +92,11 @@ def _prefix_masks(chain: ChainRecord, trigger: int) -> list[int]:
     return masks
 
 
-def _rows(run: EstimateRun, trigger: int) -> _Rows:
+Extra = Mapping[tuple[int, int], float]
+"""ρ_del scores beyond the chains', by (coalition mask, case index): adaptive allocation's probes."""
+
+
+def _rows(run: EstimateRun, trigger: int, extra: Extra) -> _Rows:
     """Each distinct (coalition, case) ρ_del score once, with the fold of the chain that drew it first."""
     seen: dict[tuple[int, int], tuple[float, int]] = {}
     for chain in run.chains:
@@ -107,6 +112,8 @@ def _rows(run: EstimateRun, trigger: int) -> _Rows:
     for name, mask in panel.items():
         for task, score in enumerate(run.panel.get(name, ())):
             seen.setdefault((mask, task), (float(score), 2))
+    for key, score in extra.items():
+        seen.setdefault(key, (score, 2))
     keys = list(seen)
     return _Rows(
         np.array([mask for mask, _ in keys], dtype=np.int64),
@@ -214,9 +221,7 @@ class _Check:
     clusters: int
 
 
-def _held_out_check(
-    run: EstimateRun, design: _Design, rows: _Rows, matrix: np.ndarray, trigger: int
-) -> _Check | None:
+def _held_out_check(run: EstimateRun, design: _Design, rows: _Rows, matrix: np.ndarray, trigger: int) -> _Check | None:
     """Residuals of each fold's chain marginals against the model fitted without that fold (module docstring)."""
     chains = [c for c in run.chains if c.truncated_at is None and "del" in c.marginals]
     if len({c.pair for c in chains}) < 4 or len({c.group % 2 for c in chains}) < 2:
@@ -246,14 +251,17 @@ def _held_out_check(
     return _Check(z, r.mean(axis=0), c.mean(axis=0), c.std(axis=0, ddof=1) / np.sqrt(count), count)
 
 
-def interaction_values(run: EstimateRun, confidence: float = 0.95) -> InteractionValues | None:
+def interaction_values(
+    run: EstimateRun, confidence: float = 0.95, extra: Extra | None = None
+) -> InteractionValues | None:
     """φ_del of every execution unit from the interaction model (module docstring).
 
     None when the run scored too few distinct coalitions to fit it (:data:`MIN_ROWS_PER_COLUMN`).
+    ``extra`` adds scores beyond the chains' (they inform the fit, not the held-out check).
     """
     structure = run.structure
     trigger = next(i for i in range(structure.size) if i not in run.execution)
-    rows = _rows(run, trigger)
+    rows = _rows(run, trigger, extra or {})
     design = _Design(run.execution, len(run.tasks))
     if len(rows.scores) < MIN_ROWS_PER_COLUMN * design.width:
         return None
@@ -279,13 +287,19 @@ def interaction_values(run: EstimateRun, confidence: float = 0.95) -> Interactio
     return InteractionValues(tuple(values), model, tuple(float(x) for x in check.z), fallback)
 
 
-def with_interaction(run: EstimateRun, valuation: Valuation, rules: DecisionRules) -> Valuation:
+def with_interaction(
+    run: EstimateRun,
+    valuation: Valuation,
+    rules: DecisionRules,
+    confidence: float = CONFIDENCE,
+    extra: Extra | None = None,
+) -> Valuation:
     """``valuation`` with its net effects (and so its decisions) from the interaction model.
 
     Content values and context costs stay the chains' (the ``compress`` decision reads them); the
     decision, its reason and the scores to decide are recomputed from the model's net effect.
     """
-    fitted = interaction_values(run, CONFIDENCE)
+    fitted = interaction_values(run, confidence, extra)
     if fitted is None:
         return valuation
     slot = {run.structure.players[player]: k for k, player in enumerate(run.execution)}
