@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
+import pytest
 
 from aces_ci.skillsv import (
     DecisionRules,
     Estimator,
     EstimatorSettings,
     GameStructure,
+    adaptive_valuation,
     interaction_values,
+    look_level,
     summarize,
     with_interaction,
 )
@@ -112,3 +117,32 @@ def test_too_few_scores_for_the_model_leave_the_chains_values() -> None:
     assert interaction_values(run) is None
     chain = summarize(run, replicates=50)
     assert with_interaction(run, chain, DecisionRules()) is chain
+
+
+def test_the_two_looks_spend_alpha_as_the_trials_sequential_design_does() -> None:
+    """α/3 at the first look and 2α/3 at the second: together no more than the fixed design's α."""
+    first, second = 1 - look_level(1), 1 - look_level(2)
+    assert first == pytest.approx(0.05 / 3) and second == pytest.approx(0.1 / 3)
+    assert first + second == pytest.approx(0.05)
+
+
+def test_adaptive_allocation_spends_what_is_left_on_the_units_the_first_look_left_open() -> None:
+    game = decidable_game(16, seed=1)
+    budget = 250 * 16
+    settings = EstimatorSettings(orders=16, seed=1, budget_scores=budget)
+    adaptive = adaptive_valuation(
+        game.structure, game.tasks, BernoulliOracle(game, 1), settings, DecisionRules(), bootstrap=100
+    )
+    assert adaptive.probes > 0 and adaptive.valuation.estimator == "interaction"
+    assert 0.9 * budget < adaptive.run.meter.evaluated <= budget  # spent (probes come in windows), never over
+    assert all(unit.net_effect is not None and unit.net_effect.ci is not None for unit in adaptive.valuation.units)
+    # without a budget there is nothing to allocate: the fixed design runs, no probe
+    fixed = adaptive_valuation(
+        game.structure,
+        game.tasks,
+        BernoulliOracle(game, 1),
+        replace(settings, budget_scores=None),
+        DecisionRules(),
+        bootstrap=100,
+    )
+    assert fixed.probes == 0 and fixed.run.planned_chains == 16
