@@ -75,13 +75,16 @@ class Outcome:
 
 
 def design(game: PlantedGame, budget: int, seed: int) -> EstimatorSettings:
-    """The default settings with K raised until the planned scores fill ``budget``."""
+    """The default settings with the largest even K whose planned scores fit ``budget`` (steps of 16, 8, … 2)."""
     settings = EstimatorSettings(seed=seed, orders=4)
-    while True:
-        bigger = replace(settings, orders=settings.orders + 2)
-        if planned_scores(game.structure, game.tasks, bigger) > budget:
-            return settings
-        settings = bigger
+    step = 16
+    while step >= 2:
+        bigger = replace(settings, orders=settings.orders + step)
+        if planned_scores(game.structure, game.tasks, bigger) <= budget:
+            settings = bigger
+        else:
+            step //= 2
+    return settings
 
 
 def valuations(run: EstimateRun) -> dict[str, Valuation]:
@@ -226,10 +229,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                     oracle = BernoulliOracle(game, seed)
                     adaptive = adaptive_valuation(game.structure, game.tasks, oracle, budget, RULES, bootstrap=400)
                     results["adaptive"].append(score(game, adaptive.valuation, adaptive.run.meter.evaluated))
+                for name in ESTIMATORS:  # the running figures, so a cut-short run still says what it saw
+                    if results[name]:
+                        print(f"after seed {seed}: {_row(units, per_unit, name, results[name])}", file=sys.stderr)
                 if args.continued:
                     for name, tally in continue_run(game, settings, seed, read, run.meter.evaluated).items():
                         for key in ("within", "early", "late", "open_"):
                             setattr(continued[name], key, getattr(continued[name], key) + getattr(tally, key))
+                        print(f"after seed {seed}: scores to decide ({name}): {continued[name]}", file=sys.stderr)
             for name in ESTIMATORS:
                 if not results[name]:
                     continue
