@@ -25,8 +25,11 @@ cancel), and the residual r = marginal − prediction has mean zero for every un
 right. A unit whose mean residual lies beyond ±:data:`CHECK_Z` standard errors (clustered by
 antithetic pair) falls back to the chain estimate corrected by the model, φ_f + r̄ — a control
 variate, unbiased for any game whatever the model, only wider. A unit the check passes keeps the
-model's value and interval. The check is two-sided at 5% per unit, so about one unit in twenty
-falls back when nothing is wrong: that costs width, not bias.
+model's value, with an interval widened by the bias the check measured over all units (τ², the mean
+of max(0, r̄² − se(r̄)²)): the check's resolution is the chains', coarser than the model's own, so a
+bias of one model standard error passes it unflagged — at 1,000 rollouts per unit that took the
+model's coverage to 0.89 without the widening (BENCHMARKS.md, round four). The check is two-sided at
+5% per unit, so about one unit in twenty falls back when nothing is wrong: that costs width, not bias.
 """
 
 from __future__ import annotations
@@ -219,6 +222,9 @@ class _Check:
     corrected: np.ndarray
     corrected_sd: np.ndarray
     clusters: int
+    lack_of_fit: float
+    """τ², the model's squared miss per unit beyond noise: the mean over units of max(0, r̄² − se(r̄)²),
+    whose expectation is the squared bias (E r̄² = bias² + se²)."""
 
 
 def _held_out_check(run: EstimateRun, design: _Design, rows: _Rows, matrix: np.ndarray, trigger: int) -> _Check | None:
@@ -248,7 +254,8 @@ def _held_out_check(run: EstimateRun, design: _Design, rows: _Rows, matrix: np.n
     count = len(r)
     r_sd = r.std(axis=0, ddof=1) / np.sqrt(count)
     z = np.divide(r.mean(axis=0), r_sd, out=np.zeros(units), where=r_sd > 0)
-    return _Check(z, r.mean(axis=0), c.mean(axis=0), c.std(axis=0, ddof=1) / np.sqrt(count), count)
+    bias = float(np.mean(np.maximum(r.mean(axis=0) ** 2 - r_sd**2, 0.0)))
+    return _Check(z, r.mean(axis=0), c.mean(axis=0), c.std(axis=0, ddof=1) / np.sqrt(count), count, bias)
 
 
 def interaction_values(
@@ -272,10 +279,12 @@ def interaction_values(
     cases = len(set(rows.tasks.tolist()))
     z = float(stats.t.ppf(0.5 + confidence / 2, max(cases - 1, 1)))  # the case clusters set the df
     count = len(run.chains)
+    check = _held_out_check(run, design, rows, matrix, trigger)
+    if check is not None:  # the bias the check measured, pooled over units, widens every model interval
+        sd = np.sqrt(sd**2 + check.lack_of_fit)
     model = tuple(
         Estimate(float(v), Interval(float(v - z * s), float(v + z * s)), count) for v, s in zip(phi, sd, strict=True)
     )
-    check = _held_out_check(run, design, rows, matrix, trigger)
     if check is None:
         return InteractionValues(model, model, tuple(float("nan") for _ in model), ())
     t = float(stats.t.ppf(0.5 + confidence / 2, check.clusters - 1))
