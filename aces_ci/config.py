@@ -129,13 +129,18 @@ class ValueConfig:
     estimator: str = "interaction"
     """Where net effects come from: ``interaction`` (a unit-plus-pairwise model fitted on every scored
     coalition, checked against held-out chains) or ``chain`` (the chains alone). BENCHMARKS.md, round four."""
+    adaptive: bool = False
+    """With a ``--max-rollouts`` budget and the interaction model: two looks, the second half of the budget
+    spent on probes toward the units nearest a decision (``skillsv._adaptive``)."""
 
 
 def _value_config(data: dict[str, Any]) -> ValueConfig:
     """``value:`` (the schema has checked its keys and types)."""
     defaults = ValueConfig()
     return ValueConfig(
-        margin=float(data.get("margin", defaults.margin)), estimator=str(data.get("estimator", defaults.estimator))
+        margin=float(data.get("margin", defaults.margin)),
+        estimator=str(data.get("estimator", defaults.estimator)),
+        adaptive=bool(data.get("adaptive", defaults.adaptive)),
     )
 
 

@@ -260,6 +260,7 @@ def _settings(
         holdout=args.holdout,
         rules=DecisionRules(margin=args.margin if args.margin is not None else project.config.value.margin),
         values_from="chain" if (args.estimator or project.config.value.estimator) == "chain" else "interaction",
+        adaptive=project.config.value.adaptive,
     )
 
 

@@ -127,6 +127,8 @@ def value_json(report: ValueReport) -> dict[str, Any]:
             "pooling": valuation.pooling or estimator.pooling,
             "estimator": valuation.estimator,
             "fallback": list(valuation.fallback),
+            "adaptive": settings.adaptive,
+            "probes": report.probes,
             "antithetic": estimator.antithetic,
             "stratified": estimator.stratified,
             "windows": estimator.windows,

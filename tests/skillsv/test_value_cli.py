@@ -342,3 +342,20 @@ def test_the_estimator_comes_from_aces_yml_and_the_flag_overrides_it(tmp_path: P
     code, again = _value(tmp_path, *common, "--config", str(tmp_path / "aces.yml"), "--estimator", "interaction")
     assert again["settings"]["estimator"] == "interaction"
     assert [u.get("net_effect") for u in again["units"]] == [u.get("net_effect") for u in report["units"]]
+
+
+def test_adaptive_allocation_from_aces_yml_probes_within_the_budget(tmp_path: Path) -> None:
+    """value.adaptive: half the budget on chains, then probes toward the units nearest a decision, never over."""
+    skill, evals = _planted(tmp_path, cases=40)
+    (tmp_path / "aces.yml").write_text("value:\n  adaptive: true\n")
+    common = [str(skill), "--evals", str(evals), "--oracle", f"{ORACLE}:noisy", "--max-rollouts", "2000"]
+    code, report = _value(tmp_path, *common, "--config", str(tmp_path / "aces.yml"))
+    assert code == 0
+    _valid(report)
+    settings = report["settings"]
+    assert settings["adaptive"] is True and settings["probes"] > 0 and settings["estimator"] == "interaction"
+    assert report["rollouts"]["spent"] <= 2000
+    valued = [unit for unit in report["units"] if unit["kind"] != "trigger"]
+    assert all(unit["ci"] is not None for unit in valued)
+    code, fixed = _value(tmp_path, *common)  # without it, the fixed design: no probe
+    assert code == 0 and fixed["settings"]["adaptive"] is False and fixed["settings"]["probes"] == 0
