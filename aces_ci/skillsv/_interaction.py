@@ -26,7 +26,7 @@ right. A unit whose mean residual lies beyond ±:data:`CHECK_Z` standard errors 
 antithetic pair) falls back to the chain estimate corrected by the model, φ_f + r̄ — a control
 variate, unbiased for any game whatever the model, only wider. A unit the check passes keeps the
 model's value, with an interval widened by the bias the check measured over all units (τ², the mean
-of max(0, r̄² − se(r̄)²)): the check's resolution is the chains', coarser than the model's own, so a
+of r̄² − se(r̄)², floored at 0): the check's resolution is the chains', coarser than the model's own, so a
 bias of one model standard error passes it unflagged — at 1,000 rollouts per unit that took the
 model's coverage to 0.89 without the widening (BENCHMARKS.md, round four). The check is two-sided at
 5% per unit, so about one unit in twenty falls back when nothing is wrong: that costs width, not bias.
@@ -223,8 +223,9 @@ class _Check:
     corrected_sd: np.ndarray
     clusters: int
     lack_of_fit: float
-    """τ², the model's squared miss per unit beyond noise: the mean over units of max(0, r̄² − se(r̄)²),
-    whose expectation is the squared bias (E r̄² = bias² + se²)."""
+    """τ², the model's squared miss per unit beyond noise: max(0, mean over units of r̄² − se(r̄)²),
+    whose expectation is the mean squared bias (E r̄² = bias² + se²). Floored after pooling: flooring
+    each unit first would add ~0.4 se² per unit when nothing is wrong."""
 
 
 def _held_out_check(run: EstimateRun, design: _Design, rows: _Rows, matrix: np.ndarray, trigger: int) -> _Check | None:
@@ -254,7 +255,7 @@ def _held_out_check(run: EstimateRun, design: _Design, rows: _Rows, matrix: np.n
     count = len(r)
     r_sd = r.std(axis=0, ddof=1) / np.sqrt(count)
     z = np.divide(r.mean(axis=0), r_sd, out=np.zeros(units), where=r_sd > 0)
-    bias = float(np.mean(np.maximum(r.mean(axis=0) ** 2 - r_sd**2, 0.0)))
+    bias = max(float(np.mean(r.mean(axis=0) ** 2 - r_sd**2)), 0.0)  # pooled, then floored: unbiased when > 0
     return _Check(z, r.mean(axis=0), c.mean(axis=0), c.std(axis=0, ddof=1) / np.sqrt(count), count, bias)
 
 
