@@ -56,10 +56,11 @@ CHECK_Z = 1.96
 CHECK_FLOOR = 0.01
 """… and |mean residual| at least this (a fifth of the default δ): a miss smaller than that changes no
 decision, and without a floor a near-noiseless run flags the ridge's last thousandth."""
-MIN_ROWS_PER_COLUMN = 4.0
-"""Below this many distinct scores per coefficient the chains' values stand. The sandwich needs many
-more scores than coefficients: at 2–3 per coefficient (60 rollouts per unit on the 24-unit games of
-BENCHMARKS.md, round four) its intervals held the exact value for 0.917 of units, not 0.95."""
+MIN_ROWS_PER_COLUMN = 6.0
+"""Below this many distinct scores per coefficient the chains' values stand. The model pays for its
+n(n − 1)/2 pairs in variance: at 2–3 scores per coefficient (60 rollouts per unit, 24 units) its
+intervals held the exact value for 0.917 of units, and at ~5.6 (250 per unit, 40 units) it made fewer
+right calls than the chains (BENCHMARKS.md, round four); at 8–11 (24 and 16 units) it made more."""
 _CHUNK = 2048
 
 
