@@ -34,7 +34,7 @@ import numpy as np
 
 from ._budget import MIN_ORDERS, planned_scores
 from ._estimate import EstimateRun, Estimator, EstimatorSettings
-from ._interaction import MIN_ROWS_PER_COLUMN, with_interaction
+from ._interaction import with_interaction
 from ._model import Operator, UnitGroup
 from ._oracle import CoalitionOracle, Task
 from ._result import UnitValue, Valuation
@@ -44,6 +44,10 @@ from ._summary import CONFIDENCE, DecisionRules, respect_dependencies, summarize
 FIRST_SHARE = 0.5
 """Share of the budget the first look's chains spend."""
 LOOKS = 2
+FIRST_LOOK_ROWS = 4.0
+"""Scores per coefficient the first look's fit needs (the final fit needs ``MIN_ROWS_PER_COLUMN``, 6, on
+chains and probes together): at 4 the model's intervals still covered (BENCHMARKS.md, round four), and
+the first look exists to settle the clear-cut units."""
 PROBE_ROUNDS = 4
 """Probe rounds between the looks: a probe's coalitions already scored cost nothing, so a round can
 leave budget, which the next round spends (no look between rounds: allocation only)."""
@@ -78,7 +82,7 @@ def _first_design(
     units = structure.size - 1
     columns = len(tasks) + units + units * (units - 1) // 2
     rows = planned_scores(structure, tasks, first) / len(first.operators)
-    return first if rows >= MIN_ROWS_PER_COLUMN * columns else None
+    return first if rows >= FIRST_LOOK_ROWS * columns else None
 
 
 def _allocate(undecided: Sequence[UnitValue], scores: int) -> dict[str, int]:
@@ -132,7 +136,7 @@ def adaptive_valuation(
     chains = summarize(run, groups, rules, bootstrap)
     if first is None or settings.budget_scores is None:
         return AdaptiveRun(run, with_interaction(run, chains, rules), 0, ())
-    look1 = with_interaction(run, chains, rules, look_level(1))
+    look1 = with_interaction(run, chains, rules, confidence=look_level(1), min_rows=FIRST_LOOK_ROWS)
     undecided = [unit for unit in look1.units if unit.decision == "unresolved"]
     left = settings.budget_scores - run.meter.evaluated
     if not undecided or left <= 0 or run.stopped_by is not None:
@@ -147,7 +151,7 @@ def adaptive_valuation(
         left = settings.budget_scores - run.meter.evaluated
         if left < window or not asked or run.stopped_by is not None:
             break
-    look2 = with_interaction(run, chains, rules, look_level(2), extra)
+    look2 = with_interaction(run, chains, rules, confidence=look_level(2), extra=extra, min_rows=FIRST_LOOK_ROWS)
     later = {unit.unit: unit for unit in look2.units}
     open_ = {unit.unit for unit in undecided}
     units = [later[unit.unit] if unit.unit in open_ else unit for unit in look1.units]

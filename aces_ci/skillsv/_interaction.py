@@ -261,7 +261,7 @@ def _held_out_check(run: EstimateRun, design: _Design, rows: _Rows, matrix: np.n
 
 
 def interaction_values(
-    run: EstimateRun, confidence: float = 0.95, extra: Extra | None = None
+    run: EstimateRun, confidence: float = 0.95, extra: Extra | None = None, min_rows: float = MIN_ROWS_PER_COLUMN
 ) -> InteractionValues | None:
     """φ_del of every execution unit from the interaction model (module docstring).
 
@@ -272,7 +272,7 @@ def interaction_values(
     trigger = next(i for i in range(structure.size) if i not in run.execution)
     rows = _rows(run, trigger, extra or {})
     design = _Design(run.execution, len(run.tasks))
-    if len(rows.scores) < MIN_ROWS_PER_COLUMN * design.width:
+    if len(rows.scores) < min_rows * design.width:
         return None
     beta, factor = _fit(design, rows, np.ones(len(rows.scores), dtype=bool))
     matrix = value_matrix(run, design)
@@ -302,15 +302,17 @@ def with_interaction(
     run: EstimateRun,
     valuation: Valuation,
     rules: DecisionRules,
+    *,
     confidence: float = CONFIDENCE,
     extra: Extra | None = None,
+    min_rows: float = MIN_ROWS_PER_COLUMN,
 ) -> Valuation:
     """``valuation`` with its net effects (and so its decisions) from the interaction model.
 
     Content values and context costs stay the chains' (the ``compress`` decision reads them); the
     decision, its reason and the scores to decide are recomputed from the model's net effect.
     """
-    fitted = interaction_values(run, confidence, extra)
+    fitted = interaction_values(run, confidence, extra, min_rows)
     if fitted is None:
         return valuation
     slot = {run.structure.players[player]: k for k, player in enumerate(run.execution)}
