@@ -1,38 +1,37 @@
 """Does ``aces-ci value`` decide? Keep / cut calls, severe errors and coverage on planted games.
 
-RMSE rewards pulling every value toward 0; an author needs decisions. For each planted game
-(:mod:`benchmarks.skillsv_games`: solo units, an OR pair, an AND pair, a harmful unit, a dead unit, a
-unit that needs a resource) and each budget in rollouts per unit, this runs the default estimator
-with K raised in steps of 2 until the planned scores fill the budget (``planned_scores``, exact), on
-a Bernoulli oracle with fresh noise, and scores the decisions against the μ-exact net effects:
+RMSE rewards pulling every value toward 0; an author needs decisions. For each planted game and each
+budget in rollouts per unit, this runs the default estimator design with K raised in steps of 2 until
+the planned scores fill the budget (``planned_scores``, exact), on a Bernoulli oracle with fresh
+noise, and reads the *same* run two ways — the chain estimator (``value.estimator: chain``, the
+pooled chains and their crossed bootstrap) and the interaction model (``value.estimator:
+interaction``, :mod:`aces_ci.skillsv._interaction`, with its held-out check and fallback) — scoring
+the decisions against the μ-exact net effects:
 
 * **severe**: a unit kept whose exact net effect is below −δ, or cut (delete / negligible) whose
   exact net effect is above +δ — per skill;
-* **right call**: among units with |exact| ≥ 0.05, the share kept when positive, cut when negative;
+* **right call**: among units with |exact| ≥ 0.05, the share kept when positive, cut when negative
+  (and the same for the three-unit AND's members alone, the one interaction a pairwise model misses);
 * **dead → negligible**: the share of planted dead units decided ``negligible``;
 * **unresolved**: the share of units left unresolved;
 * **coverage**: the share of 95% intervals holding the exact net effect.
 
-``--estimator interaction`` (benchmark only, not in ``aces-ci value``) reads the *same* runs through a
-regression instead of the pooled chain estimator: every scored prefix of every chain on every case of
-its window is a row, V = α_case + Σ β_i x_i + Σ β_ij x_i x_j (unit effects and every pairwise
-interaction, a small ridge on the pairs), and φ is the fit's μ-exact value (``unanimity_values`` of
-the terms: exact for games whose interactions involve at most two units). Its interval resamples
-chains and cases together, as the chain estimator's does.
+``--game decidable`` (the default: :func:`benchmarks.skillsv_games.decidable_game`, effects a budget
+can decide) or ``planted`` (round three's games). ``--continue`` measures the unresolved units'
+"scores to decide": the run is repeated on the same seed with K × 1.25, 1.5, … up to × 4 (the same
+first orders and windows, more of them), and the scores a unit needed before it was decided are
+compared with what the first run predicted.
 
-    python benchmarks/skillsv_decisions.py --sizes 16,24 --budgets 60,250 --seeds 5 [--estimator interaction]
+    python benchmarks/skillsv_decisions.py --sizes 16,24,40 --budgets 60,250,1000 --seeds 20 [--continue]
 """
 
 from __future__ import annotations
 
 import argparse
-import itertools
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-
-import numpy as np
 
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -40,20 +39,23 @@ if __package__ in (None, ""):
 from aces_ci.skillsv import (
     DEFAULT_MARGIN,
     DecisionRules,
-    Estimate,
     EstimateRun,
     Estimator,
     EstimatorSettings,
-    Interval,
-    decide,
+    Valuation,
+    adaptive_valuation,
     planned_scores,
     summarize,
-    unanimity_values,
+    with_interaction,
 )
-from benchmarks.skillsv_games import BernoulliOracle, PlantedGame, planted_game
+from benchmarks.skillsv_games import BernoulliOracle, PlantedGame, decidable_game, planted_game
 
 EFFECTIVE = 0.05
 """|exact net effect| from which a unit has a right keep / cut call (issue 23)."""
+ESTIMATORS = ("chain", "interaction", "adaptive")
+LADDER = (1.25, 1.5, 2.0, 2.5, 3.0, 4.0)
+"""Continued runs: K times these factors (rounded up to even)."""
+RULES = DecisionRules(margin=DEFAULT_MARGIN)
 
 
 @dataclass(frozen=True)
@@ -62,133 +64,139 @@ class Outcome:
     severe: int
     effective: int
     right: int
+    triple: int
+    triple_right: int
     dead: int
     dead_negligible: int
     unresolved: int
     covered: int
     rollouts: int
+    fallback: int
 
 
-def design(units: int, budget: int, seed: int) -> tuple[EstimatorSettings, PlantedGame, int]:
-    """The default settings with K raised until the planned scores fill ``budget``."""
-    game = planted_game(units, seed)
+def design(game: PlantedGame, budget: int, seed: int) -> EstimatorSettings:
+    """The default settings with the largest even K whose planned scores fit ``budget`` (steps of 16, 8, … 2)."""
     settings = EstimatorSettings(seed=seed, orders=4)
-    while True:
-        bigger = replace(settings, orders=settings.orders + 2)
-        if planned_scores(game.structure, game.tasks, bigger) > budget:
-            break
-        settings = bigger
-    return settings, game, planned_scores(game.structure, game.tasks, settings)
+    step = 16
+    while step >= 2:
+        bigger = replace(settings, orders=settings.orders + step)
+        if planned_scores(game.structure, game.tasks, bigger) <= budget:
+            settings = bigger
+        else:
+            step //= 2
+    return settings
 
 
-RIDGE = 1.0
-"""Ridge on the pairwise interactions (rows are 0/1 scores: a unit's worth of shrinkage toward 0)."""
+def valuations(run: EstimateRun) -> dict[str, Valuation]:
+    """The same run read by each estimator."""
+    chain = summarize(run, rules=RULES, replicates=400)
+    return {"chain": chain, "interaction": with_interaction(run, chain, RULES)}
 
 
-def interaction_values(run: EstimateRun, replicates: int = 200) -> dict[str, Estimate]:
-    """φ_del from a unit-plus-pairwise regression on every scored prefix (see the module docstring)."""
-    structure, execution = run.structure, run.execution
-    slot = {player: k for k, player in enumerate(execution)}
-    pairs = list(itertools.combinations(range(len(execution)), 2))
-    rows: list[np.ndarray] = []
-    targets: list[float] = []
-    row_chain: list[int] = []
-    row_task: list[int] = []
-    for chain in run.chains:
-        levels = chain.levels["del"] if chain.levels is not None else None
-        if levels is None:
-            continue
-        present = np.zeros(len(execution))
-        for step in range(levels.shape[0]):
-            if step > 0:
-                present[slot[chain.order[step - 1]]] = 1.0
-            for column, task in enumerate(chain.window):
-                score = levels[step, column]
-                if np.isnan(score):
-                    continue
-                pair_terms = np.array([present[i] * present[j] for i, j in pairs])
-                rows.append(np.concatenate([present, pair_terms]))
-                targets.append(float(score))
-                row_chain.append(chain.pair)
-                row_task.append(task)
-    x, y = np.array(rows), np.array(targets)
-    tasks = np.array(row_task)
-    task_ids = sorted(set(row_task))
-    dummies = (tasks[:, None] == np.array(task_ids)[None, :]).astype(float)
-    design_matrix = np.hstack([dummies, x])
-    penalty = np.zeros(design_matrix.shape[1])
-    penalty[len(task_ids) + len(execution) :] = RIDGE
-    clusters = sorted(set(row_chain))
-    chain_index = np.array([clusters.index(c) for c in row_chain])
-    task_index = np.array([task_ids.index(t) for t in row_task])
-
-    def fit(weights: np.ndarray) -> np.ndarray:
-        weighted = design_matrix * weights[:, None]
-        gram = design_matrix.T @ weighted + np.diag(penalty + 1e-9)
-        beta = np.linalg.solve(gram, weighted.T @ y)[len(task_ids) :]
-        terms = [(frozenset({structure.players[execution[k]]}), float(beta[k])) for k in range(len(execution))]
-        terms += [
-            (
-                frozenset({structure.players[execution[i]], structure.players[execution[j]]}),
-                float(beta[len(execution) + n]),
-            )
-            for n, (i, j) in enumerate(pairs)
-        ]
-        phi = unanimity_values(structure, run.settings.distribution, terms)
-        return np.array([phi[player] for player in execution])
-
-    point = fit(np.ones(len(y)))
-    rng = np.random.default_rng([run.settings.seed, 23])
-    boot = []
-    for _ in range(replicates):
-        chain_w = np.bincount(rng.integers(0, len(clusters), len(clusters)), minlength=len(clusters))
-        task_w = np.bincount(rng.integers(0, len(task_ids), len(task_ids)), minlength=len(task_ids))
-        boot.append(fit((chain_w[chain_index] * task_w[task_index]).astype(float)))
-    samples = np.array(boot)
-    lo, hi = np.percentile(samples, [2.5, 97.5], axis=0)
-    return {
-        structure.players[player]: Estimate(float(point[k]), Interval(float(lo[k]), float(hi[k])), len(run.chains))
-        for k, player in enumerate(execution)
-    }
-
-
-def measure(units: int, per_unit: int, seed: int, margin: float = DEFAULT_MARGIN, estimator: str = "pooled") -> Outcome:
-    settings, game, _ = design(units, per_unit * units, seed)
-    exact = game.exact(settings.distribution)["del"]
-    run = Estimator(game.structure, game.tasks, BernoulliOracle(game, seed), settings).estimate()
-    valuation = summarize(run, replicates=400)
-    if estimator == "interaction":
-        fitted = interaction_values(run)
-        rules = DecisionRules(margin=margin)
-        valuation = replace(
-            valuation,
-            units=tuple(
-                replace(unit, net_effect=fitted[unit.unit], decision=decide(fitted[unit.unit], None, None, rules)[0])
-                for unit in valuation.units
-            ),
-        )
-    severe = effective = right = dead = dead_negligible = unresolved = covered = 0
+def score(game: PlantedGame, valuation: Valuation, rollouts: int, margin: float = DEFAULT_MARGIN) -> Outcome:
+    exact = game.exact("layer")["del"]
+    counts = dict.fromkeys(
+        ("severe", "effective", "right", "triple", "triple_right", "dead", "dead_negligible", "unresolved", "covered"),
+        0,
+    )
     for unit in valuation.units:
         truth = exact[unit.unit]
         cut = unit.decision in ("delete", "negligible")
-        severe += (unit.decision == "keep" and truth < -margin) or (cut and truth > margin)
+        counts["severe"] += (unit.decision == "keep" and truth < -margin) or (cut and truth > margin)
         if abs(truth) >= EFFECTIVE:
-            effective += 1
-            right += (truth > 0 and unit.decision in ("keep", "compress")) or (truth < 0 and cut)
+            right = (truth > 0 and unit.decision in ("keep", "compress")) or (truth < 0 and cut)
+            counts["effective"] += 1
+            counts["right"] += right
+            if game.roles.get(unit.unit) == "and3":
+                counts["triple"] += 1
+                counts["triple_right"] += right
         if game.roles.get(unit.unit) == "dead":
-            dead += 1
-            dead_negligible += unit.decision == "negligible"
-        unresolved += unit.decision == "unresolved"
+            counts["dead"] += 1
+            counts["dead_negligible"] += unit.decision == "negligible"
+        counts["unresolved"] += unit.decision == "unresolved"
         ci = unit.net_effect.ci if unit.net_effect is not None else None
-        covered += ci is not None and ci.lo <= truth <= ci.hi
-    return Outcome(
-        len(valuation.units), severe, effective, right, dead, dead_negligible, unresolved, covered, run.meter.evaluated
-    )
+        counts["covered"] += ci is not None and ci.lo <= truth <= ci.hi
+    return Outcome(len(valuation.units), rollouts=rollouts, fallback=len(valuation.fallback), **counts)
+
+
+GAMES: dict[str, Callable[[int, int], PlantedGame]] = {"decidable": decidable_game, "planted": planted_game}
+
+
+def run_once(game: PlantedGame, settings: EstimatorSettings, seed: int) -> tuple[EstimateRun, dict[str, Valuation]]:
+    run = Estimator(game.structure, game.tasks, BernoulliOracle(game, seed), settings).estimate()
+    return run, valuations(run)
+
+
+@dataclass
+class Continuation:
+    """Unresolved units whose predicted scores to decide were checked against a continued run."""
+
+    within: int = 0
+    """Decided after between ½ and 2 × the predicted scores."""
+    early: int = 0
+    """Decided with fewer than ½ the predicted scores (the prediction was too pessimistic)."""
+    late: int = 0
+    """Decided only after more than 2 × the prediction, or not at all by K × 4 when that is past 2 ×."""
+    open_: int = 0
+    """Not decided by K × 4, which is still within 2 × the prediction: no verdict."""
+
+
+def continue_run(
+    game: PlantedGame, settings: EstimatorSettings, seed: int, first: dict[str, Valuation], rollouts: int
+) -> dict[str, Continuation]:
+    """For each estimator, compare each unresolved unit's predicted scores with what more chains needed."""
+    waiting = {
+        name: {u.unit: u.scores_to_decide for u in valuation.units if u.decision == "unresolved" and u.scores_to_decide}
+        for name, valuation in first.items()
+    }
+    needed: dict[str, dict[str, int]] = {name: {} for name in first}
+    for factor in LADDER:
+        orders = settings.orders * factor
+        more = replace(settings, orders=int(-(-orders // 2) * 2))
+        run, later = run_once(game, more, seed)
+        for name, valuation in later.items():
+            for unit in valuation.units:
+                if unit.unit in waiting[name] and unit.unit not in needed[name] and unit.decision != "unresolved":
+                    needed[name][unit.unit] = run.meter.evaluated - rollouts
+    extra = run.meter.evaluated - rollouts
+    out = {}
+    for name, predicted in waiting.items():
+        tally = Continuation()
+        for unit_id, guess in predicted.items():
+            need = needed[name].get(unit_id)
+            if need is None:
+                if extra > 2 * guess:
+                    tally.late += 1
+                else:
+                    tally.open_ += 1
+            elif need < guess / 2:
+                tally.early += 1
+            elif need > 2 * guess:
+                tally.late += 1
+            else:
+                tally.within += 1
+        out[name] = tally
+    return out
 
 
 def _share(hits: int, total: int) -> str:
     """``2/4``: a share with what it is out of; ``–`` when there is nothing to count."""
-    return f"{hits}/{total}" if total else "– (none)"
+    return f"{hits}/{total} ({hits / total:.0%})" if total else "– (none)"
+
+
+def _row(units: int, per_unit: int, name: str, results: Sequence[Outcome]) -> str:
+    total = sum(r.units for r in results)
+    count = len(results)
+    return (
+        f"| {units} | {per_unit} | {name} | {sum(r.rollouts for r in results) / count:,.0f} "
+        f"| {sum(r.severe for r in results) / count:.2f} "
+        f"| {_share(sum(r.right for r in results), sum(r.effective for r in results))} "
+        f"| {_share(sum(r.triple_right for r in results), sum(r.triple for r in results))} "
+        f"| {_share(sum(r.dead_negligible for r in results), sum(r.dead for r in results))} "
+        f"| {sum(r.unresolved for r in results) / total:.2f} "
+        f"| {sum(r.covered for r in results) / total:.3f} "
+        f"| {sum(r.fallback for r in results) / count:.1f} |"
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -196,26 +204,45 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--sizes", default="16,24")
     parser.add_argument("--budgets", default="60,250", help="rollouts per unit")
     parser.add_argument("--seeds", type=int, default=5)
-    parser.add_argument("--estimator", choices=("pooled", "interaction"), default="pooled")
+    parser.add_argument("--first-seed", type=int, default=0)
+    parser.add_argument("--game", choices=tuple(GAMES), default="decidable")
+    parser.add_argument("--adaptive", action="store_true", help="also two looks with probes between them")
+    parser.add_argument("--continue", dest="continued", action="store_true", help="check scores to decide")
     args = parser.parse_args(argv)
     print(
-        "| units | rollouts/unit | rollouts | severe / skill | right call (|φ| ≥ 0.05) | dead → negligible "
-        "| unresolved | coverage |"
+        "| units | rollouts/unit | estimator | rollouts | severe / skill | right call (|φ| ≥ 0.05) "
+        "| of which three-unit AND | dead → negligible | unresolved | coverage | fallback units |"
     )
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for units in (int(x) for x in args.sizes.split(",")):
         for per_unit in (int(x) for x in args.budgets.split(",")):
-            results = [measure(units, per_unit, seed, estimator=args.estimator) for seed in range(args.seeds)]
-            total = sum(r.units for r in results)
-            print(
-                f"| {units} | {per_unit} | {sum(r.rollouts for r in results) / len(results):,.0f} "
-                f"| {sum(r.severe for r in results) / len(results):.2f} "
-                f"| {_share(sum(r.right for r in results), sum(r.effective for r in results))} "
-                f"| {_share(sum(r.dead_negligible for r in results), sum(r.dead for r in results))} "
-                f"| {sum(r.unresolved for r in results) / total:.2f} "
-                f"| {sum(r.covered for r in results) / total:.3f} |",
-                flush=True,
-            )
+            results: dict[str, list[Outcome]] = {name: [] for name in ESTIMATORS}
+            continued = {name: Continuation() for name in ESTIMATORS}
+            for seed in range(args.first_seed, args.first_seed + args.seeds):
+                game = GAMES[args.game](units, seed)
+                settings = design(game, per_unit * units, seed)
+                run, read = run_once(game, settings, seed)
+                for name, valuation in read.items():
+                    results[name].append(score(game, valuation, run.meter.evaluated))
+                if args.adaptive:
+                    budget = replace(settings, budget_scores=per_unit * units)
+                    oracle = BernoulliOracle(game, seed)
+                    adaptive = adaptive_valuation(game.structure, game.tasks, oracle, budget, RULES, bootstrap=400)
+                    results["adaptive"].append(score(game, adaptive.valuation, adaptive.run.meter.evaluated))
+                for name in ESTIMATORS:  # the running figures, so a cut-short run still says what it saw
+                    if results[name]:
+                        print(f"after seed {seed}: {_row(units, per_unit, name, results[name])}", file=sys.stderr)
+                if args.continued:
+                    for name, tally in continue_run(game, settings, seed, read, run.meter.evaluated).items():
+                        for key in ("within", "early", "late", "open_"):
+                            setattr(continued[name], key, getattr(continued[name], key) + getattr(tally, key))
+                        print(f"after seed {seed}: scores to decide ({name}): {continued[name]}", file=sys.stderr)
+            for name in ESTIMATORS:
+                if not results[name]:
+                    continue
+                print(_row(units, per_unit, name, results[name]), flush=True)
+                if args.continued and name in continued and name != "adaptive":
+                    print(f"  scores to decide ({name}): {continued[name]}", flush=True)
     return 0
 
 

@@ -211,3 +211,88 @@ def planted_game(units: int, seed: int, tasks: int = 40, profile: str = "spread"
         activity[row, active] = tasks / len(active)
     base = rng.uniform(0.1, 0.3, size=tasks)
     return PlantedGame(structure, tuple(terms), tokens, context_cost, base, activity, roles)
+
+
+DEAD_SHARE = 5
+"""A decidable game has one dead unit per this many units (at least three)."""
+
+
+def _layout(rng: np.random.Generator, units: int) -> tuple[list[str], list[str], list[list[str]]]:
+    """Body units, resource files and sections of 3–6 items, as :func:`planted_game` draws them."""
+    resources = max(1, units // 8)
+    names = [f"u{i}" for i in range(1, units - resources + 1)]
+    sections: list[list[str]] = []
+    position = 0
+    while position < len(names):
+        size = int(rng.integers(3, 7))
+        sections.append(names[position : position + size])
+        position += size
+    return names, [f"r{i}" for i in range(1, resources + 1)], sections
+
+
+def decidable_game(units: int, seed: int, tasks: int = 40) -> PlantedGame:
+    """A game whose effects a release's budget can decide (issue 23, round four).
+
+    The same skill shape as :func:`planted_game` (a trigger, sections with lead-ins, resources that
+    units require), with effects of the size the issue's reference games have — about eight units
+    with |φ| ≥ 0.05 at every size, the rest dead or minor:
+
+    * two **load-bearing** solo units (0.10–0.14 each);
+    * an **AND pair** (0.14 together, nothing alone: ≈ 0.07 each) and an **OR pair** (0.08 from
+      either, no more from both: ≈ 0.04 each);
+    * a **three-unit AND** (0.18 only when all three are in: ≈ 0.06 each) — the one interaction a
+      pairwise model cannot represent;
+    * a **harmful** unit (−0.08 to −0.12) and **dead** units (no effect: one in five units, at least 3);
+    * a unit whose 0.04 needs the resource it requires; the rest **minor** (0–0.004 each).
+
+    Effects are the same on every case (the case's base rate carries its difficulty), and the base
+    rate is drawn inside the band where no coalition's probability leaves [0, 1], so the game is
+    exactly its unanimity terms and :meth:`PlantedGame.exact` is its exact value at 40 units too.
+    """
+    rng = np.random.default_rng([seed, 23])
+    names, files, sections = _layout(rng, units)
+    requires: dict[str, set[str]] = {unit: {"m"} for unit in names + files}
+    shuffled = [str(unit) for unit in rng.permutation(names)]
+    roles: dict[str, str] = {}
+    terms: list[Term] = [Term(frozenset({"m"}), 0.05, "trigger")]
+
+    def plant(role: str, count: int) -> list[str]:
+        taken = [shuffled.pop() for _ in range(count)]
+        roles.update(dict.fromkeys(taken, role))
+        return taken
+
+    for unit in plant("load-bearing", 2):
+        terms.append(Term(frozenset({unit}), float(rng.uniform(0.10, 0.14)), "load-bearing"))
+    terms.append(Term(frozenset(plant("and", 2)), 0.14, "and"))
+    terms.append(Term(frozenset(plant("and3", 3)), 0.18, "and3"))
+    first, second = plant("or", 2)
+    terms += [Term(frozenset({first}), 0.08, "or"), Term(frozenset({second}), 0.08, "or")]
+    terms.append(Term(frozenset({first, second}), -0.08, "or"))
+    terms.append(Term(frozenset(plant("harmful", 1)), -float(rng.uniform(0.08, 0.12)), "harmful"))
+    (user,) = plant("dependency", 1)
+    requires[user].add(files[0])
+    roles[files[0]] = "dependency-target"
+    terms.append(Term(frozenset({user, files[0]}), 0.04, "dependency"))
+    plant("dead", max(3, units // DEAD_SHARE))
+    for unit in plant("minor", len(shuffled)):
+        terms.append(Term(frozenset({unit}), float(rng.uniform(0.0, 0.004)), "minor"))
+    for section in sections:  # a lead-in: the section's later items need its first
+        if len(section) > 3 and rng.random() < 0.5:
+            for unit in section[1:3]:
+                requires[unit].add(section[0])
+    for extra in files[1:]:
+        roles[extra] = "resource"
+        requires[str(rng.choice(names))].add(extra)
+    hierarchy = ("m", *[tuple(section) if len(section) > 1 else section[0] for section in sections], tuple(files))
+    structure = GameStructure(
+        ("m", *names, *files), {key: frozenset(value) for key, value in requires.items()}, hierarchy
+    )
+    tokens = {unit: int(rng.integers(20, 200)) for unit in names + files}
+    context_cost = 0.02 / sum(tokens.values())
+    highest = sum(term.coefficient for term in terms if term.coefficient > 0) - 0.08  # the OR pair pays once
+    lowest = sum(term.coefficient for term in terms if term.coefficient < 0 and term.role != "or") - 0.02
+    if 1.0 - highest <= -lowest:
+        raise ValueError(f"a {units}-unit decidable game cannot keep every probability inside [0, 1]")
+    base = rng.uniform(-lowest, 1.0 - highest, size=tasks)
+    activity = np.ones((1, tasks))
+    return PlantedGame(structure, tuple(terms), tokens, context_cost, base, activity, roles)

@@ -329,3 +329,10 @@ def test_value_margin_is_read_defaulted_and_checked(tmp_path: Path) -> None:
     assert (error.line, error.field) == (2, "value.margin")
     error = error_of(tmp_path, "value:\n  margn: 0.1\n")
     assert "did you mean 'margin'?" in str(error)
+
+
+def test_value_estimator_is_read_defaulted_and_checked(tmp_path: Path) -> None:
+    assert load_config(None, tmp_path).value.estimator == "interaction"  # BENCHMARKS.md, SkillSV round four
+    assert load_config(write(tmp_path, "value:\n  estimator: chain\n"), tmp_path).value.estimator == "chain"
+    error = error_of(tmp_path, "value:\n  margin: 0.05\n  estimator: regression\n")
+    assert (error.line, error.field) == (3, "value.estimator")

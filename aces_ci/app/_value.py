@@ -92,6 +92,8 @@ def _prepared(
         exact=config.exact,
         holdout=config.holdout,
         rules=config.rules,
+        values_from=config.values_from,
+        adaptive=config.adaptive,
     )
     return tasks, ValuePlan(game, _planned(game, tasks, settings), settings, config.runs_per_score), panel
 

@@ -101,6 +101,11 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="pooled: every scored prefix informs every unit (default); chain: Algorithm 1's adjacent differences",
     )
     parser.add_argument(
+        "--estimator",
+        choices=("interaction", "chain"),
+        help="net effects from the pairwise interaction model or the chains alone (default: aces.yml value.estimator)",
+    )
+    parser.add_argument(
         "--no-antithetic", action="store_true", help="draw every order independently (default: pairs from u, 1 − u)"
     )
     parser.add_argument(
@@ -159,6 +164,7 @@ def value_flags(args: argparse.Namespace) -> ValueFlags:
         holdout=args.holdout,
         max_evaluations=args.max_evaluations,
         margin=given(args.margin),
+        estimator=given(args.estimator),
     )
 
 

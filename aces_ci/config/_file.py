@@ -44,6 +44,8 @@ from ..stats import Bands
 if TYPE_CHECKING:
     import jsonschema
 
+    from ..skillsv import ValueEstimator
+
 CONFIG_NAMES = ("aces.yml", "aces.yaml")
 """File names looked for in the scanned root when no ``--config`` is given."""
 
@@ -121,6 +123,22 @@ class ValueSettings:
     margin: float = 0.05
     """δ: net effects inside ±δ are negligible. 0.05 is the gate's pass band: an effect smaller than what
     counts as a lift for a whole skill is not worth a unit's context (``skillsv.DEFAULT_MARGIN``)."""
+    estimator: ValueEstimator = "interaction"
+    """Where net effects come from: ``interaction`` (a unit-plus-pairwise model fitted on every scored
+    coalition, checked against held-out chains) or ``chain`` (the chains alone). BENCHMARKS.md, round four."""
+    adaptive: bool = False
+    """With a ``--max-rollouts`` budget and the interaction model: two looks, the second half of the budget
+    spent on probes toward the units nearest a decision (``skillsv._adaptive``)."""
+
+
+def _value_settings(data: dict[str, Any]) -> ValueSettings:
+    """``value:`` (the schema has checked its keys, types and the estimator's two names)."""
+    defaults = ValueSettings()
+    return ValueSettings(
+        margin=float(data.get("margin", defaults.margin)),
+        estimator="chain" if data.get("estimator") == "chain" else "interaction",
+        adaptive=bool(data.get("adaptive", defaults.adaptive)),
+    )
 
 
 @dataclass(frozen=True)
@@ -544,6 +562,6 @@ def _parsed(text: str, path: Path) -> AcesConfig:
         evals=_eval_settings(data.get("evals", {}), path),
         trial=_trial_settings(data.get("trial", {}), base),
         gate=_gate_settings(data.get("gate", {}), path, lines),
-        value=ValueSettings(**{key: float(value) for key, value in data.get("value", {}).items()}),
+        value=_value_settings(data.get("value", {})),
         field_lines=lines,
     )

@@ -12,7 +12,10 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeAlias, TypeVar
+from typing import TYPE_CHECKING, TypeAlias, TypeVar
+
+if TYPE_CHECKING:
+    from ..skillsv import ValueEstimator
 
 T = TypeVar("T")
 
@@ -145,3 +148,5 @@ class ValueFlags:
     holdout: float = 0.0
     max_evaluations: int | None = None
     margin: Given[float] = NOT_GIVEN
+    estimator: Given[ValueEstimator] = NOT_GIVEN
+    """``--estimator``: the interaction model or the chains alone (aces.yml ``value.estimator``)."""

@@ -12,7 +12,7 @@ from typing import Literal, TypeVar, get_args
 
 from ..errors import ConfigError
 from ..models import ModelSpec
-from ..skillsv import DecisionRules, EstimatorSettings, Operator, OrderDistribution, Pooling
+from ..skillsv import DecisionRules, EstimatorSettings, Operator, OrderDistribution, Pooling, ValueEstimator
 from ._file import AcesConfig
 from ._given import NotGiven, RunFlags, ValueFlags
 from ._resolve import RunConfig, pick, resolve_judge, resolve_run
@@ -50,6 +50,10 @@ class ValueConfig:
     """Rollouts per coalition score: the live agent runs each case ``runs`` times; a Python oracle once."""
     estimator: EstimatorSettings
     rules: DecisionRules
+    values_from: ValueEstimator
+    """Net effects from the interaction model or the chains alone (``--estimator``, aces.yml ``value.estimator``)."""
+    adaptive: bool
+    """aces.yml ``value.adaptive``: two looks, probes toward the units nearest a decision between them."""
     exact: bool
     holdout: float
 
@@ -128,6 +132,8 @@ def resolve_value(config: AcesConfig, flags: ValueFlags, skill_dir: Path) -> Val
         runs_per_score=runs,
         estimator=estimator,
         rules=DecisionRules(margin=pick(flags.margin, config.value.margin, config.value.margin)),
+        values_from=pick(flags.estimator, config.value.estimator, config.value.estimator),
+        adaptive=config.value.adaptive,
         exact=flags.exact,
         holdout=flags.holdout,
     )

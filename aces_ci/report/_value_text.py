@@ -81,6 +81,7 @@ def _header(report: ValueReport, out: TextIO) -> None:
             f"K={estimator.orders} b={min(estimator.window, report.attribution_tasks)} "
             f"τ={estimator.tolerance if estimator.tolerance is not None else 'off'} "
             f"{valuation.pooling or estimator.pooling}"
+            f"{' + interaction model' if valuation.estimator == 'interaction' else ''}"
         )
     )
     out.write(

@@ -2,12 +2,14 @@
 counterfactual skills, and estimate structure-aware Shapley values of its units.
 """
 
+from ._adaptive import AdaptiveRun, adaptive_valuation, look_level
 from ._budget import Plan, fit_to_budget, planned_scores
 from ._compile import COMPILE_SCHEMA_VERSION, compile_skill, compiled_json
 from ._decisions import DecisionSummary, decision_line, decision_summary
 from ._estimate import EstimateRun, Estimator, EstimatorSettings, Meter, Pooling, ValuationStop, published_settings
 from ._exact import ExactGame, TooLargeForExact, unanimity_values
 from ._hierarchy import repair_hierarchy
+from ._interaction import InteractionValues, interaction_values, with_interaction
 from ._live import BARE_CONDITION, LivePlan, LiveScorer, live_scorer
 from ._live_score import COMPOSITE_METRICS, MEANS, NOT_A_COALITION_SCORE, ScoredOver, score_definition, scored_over
 from ._model import (
@@ -42,7 +44,18 @@ from ._pooled import UnitSamples, unit_samples
 from ._pruning import CurveMethod
 from ._python_oracle import PythonScorer
 from ._render import InfeasibleCoalition, render, tree_tokens
-from ._result import CUT_DECISIONS, Cost, Decision, Estimate, GroupValue, Interval, Method, UnitValue, Valuation
+from ._result import (
+    CUT_DECISIONS,
+    Cost,
+    Decision,
+    Estimate,
+    GroupValue,
+    Interval,
+    Method,
+    UnitValue,
+    Valuation,
+    ValueEstimator,
+)
 from ._store import EvaluationStore
 from ._structure import GameStructure
 from ._summary import DEFAULT_MARGIN, DecisionRules, decide, scores_to_decide, summarize
@@ -67,6 +80,7 @@ __all__ = [
     "TOKENIZER",
     "TRIGGER_ID",
     "VALUE_SCHEMA_VERSION",
+    "AdaptiveRun",
     "CoalitionOracle",
     "CoalitionRequest",
     "CompiledSkill",
@@ -89,6 +103,7 @@ __all__ = [
     "HeldOut",
     "HierarchyNode",
     "InfeasibleCoalition",
+    "InteractionValues",
     "Interval",
     "LivePlan",
     "LiveScorer",
@@ -124,9 +139,11 @@ __all__ = [
     "UnitView",
     "Valuation",
     "ValuationStop",
+    "ValueEstimator",
     "ValueReport",
     "ValueSettings",
     "WindowDesign",
+    "adaptive_valuation",
     "compile_skill",
     "compile_summary",
     "compiled_json",
@@ -135,8 +152,10 @@ __all__ = [
     "decision_line",
     "decision_summary",
     "fit_to_budget",
+    "interaction_values",
     "live_scorer",
     "load_tasks",
+    "look_level",
     "low_value_units",
     "plan_valuation",
     "planned_scores",
@@ -155,4 +174,5 @@ __all__ = [
     "unit_samples",
     "valuate",
     "value_json",
+    "with_interaction",
 ]

@@ -527,3 +527,15 @@ class Estimator:
                 group=walk.group,
             )
         )
+
+    def score_more(self, wanted: Sequence[tuple[int, Operator, int]]) -> dict[tuple[int, Operator, int], float]:
+        """More coalition scores through the run's cache, meter and budgets (adaptive allocation,
+        :mod:`._adaptive`); a budget stop ends the asking and is recorded on the run as for chains."""
+        if self.run.stopped_by is not None:
+            return {}
+        try:
+            return self.scores.fetch(wanted)
+        except _BudgetStop as stop:
+            self.run.stopped_by = stop.reason
+            self.run.error = stop.detail
+            return {}

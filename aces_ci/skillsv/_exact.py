@@ -189,3 +189,11 @@ def unanimity_values(
         for player in bits(term):
             phi[player] += coefficient * _last_of(sampler, structure.root, term, player)
     return phi
+
+
+def last_entry(
+    structure: GameStructure, distribution: OrderDistribution, masks: Sequence[int]
+) -> list[dict[int, float]]:
+    """Per coalition mask T, P_μ(i is the last of T to enter) for each member i: a unanimity term's split."""
+    sampler = OrderSampler(structure, distribution)
+    return [{player: _last_of(sampler, structure.root, mask, player) for player in bits(mask)} for mask in masks]

@@ -18,6 +18,8 @@ Decision = Literal["keep", "compress", "delete", "negligible", "unresolved"]
 CUT_DECISIONS: tuple[Decision, ...] = ("delete", "negligible")
 """Decisions that say to remove the unit: it hurts, or it does nothing worth its context."""
 Method = Literal["estimate", "exact"]
+ValueEstimator = Literal["chain", "interaction"]
+"""aces.yml ``value.estimator``: net effects from the chains, or from the interaction model."""
 
 
 @dataclass(frozen=True)
@@ -130,6 +132,11 @@ class Valuation:
     """Chains left out because a score they needed failed twice (a rollout's timeout or infrastructure error)."""
     failure: str | None = None
     """The latest such failure (or a failure a retry recovered from), as the oracle said it."""
+    estimator: ValueEstimator = "chain"
+    """Where the net effects come from: the chains (``pooling`` says how) or the interaction model
+    fitted on every scored coalition (:mod:`._interaction`)."""
+    fallback: tuple[str, ...] = ()
+    """Interaction model: units whose held-out check failed, valued by the model-corrected chains instead."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "anchors", frozen(self.anchors))

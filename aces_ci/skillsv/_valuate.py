@@ -11,13 +11,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from ..frozen import frozen
+from ._adaptive import adaptive_valuation
 from ._budget import Plan, fit_to_budget
 from ._estimate import Estimator, EstimatorSettings, Meter
 from ._exact_run import exact_valuation
+from ._interaction import with_interaction
 from ._model import CompiledSkill
 from ._oracle import CoalitionOracle, Task
 from ._pruning import CurveMethod, PruningCurve, closure_loo, pruning_curves, random_ranking, rank
-from ._result import Valuation
+from ._result import Valuation, ValueEstimator
 from ._structure import GameStructure, bits
 from ._summary import DEFAULT_RULES, DecisionRules, summarize
 from ._tasks import split_panels
@@ -43,6 +45,12 @@ class ValueSettings:
     """Share of cases held out for the pruning test; 0 skips it."""
     rules: DecisionRules = DEFAULT_RULES
     bootstrap: int = 1000
+    values_from: ValueEstimator = "interaction"
+    """aces.yml ``value.estimator``: net effects from the interaction model (checked against held-out
+    chains, :mod:`._interaction`) or from the chains alone."""
+    adaptive: bool = False
+    """aces.yml ``value.adaptive``: two looks with probes between them (:mod:`._adaptive`); it applies
+    with a score budget and the interaction model."""
 
 
 @dataclass(frozen=True)
@@ -88,6 +96,8 @@ class ValueReport:
     """The live agent's accounting across sessions; None for an oracle with no journal (a Python oracle)."""
     fitted: tuple[str, ...] = ()
     """How the design was sized down to the budget (:func:`~aces_ci.skillsv.fit_to_budget`); empty if it was not."""
+    probes: int = 0
+    """Probes adaptive allocation scored after its first look (0: the fixed design ran)."""
 
     @property
     def paid_now(self) -> int:
@@ -138,6 +148,7 @@ def valuate(
         settings = replace(settings, estimator=plan.settings)
     panel_a, panel_b = split_panels(tasks, settings.holdout, seed)
     estimator = settings.estimator
+    probes = 0
     if settings.exact:
         valuation = exact_valuation(
             structure,
@@ -149,9 +160,16 @@ def valuate(
             groups=game.groups,
             rules=settings.rules,
         )
+    elif settings.adaptive and settings.values_from == "interaction" and estimator.budget_scores is not None:
+        adaptive = adaptive_valuation(
+            structure, panel_a, oracle, estimator, settings.rules, groups=game.groups, bootstrap=settings.bootstrap
+        )
+        valuation, probes = adaptive.valuation, adaptive.probes
     else:
         run = Estimator(structure, panel_a, oracle, estimator).estimate()
         valuation = summarize(run, game.groups, settings.rules, settings.bootstrap)
+        if settings.values_from == "interaction":
+            valuation = with_interaction(run, valuation, settings.rules)
     held_out = None
     meter = None
     if panel_b and valuation.stopped_by is None:
@@ -165,4 +183,6 @@ def valuate(
         curves = pruning_curves(structure, oracle, panel_b, rankings=rankings, seed=seed, meter=meter)
         held_out = HeldOut(len(panel_b), tuple(curves), loo, curves[0].scores[0], curves[0].scores[-1])
     fitted = plan.notes if plan is not None else ()
-    return ValueReport(game, valuation, oracle.identity, settings, len(panel_a), held_out, meter, fitted=fitted)
+    return ValueReport(
+        game, valuation, oracle.identity, settings, len(panel_a), held_out, meter, fitted=fitted, probes=probes
+    )

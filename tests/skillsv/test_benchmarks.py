@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from aces_ci.skillsv import Estimator, EstimatorSettings, GameStructure, summarize
+from aces_ci.skillsv import GameStructure
 from benchmarks import skillsv_efficiency
-from benchmarks.skillsv_games import BernoulliOracle, PlantedGame, planted_game
+from benchmarks.skillsv_games import PlantedGame, planted_game
 
 
 def test_the_efficiency_benchmark_small_variant(tmp_path: Path) -> None:
@@ -75,20 +75,3 @@ def test_a_planted_games_probabilities_agree_case_by_case() -> None:
         for op in ("del", "pad"):
             row = [game.probability(members, op, task) for task in range(10)]
             assert game.probabilities(members, op).tolist() == pytest.approx(row, abs=1e-12)
-
-
-def test_the_interaction_fit_recovers_a_pairwise_game_where_the_chain_estimator_still_varies() -> None:
-    """Without rollout noise, unit effects plus pairwise interactions describe the planted game (its terms
-    involve at most two units), so the fit's μ-exact values match the truth; the pooled chain estimate still
-    carries order and window variance."""
-    from benchmarks.skillsv_decisions import interaction_values
-
-    game = planted_game(8, seed=3, tasks=16)
-    exact = game.exact("layer")["del"]
-    oracle = BernoulliOracle(game, 0, noise="expected")
-    run = Estimator(game.structure, game.tasks, oracle, EstimatorSettings(orders=16, seed=1)).estimate()
-    fitted = interaction_values(run, replicates=5)
-    pooled = summarize(run, replicates=50)
-    fit_error = max(abs(fitted[unit].value - exact[unit]) for unit in fitted)
-    pooled_error = max(abs(u.net_effect.value - exact[u.unit]) for u in pooled.units if u.net_effect is not None)
-    assert fit_error < 0.01 < pooled_error

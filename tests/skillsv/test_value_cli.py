@@ -324,3 +324,38 @@ def test_help_says_95_percent_once(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["value", "--help"]) == 0
     text = capsys.readouterr().out
     assert "95% interval" in text and "%%" not in text and "--plan" in text and "--margin" in text
+
+
+def test_the_estimator_comes_from_aces_yml_and_the_flag_overrides_it(tmp_path: Path) -> None:
+    """value.estimator: the interaction model by default, the chains alone when aces.yml or --estimator says so."""
+    skill, evals = _planted(tmp_path, cases=40)
+    common = [str(skill), "--evals", str(evals), "--oracle", f"{ORACLE}:noisy", "-K", "16"]
+    code, report = _value(tmp_path, *common)
+    assert code == 0 and report["settings"]["estimator"] == "interaction"
+    _valid(report)
+    (tmp_path / "aces.yml").write_text("value:\n  estimator: chain\n")
+    code, chain = _value(tmp_path, *common, "--config", str(tmp_path / "aces.yml"))
+    assert code == 0 and chain["settings"]["estimator"] == "chain" and chain["settings"]["fallback"] == []
+    # the same scores (served from the cache), read two ways: the net effects differ, the content values do not
+    assert chain["rollouts"]["this_run"] == 0
+    assert [u.get("net_effect") for u in chain["units"]] != [u.get("net_effect") for u in report["units"]]
+    code, again = _value(tmp_path, *common, "--config", str(tmp_path / "aces.yml"), "--estimator", "interaction")
+    assert again["settings"]["estimator"] == "interaction"
+    assert [u.get("net_effect") for u in again["units"]] == [u.get("net_effect") for u in report["units"]]
+
+
+def test_adaptive_allocation_from_aces_yml_probes_within_the_budget(tmp_path: Path) -> None:
+    """value.adaptive: half the budget on chains, then probes toward the units nearest a decision, never over."""
+    skill, evals = _planted(tmp_path, cases=40)
+    (tmp_path / "aces.yml").write_text("value:\n  adaptive: true\n")
+    common = [str(skill), "--evals", str(evals), "--oracle", f"{ORACLE}:noisy", "--max-rollouts", "2000"]
+    code, report = _value(tmp_path, *common, "--config", str(tmp_path / "aces.yml"))
+    assert code == 0
+    _valid(report)
+    settings = report["settings"]
+    assert settings["adaptive"] is True and settings["probes"] > 0 and settings["estimator"] == "interaction"
+    assert report["rollouts"]["spent"] <= 2000
+    valued = [unit for unit in report["units"] if unit["kind"] != "trigger"]
+    assert all(unit["ci"] is not None for unit in valued)
+    code, fixed = _value(tmp_path, *common)  # without it, the fixed design: no probe
+    assert code == 0 and fixed["settings"]["adaptive"] is False and fixed["settings"]["probes"] == 0

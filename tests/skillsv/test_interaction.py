@@ -1,0 +1,148 @@
+"""The interaction-model estimator (``value.estimator: interaction``): fit, interval, held-out check, fallback."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from aces_ci.skillsv import (
+    DecisionRules,
+    Estimator,
+    EstimatorSettings,
+    GameStructure,
+    adaptive_valuation,
+    interaction_values,
+    look_level,
+    summarize,
+    with_interaction,
+)
+from benchmarks.skillsv_games import BernoulliOracle, PlantedGame, Term, decidable_game, planted_game
+
+
+def _values(game: PlantedGame, orders: int, seed: int, noise: str = "fresh") -> tuple[dict[str, float], list[str]]:
+    run = Estimator(
+        game.structure, game.tasks, BernoulliOracle(game, seed, noise), EstimatorSettings(orders=orders, seed=seed)
+    ).estimate()
+    fitted = interaction_values(run)
+    assert fitted is not None
+    names = [game.structure.players[p] for p in run.execution]
+    return {name: fitted.values[k].value for k, name in enumerate(names)}, [names[k] for k in fitted.fallback]
+
+
+def test_the_model_recovers_a_pairwise_game_where_the_chain_estimator_still_varies() -> None:
+    """Without rollout noise, unit effects plus pairwise interactions are the planted game (no term has
+    more than two units), so the fit's μ-exact values are the truth; the pooled chains still carry order
+    and window variance, and the held-out check has nothing to flag."""
+    game = planted_game(8, seed=3, tasks=16)
+    exact = game.exact("layer")["del"]
+    run = Estimator(
+        game.structure, game.tasks, BernoulliOracle(game, 0, "expected"), EstimatorSettings(orders=16, seed=1)
+    ).estimate()
+    fitted = interaction_values(run)
+    assert fitted is not None and fitted.fallback == ()
+    names = [game.structure.players[p] for p in run.execution]
+    fit_error = max(abs(fitted.values[k].value - exact[name]) for k, name in enumerate(names))
+    pooled = summarize(run, replicates=50)
+    pooled_error = max(abs(u.net_effect.value - exact[u.unit]) for u in pooled.units if u.net_effect is not None)
+    assert fit_error < 0.01 < pooled_error
+
+
+def _triple_game(tasks: int = 8) -> PlantedGame:
+    """Six flat units: a strong three-unit AND (0.45 only with all of a, b, c), a solo unit, an AND pair."""
+    players = ("m", "a", "b", "c", "d", "e", "f")
+    structure = GameStructure(players, {p: frozenset({"m"}) for p in players[1:]}, players)
+    terms = (
+        Term(frozenset({"a", "b", "c"}), 0.45, "and3"),
+        Term(frozenset({"d"}), 0.1, "solo"),
+        Term(frozenset({"e", "f"}), 0.2, "and"),
+    )
+    tokens = dict.fromkeys(players[1:], 50)
+    return PlantedGame(structure, terms, tokens, 0.0, np.full(tasks, 0.1), np.ones((1, tasks)))
+
+
+def test_a_three_unit_and_fails_the_held_out_check_and_falls_back_to_the_corrected_chains() -> None:
+    """A pairwise model cannot hold a three-unit AND: it under-credits the three units, its held-out chains
+    disagree with it, and a unit it misses is valued by the chains corrected by the model — unbiased
+    whatever the model — whose interval holds the exact value."""
+    game = _triple_game()
+    exact = game.exact("layer")["del"]
+    assert exact["a"] == exact["b"] == exact["c"] == 0.15
+    run = Estimator(
+        game.structure, game.tasks, BernoulliOracle(game, 0, "expected"), EstimatorSettings(orders=48, seed=0)
+    ).estimate()
+    fitted = interaction_values(run)
+    assert fitted is not None
+    slot = {game.structure.players[p]: k for k, p in enumerate(run.execution)}
+    assert sum(fitted.model[slot[u]].value for u in "abc") < 0.45 - 0.05  # the AND's members under-credited
+    flagged = {unit for unit, k in slot.items() if k in fitted.fallback}
+    assert flagged & {"a", "b", "c"}
+    for unit in flagged:
+        interval = fitted.values[slot[unit]].ci
+        assert interval is not None and interval.lo <= exact[unit] <= interval.hi, unit
+    assert "d" not in flagged and abs(fitted.values[slot["d"]].value - 0.1) < 0.01
+
+
+def test_the_sandwich_interval_covers_and_is_narrower_than_the_chains_bootstrap() -> None:
+    """On noisy pairwise-only games the model's 95% intervals hold the exact value about 95% of the time,
+    and they are narrower than the chains' bootstrap intervals from the very same scores."""
+    covered = total = 0
+    widths: dict[str, list[float]] = {"model": [], "chain": []}
+    for seed in range(12):
+        game = planted_game(8, seed=seed, tasks=40)
+        exact = game.exact("layer")["del"]
+        run = Estimator(
+            game.structure, game.tasks, BernoulliOracle(game, seed), EstimatorSettings(orders=24, seed=seed)
+        ).estimate()
+        chain = summarize(run, replicates=200)
+        valued = with_interaction(run, chain, DecisionRules())
+        assert valued.estimator == "interaction"
+        for before, after in zip(chain.units, valued.units, strict=True):
+            assert before.net_effect is not None and before.net_effect.ci is not None
+            assert after.net_effect is not None and after.net_effect.ci is not None
+            covered += after.net_effect.ci.lo <= exact[after.unit] <= after.net_effect.ci.hi
+            total += 1
+            widths["model"].append(after.net_effect.ci.hi - after.net_effect.ci.lo)
+            widths["chain"].append(before.net_effect.ci.hi - before.net_effect.ci.lo)
+    assert covered / total >= 0.88, covered / total
+    assert np.mean(widths["model"]) < 0.9 * np.mean(widths["chain"])
+
+
+def test_too_few_scores_for_the_model_leave_the_chains_values() -> None:
+    """A 16-unit game at a few hundred scores has about as many scores as coefficients: no fit, the chains stand."""
+    game = decidable_game(16, seed=0)
+    settings = EstimatorSettings(orders=4, window=1, panel_anchors=False, operators=("del",))
+    run = Estimator(game.structure, game.tasks, BernoulliOracle(game, 0), settings).estimate()
+    assert interaction_values(run) is None
+    chain = summarize(run, replicates=50)
+    assert with_interaction(run, chain, DecisionRules()) is chain
+
+
+def test_the_two_looks_spend_alpha_as_the_trials_sequential_design_does() -> None:
+    """α/3 at the first look and 2α/3 at the second: together no more than the fixed design's α."""
+    first, second = 1 - look_level(1), 1 - look_level(2)
+    assert first == pytest.approx(0.05 / 3) and second == pytest.approx(0.1 / 3)
+    assert first + second == pytest.approx(0.05)
+
+
+def test_adaptive_allocation_spends_what_is_left_on_the_units_the_first_look_left_open() -> None:
+    game = decidable_game(16, seed=1)
+    budget = 250 * 16
+    settings = EstimatorSettings(orders=16, seed=1, budget_scores=budget)
+    adaptive = adaptive_valuation(
+        game.structure, game.tasks, BernoulliOracle(game, 1), settings, DecisionRules(), bootstrap=100
+    )
+    assert adaptive.probes > 0 and adaptive.valuation.estimator == "interaction"
+    assert 0.9 * budget < adaptive.run.meter.evaluated <= budget  # spent (probes come in windows), never over
+    assert all(unit.net_effect is not None and unit.net_effect.ci is not None for unit in adaptive.valuation.units)
+    # without a budget there is nothing to allocate: the fixed design runs, no probe
+    fixed = adaptive_valuation(
+        game.structure,
+        game.tasks,
+        BernoulliOracle(game, 1),
+        replace(settings, budget_scores=None),
+        DecisionRules(),
+        bootstrap=100,
+    )
+    assert fixed.probes == 0 and fixed.run.planned_chains == 16
