@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..config import find_project, repository_root
+from ..config import find_project, repository_root, resolve_scan
 from ..errors import EXIT_PASS, ConfigError, InputError
 from ..evals import load_evals
 from ..gate import GateCriterion, decide, scan_criteria
@@ -56,8 +56,8 @@ from ..scan import default_registry, scan_repo
 from ..stats import Bands
 from ._ci_paid import PaidRun, no_lift
 from ._publish import exit_code_after_publishing, outputs, publish_result, say, write_step_outputs
+from ._scan_options import scan_flags
 from .ci import _bands, _scan_named, _scan_relative, _write_markdown, _write_reports
-from .scan import _configure
 
 _SHOWN_VERB = re.compile(r"[a-z0-9-]{1,20}")
 OWN_COMMANDS = (
@@ -172,13 +172,13 @@ def _trial(client: GitHubClient, context: GitHubContext, args: argparse.Namespac
     prefix = "" if scanned == top.resolve() else scanned.relative_to(top.resolve()).as_posix()
     base_project = find_project(scanned, args.config)
     bands = _bands(args, base_project.config)
-    config = _configure(args, base_project.config)
+    config = resolve_scan(base_project.config, scan_flags(args))
     with pinned_tree(top, pinned) as tree:
         scan_root = tree / prefix if prefix else tree
         if not scan_root.is_dir():
             raise InputError(f"{prefix} does not exist at the approved commit {pinned[:12]}", path=prefix)
         registry = default_registry()
-        result = scan_repo(scan_root, config.scan, registry, judge=None, jobs=1, cache=None)
+        result = scan_repo(scan_root, config.settings, registry, judge=None, jobs=1, cache=None)
         links = SourceLinks(context.server_url, context.repository, pinned, prefix)
         skill_dirs = [links.path(r.skill) if r.skill != "." else links.path("") for r in result.skills]
         skill_dirs = [d.rstrip("/") or "." for d in skill_dirs]

@@ -42,8 +42,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from .. import app
 from ..atomic import write_output
-from ..config import AcesConfig, find_project, repository_root
+from ..config import AcesConfig, find_project, repository_root, resolve_scan
 from ..errors import EXIT_PASS, ConfigError, InputError
 from ..gate import GateCriterion, GateDecision, decide, scan_criteria
 from ..github import (
@@ -81,8 +82,8 @@ from ._publish import (
     write_step_outputs,
 )
 from ._run_options import _DOLLARS, _number, add_run_options
+from ._scan_options import min_score, scan_flags, worker_count
 from ._workflow_run import post_prepared_comment
-from .scan import _jobs, _min_score, scan_for
 
 if TYPE_CHECKING:  # the paid paths load the trials, the engine and the statistics: only paid runs import them
     from ..trials import TrialResult
@@ -119,10 +120,10 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     parser.add_argument("--config", type=Path, metavar="FILE", help="aces.yml to use (default: PATH/aces.yml)")
     parser.add_argument("--profile", choices=("strict", "lenient"), help="frontmatter profile (overrides aces.yml)")
-    parser.add_argument("--min-score", type=_min_score, metavar="N", help="gate's minimum structural score, 0-100")
+    parser.add_argument("--min-score", type=min_score, metavar="N", help="gate's minimum structural score, 0-100")
     parser.add_argument("--baseline", type=Path, metavar="FILE", help="suppress the findings accepted in FILE")
     parser.add_argument("--judge", action=argparse.BooleanOptionalAction, default=None, help="LLM judge (as in scan)")
-    parser.add_argument("--jobs", type=_jobs, default=None, metavar="N", help="scan worker processes")
+    parser.add_argument("--jobs", type=worker_count, default=None, metavar="N", help="scan worker processes")
     parser.add_argument("--shard", type=Shard.parse, metavar="I/N", help="scan only shard I of N (a matrix job)")
     parser.add_argument("--no-cache", action="store_true", help="read and write no scan result cache")
     parser.add_argument("--cache-dir", type=Path, metavar="DIR", help="scan result cache directory")
@@ -386,7 +387,10 @@ def run(args: argparse.Namespace) -> int:
     registry = default_registry()
     project = find_project(args.path, args.config)  # the run's one reading of aces.yml
     bands = _bands(args, project.config)
-    result, scan_root, _ = scan_for(args, registry, project)
+    scanning = app.scan(resolve_scan(project.config, scan_flags(args)), registry, project)
+    for line in scanning.notes:
+        print(f"aces-ci: note: {line}", file=sys.stderr)
+    result, scan_root = scanning.result, scanning.root
     links, repo = _links(context, scan_root)
     notes: tuple[str, ...] = tuple(plan.notes)
     outcome: PaidOutcome | None

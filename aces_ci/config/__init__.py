@@ -5,6 +5,7 @@
   process parses one aces.yml once.
 * :mod:`._given` holds what a caller gave (:class:`RunFlags`, :class:`TrialFlags`,
   :class:`ValueFlags`, :class:`JudgeFlags`), with :data:`NOT_GIVEN` for a flag not passed.
+* :mod:`._scan` resolves a scan's :class:`ScanFlags` into :class:`ScanRunConfig` (no live tier).
 * :mod:`._resolve` and :mod:`._value` decide each setting once: given, over aces.yml, over the
   default, into the frozen :class:`RunConfig`, :class:`TrialConfig` and :class:`ValueConfig`.
 """
@@ -36,7 +37,9 @@ from ._given import (
     TrialReports,
     ValueFlags,
     given,
+    given_or,
 )
+from ._scan import JudgeWish, ScanFlags, ScanRunConfig, resolve_scan
 
 if TYPE_CHECKING:
     from ._resolve import (
@@ -55,6 +58,7 @@ _LAZY = {
             "TrialConfig",
             "TriggerOptions",
             "resolve_run",
+            "resolve_scan",
             "resolve_trial",
         ),
         "._resolve",
@@ -78,6 +82,7 @@ __all__ = [
     "EvalSettings",
     "Given",
     "JudgeFlags",
+    "JudgeWish",
     "ModelSettings",
     "NotGiven",
     "Price",
@@ -85,6 +90,8 @@ __all__ = [
     "RunConfig",
     "RunFlags",
     "RunSettings",
+    "ScanFlags",
+    "ScanRunConfig",
     "TrialConfig",
     "TrialFlags",
     "TrialReports",
@@ -96,9 +103,11 @@ __all__ = [
     "find_config",
     "find_project",
     "given",
+    "given_or",
     "load_config",
     "repository_root",
     "resolve_run",
+    "resolve_scan",
     "resolve_trial",
     "resolve_value",
 ]
