@@ -4,6 +4,10 @@
 renders what it returns; ``ci``'s paid paths call the same functions, so a release's trial is the
 one ``aces-ci trial`` runs on the same settings. Nothing here sees an ``argparse.Namespace``.
 
+* :func:`ci` — one ``aces-ci ci`` workflow step from the event and a :class:`~aces_ci.config.CiConfig`
+  to a :class:`CiOutcome` (:mod:`._ci`; its paid paths :mod:`._ci_paid` and :mod:`._ci_value`, the
+  approved trial :mod:`._ci_approved`, the trust guard :mod:`._ci_trust`, reports and comment
+  inputs :mod:`._ci_results`).
 * :func:`scan` — the static tier on one path, with its root, result cache and judge decided
   (:mod:`._scan`).
 * :func:`trial`, :func:`trial_plan`, :func:`triggers` — paired trials, their design from a pilot,
@@ -19,6 +23,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ._ci import CiOutcome, ci
     from ._inputs import SkillSources, load_cases
     from ._scan import ScanOutcome, available_cpus, scan
     from ._trial import trial, trial_plan, triggers
@@ -26,6 +31,7 @@ if TYPE_CHECKING:
     from ._value import MAX_EXACT_UNITS, ValuePlan, value, value_plan
 
 _MODULES = {
+    **dict.fromkeys(("CiOutcome", "ci"), "._ci"),
     **dict.fromkeys(("SkillSources", "load_cases"), "._inputs"),
     **dict.fromkeys(("ScanOutcome", "available_cpus", "scan"), "._scan"),
     **dict.fromkeys(("trial", "trial_plan", "triggers"), "._trial"),
@@ -45,10 +51,12 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "HOSTS",
     "MAX_EXACT_UNITS",
+    "CiOutcome",
     "ScanOutcome",
     "SkillSources",
     "ValuePlan",
     "available_cpus",
+    "ci",
     "load_cases",
     "scan",
     "trial",

@@ -74,7 +74,7 @@ if TYPE_CHECKING:
     from ._trial_markdown import TRIAL_MARKER, render_trial_markdown
     from ._trial_plan import PLAN_SCHEMA_VERSION, plan_to_dict, render_plan_text, write_plan_json
     from ._trial_text import render_trial_text
-    from ._trigger_report import change_text, render_trigger_junit, render_trigger_markdown
+    from ._trigger_report import change_text, render_trigger_json, render_trigger_junit, render_trigger_markdown
 
 _LAZY = {
     **dict.fromkeys(
@@ -103,7 +103,9 @@ _LAZY = {
     **dict.fromkeys(("TRIAL_MARKER", "render_trial_markdown"), "._trial_markdown"),
     **dict.fromkeys(("PLAN_SCHEMA_VERSION", "plan_to_dict", "render_plan_text", "write_plan_json"), "._trial_plan"),
     **dict.fromkeys(("render_trial_text",), "._trial_text"),
-    **dict.fromkeys(("change_text", "render_trigger_junit", "render_trigger_markdown"), "._trigger_report"),
+    **dict.fromkeys(
+        ("change_text", "render_trigger_json", "render_trigger_junit", "render_trigger_markdown"), "._trigger_report"
+    ),
 }
 """Names whose modules import numpy (the live tier's sections and the trial's reports), and where each lives."""
 
@@ -168,6 +170,7 @@ __all__ = [
     "render_trial_junit",
     "render_trial_markdown",
     "render_trial_text",
+    "render_trigger_json",
     "render_trigger_junit",
     "render_trigger_markdown",
     "scan_result_from_dict",
