@@ -26,11 +26,10 @@ from aces_ci.engine import DEFAULT_BREAKER_AFTER
 from aces_ci.github import COMMENT_MARKER
 from aces_ci.schemas import validator
 from tests.engine.helpers import MARKER_BODY, write_skill
+from tests.github.helpers import actions_env, event, read_outputs
+from tests.github.server import WRITE_TOKEN, GitHubServer
 from tests.servers import Fault, ScriptedRequest, ScriptedServer, Text, model_flags
 from tests.trials.helpers import cases_json, commit, draw
-
-from .helpers import actions_env, event, read_outputs
-from .server import WRITE_TOKEN, GitHubServer
 
 Server = Callable[..., ScriptedServer]
 JUNIT_XSD = xmlschema.XMLSchema(Path(__file__).parents[1] / "report" / "junit.xsd")
