@@ -16,6 +16,7 @@ import pytest
 from aces_ci.config import (
     NOT_GIVEN,
     AcesConfig,
+    GateFlags,
     JudgeFlags,
     RunFlags,
     ScanFlags,
@@ -25,6 +26,7 @@ from aces_ci.config import (
     ValueConfig,
     ValueFlags,
     load_config,
+    resolve_bands,
     resolve_run,
     resolve_scan,
     resolve_trial,
@@ -207,6 +209,19 @@ def test_a_configured_baseline_not_yet_written_is_not_applied_when_writing_it(tm
     (tmp_path / "accepted.json").write_text("{}")
     written = resolve_scan(config, ScanFlags(write_baseline=tmp_path / "accepted.json"))
     assert written.settings.baseline == tmp_path / "accepted.json"
+
+
+def test_ci_gate_flags_win_over_aces_yml_bands_which_win_over_the_defaults(tmp_path: Path) -> None:
+    config = _config(tmp_path, "gate:\n  pass_band: 0.1\n  fail_band: -0.2\n  metric: composite\n")
+    flagged = resolve_bands(config, GateFlags(lift_metric="accuracy", pass_band=0.2, fail_band=-0.3))
+    assert (flagged.pass_band, flagged.fail_band, flagged.metric) == (0.2, -0.3, "accuracy")
+    written = resolve_bands(config, GateFlags())
+    assert (written.pass_band, written.fail_band, written.metric) == (0.1, -0.2, "composite")
+    default = resolve_bands(AcesConfig(), GateFlags())
+    assert (default.pass_band, default.fail_band, default.metric) == (0.05, -0.1, "outcome")
+    with pytest.raises(ConfigError) as crossed:
+        resolve_bands(AcesConfig(), GateFlags(pass_band=-0.2, fail_band=0.1))
+    assert crossed.value.field == "gate.lift"
 
 
 def test_a_valuation_cache_sits_beside_the_skill_unless_set_and_never_inside_it(tmp_path: Path) -> None:

@@ -151,8 +151,13 @@ def write_html_report(
     folder = written.get("value")
     if folder is not None:
         files += sorted(folder.glob("*.json"))
-    documents = [document_from(scan_result_to_dict(result), str(reports.json or "results.json"))]
-    write_html(reports.html, [*documents, *read_documents(files)])
+    try:
+        documents = [document_from(scan_result_to_dict(result), str(reports.json or "results.json"))]
+        documents += read_documents(files)
+    except InputError as exc:  # the page is a view of reports already written: never worth the comment
+        say(f"the HTML report was not written: {exc}")
+        return {"html": None}
+    write_html(reports.html, documents)
     return {"html": reports.html}
 
 

@@ -92,3 +92,29 @@ def test_ci_config_is_frozen_and_turns_the_judge_off_for_an_untrusted_checkout()
     assert config.scan.judge == "when-configured"
     assert config.scan_only().scan.judge == "off"
     assert config.scan_only().github == config.github
+
+
+def test_a_report_the_page_cannot_read_costs_the_page_not_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from aces_ci.app._ci_results import write_html_report
+    from aces_ci.scan import ScanResult
+
+    broken = tmp_path / "trial.json"
+    broken.write_text('{"not": "a trial"}')
+    reports = CiReports(folder=tmp_path, json=None, html=tmp_path / "report.html")
+    result = ScanResult(
+        tool_version="0.1.0",
+        root=str(tmp_path),
+        profile="lenient",
+        min_score=70,
+        skills=(),
+        verdict="pass",
+        generated_at="2026-01-01T00:00:00Z",
+    )
+
+    assert write_html_report(reports, result, {"trial": broken}) == {"html": None}
+    assert not (tmp_path / "report.html").exists()
+    assert "the HTML report was not written" in capsys.readouterr().err
+    assert write_html_report(reports, result, {}) == {"html": tmp_path / "report.html"}
+    assert (tmp_path / "report.html").is_file()
