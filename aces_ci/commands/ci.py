@@ -172,7 +172,7 @@ def _report_path(args: argparse.Namespace, name: str) -> Path | None:
 
 def ci_config(args: argparse.Namespace) -> CiConfig:
     """The typed, frozen config of this run from its flags: nothing below ``commands/`` sees the Namespace."""
-    reports = CiReports(args.reports, *(_report_path(args, name) for name in _REPORT_FILES))
+    reports = CiReports(args.reports, **{name: _report_path(args, name) for name in _REPORT_FILES})
     return CiConfig(
         path=args.path,
         mode=args.mode,
