@@ -106,7 +106,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.set_defaults(run=run)
 
 
-def _write_reports(result: ScanResult, registry: RuleRegistry, args: argparse.Namespace) -> None:
+def write_scan_reports(result: ScanResult, registry: RuleRegistry, args: argparse.Namespace) -> None:
+    """The report files the flags ask for (shared with `aces-ci merge`, whose flags name the same four)."""
     if args.json is not None:
         write_json(result, args.json)
     if args.sarif is not None:
@@ -156,7 +157,7 @@ def run(args: argparse.Namespace) -> int:
             f"{cache.directory}; the scan is complete, the next one will re-check those skills",
             file=sys.stderr,
         )
-    _write_reports(result, registry, args)
+    write_scan_reports(result, registry, args)
     if args.write_baseline is not None:
         accepted = accepted_by_new_baseline(f for skill in result.skills for f in skill.findings)
         count = write_baseline(accepted, args.write_baseline)
