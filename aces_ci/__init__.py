@@ -12,6 +12,8 @@ or another CI system gets the CLI's results as typed, frozen models without shel
     for skill in result.skills:
         print(skill.skill, skill.verdict, skill.lift["outcome"])
 
+``scan_skills`` is the static tier (``aces-ci scan``); it is not called ``scan`` because
+``aces_ci.scan`` is the package of rules, and a submodule's name on a package wins over the face's.
 Settings left unset come from aces.yml (found above the skill), then the defaults, as on the command line.
 The face is lazy (PEP 562): ``import aces_ci`` — which every ``aces_ci.*`` import runs first — loads
 nothing until a name is used, so ``aces-ci scan`` still starts without numpy or httpx.
@@ -27,25 +29,30 @@ __version__ = "0.1.0"
 if TYPE_CHECKING:
     from .app import PathLike, load_skill
     from .app import compile as compile_skill
+    from .app import run_scan as scan_skills
     from .app import run_trial as trial
     from .app import run_value as value
-    from .config import NOT_GIVEN, JudgeFlags, RunFlags, TrialFlags, ValueFlags
+    from .config import NOT_GIVEN, JudgeFlags, RunFlags, ScanFlags, TrialFlags, ValueFlags
     from .errors import AcesError, ConfigError, InfraError, InputError
+    from .scan import ScanResult
     from .skill import Skill
     from .skillsv import CompiledSkill, ValueReport
     from .trials import SkillTrialResult, TrialResult
 
 _FACE: dict[str, tuple[str, str]] = {
+    "scan_skills": ("app", "run_scan"),
     "trial": ("app", "run_trial"),
     "value": ("app", "run_value"),
     "compile_skill": ("app", "compile"),
     "load_skill": ("app", "load_skill"),
     "PathLike": ("app", "PathLike"),
+    "ScanFlags": ("config", "ScanFlags"),
     "TrialFlags": ("config", "TrialFlags"),
     "ValueFlags": ("config", "ValueFlags"),
     "RunFlags": ("config", "RunFlags"),
     "JudgeFlags": ("config", "JudgeFlags"),
     "NOT_GIVEN": ("config", "NOT_GIVEN"),
+    "ScanResult": ("scan", "ScanResult"),
     "TrialResult": ("trials", "TrialResult"),
     "SkillTrialResult": ("trials", "SkillTrialResult"),
     "ValueReport": ("skillsv", "ValueReport"),
@@ -83,6 +90,8 @@ __all__ = [
     "JudgeFlags",
     "PathLike",
     "RunFlags",
+    "ScanFlags",
+    "ScanResult",
     "Skill",
     "SkillTrialResult",
     "TrialFlags",
@@ -92,6 +101,7 @@ __all__ = [
     "__version__",
     "compile_skill",
     "load_skill",
+    "scan_skills",
     "trial",
     "value",
 ]

@@ -61,7 +61,7 @@ from corpus import CorpusStats, generate_corpus, skill_files
 from reference import REFERENCE_REV, REPO, extract, reference_scan
 from skills_ref.validator import validate
 
-from aces_ci.commands.scan import available_cpus
+from aces_ci.app import available_cpus
 from aces_ci.scan import DEFAULT_CACHE_DIR, ResultCache, RuleRegistry, ScanConfig, ScanContext, ScanResult, scan_repo
 from aces_ci.scan._inputs import ScanMemo, SkillInputs
 from aces_ci.scan.rules import default_registry

@@ -43,7 +43,7 @@ from pathlib import Path
 
 from skills_ref.validator import validate
 
-from aces_ci.commands.scan import available_cpus
+from aces_ci.app import available_cpus
 from aces_ci.scan import ResultCache, ScanConfig, ScanResult, _fingerprint, scan_repo
 from aces_ci.scan.rules import default_registry
 from aces_ci.skill import iter_skill_dirs

@@ -16,14 +16,19 @@ import pytest
 from aces_ci.config import (
     NOT_GIVEN,
     AcesConfig,
+    GateFlags,
     JudgeFlags,
     RunFlags,
+    ScanFlags,
+    ScanRunConfig,
     TrialConfig,
     TrialFlags,
     ValueConfig,
     ValueFlags,
     load_config,
+    resolve_bands,
     resolve_run,
+    resolve_scan,
     resolve_trial,
     resolve_value,
 )
@@ -162,6 +167,61 @@ def test_a_valuation_reads_each_setting_flag_then_aces_yml_then_default(row: Val
     assert row.read(resolve_value(_config(tmp_path, row.yml), row.flags, skill)) == row.flagged
     assert row.read(resolve_value(_config(tmp_path, row.yml), ValueFlags(), skill)) == row.written
     assert row.read(resolve_value(AcesConfig(), ValueFlags(), skill)) == row.default
+
+
+@dataclass(frozen=True)
+class ScanRow:
+    """One setting of a scan, as :class:`Row` is one of a trial."""
+
+    name: str
+    flags: ScanFlags
+    yml: str
+    read: Callable[[ScanRunConfig], object]
+    flagged: object
+    written: object
+    default: object
+
+
+SCAN_ROWS = [
+    ScanRow("profile", ScanFlags(profile="lenient"), "scan:\n  profile: strict\n",
+            lambda c: c.settings.profile, "lenient", "strict", "lenient"),
+    ScanRow("min_score", ScanFlags(min_score=90), "scan:\n  min_score: 60\n",
+            lambda c: c.settings.min_score, 90, 60, 70),
+    ScanRow("baseline", ScanFlags(baseline=Path("/flag/base.json")), "scan:\n  baseline: /yml/base.json\n",
+            lambda c: c.settings.baseline, Path("/flag/base.json"), Path("/yml/base.json"), None),
+    ScanRow("judge", ScanFlags(judge="off"), "judge:\n  provider: anthropic\n  model: yml-judge\n",
+            lambda c: (c.judge_wish, c.judge.model), ("off", "yml-judge"), ("when-configured", "yml-judge"),
+            ("when-configured", None)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("row", SCAN_ROWS, ids=[row.name for row in SCAN_ROWS])
+def test_a_scan_reads_each_setting_flag_then_aces_yml_then_default(row: ScanRow, tmp_path: Path) -> None:
+    assert row.read(resolve_scan(_config(tmp_path, row.yml), row.flags)) == row.flagged
+    assert row.read(resolve_scan(_config(tmp_path, row.yml), ScanFlags())) == row.written
+    assert row.read(resolve_scan(AcesConfig(), ScanFlags())) == row.default
+
+
+def test_a_configured_baseline_not_yet_written_is_not_applied_when_writing_it(tmp_path: Path) -> None:
+    config = _config(tmp_path, "scan:\n  baseline: accepted.json\n")
+    assert resolve_scan(config, ScanFlags()).settings.baseline == tmp_path / "accepted.json"
+    assert resolve_scan(config, ScanFlags(write_baseline=tmp_path / "accepted.json")).settings.baseline is None
+    (tmp_path / "accepted.json").write_text("{}")
+    written = resolve_scan(config, ScanFlags(write_baseline=tmp_path / "accepted.json"))
+    assert written.settings.baseline == tmp_path / "accepted.json"
+
+
+def test_ci_gate_flags_win_over_aces_yml_bands_which_win_over_the_defaults(tmp_path: Path) -> None:
+    config = _config(tmp_path, "gate:\n  pass_band: 0.1\n  fail_band: -0.2\n  metric: composite\n")
+    flagged = resolve_bands(config, GateFlags(lift_metric="accuracy", pass_band=0.2, fail_band=-0.3))
+    assert (flagged.pass_band, flagged.fail_band, flagged.metric) == (0.2, -0.3, "accuracy")
+    written = resolve_bands(config, GateFlags())
+    assert (written.pass_band, written.fail_band, written.metric) == (0.1, -0.2, "composite")
+    default = resolve_bands(AcesConfig(), GateFlags())
+    assert (default.pass_band, default.fail_band, default.metric) == (0.05, -0.1, "outcome")
+    with pytest.raises(ConfigError) as crossed:
+        resolve_bands(AcesConfig(), GateFlags(pass_band=-0.2, fail_band=0.1))
+    assert crossed.value.field == "gate.lift"
 
 
 def test_a_valuation_cache_sits_beside_the_skill_unless_set_and_never_inside_it(tmp_path: Path) -> None:

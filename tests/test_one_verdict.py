@@ -16,10 +16,9 @@ import xml.etree.ElementTree as ET
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
-from aces_ci.commands._ci_paid import gated_lifts, headline_contrast, headline_lift
-from aces_ci.commands._publish import outputs
+from aces_ci.app._ci_paid import gated_lifts, headline_contrast, headline_lift
 from aces_ci.gate import decide
-from aces_ci.github import CommentInputs, render_comment
+from aces_ci.github import CommentInputs, outputs, render_comment
 from aces_ci.report import (
     append_gate_suite,
     render_trial_junit,

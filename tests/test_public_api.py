@@ -24,12 +24,15 @@ from aces_ci import (
     CompiledSkill,
     InputError,
     RunFlags,
+    ScanFlags,
+    ScanResult,
     TrialFlags,
     TrialResult,
     ValueFlags,
     ValueReport,
     compile_skill,
     load_skill,
+    scan_skills,
     trial,
     value,
 )
@@ -179,6 +182,37 @@ def test_the_readme_python_example_runs_as_written(
     printed = capsys.readouterr().out.splitlines()
     assert printed[0].startswith("capital-cities: ") and printed[0].endswith(" units")
     assert printed[-1] == "capital-cities fail -0.875"
+
+
+def test_scan_of_the_example_repository_gives_each_skill_the_verdict_the_cli_gives(tmp_path: Path) -> None:
+    """``aces_ci.scan_skills`` is ``aces-ci scan``'s path: same findings, same verdicts as the CLI's JSON report."""
+    repo = tmp_path / "repo"
+    shutil.copytree(EXAMPLE, repo)
+    result = scan_skills(repo, settings=ScanFlags(cache_dir=None, jobs=1))
+    assert isinstance(result, ScanResult)
+    report = tmp_path / "scan.json"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "aces_ci.cli",
+            "scan",
+            str(repo),
+            "--no-cache",
+            "--jobs",
+            "1",
+            "-q",
+            "--json",
+            str(report),
+        ],
+        check=False,
+        timeout=600,
+    )
+    cli = {skill["skill"]: skill["verdict"] for skill in json.loads(report.read_text())["skills"]}
+    assert {skill.skill: skill.verdict for skill in result.skills} == cli
+    assert {"pass", "fail"} <= set(cli.values()), "the example repository holds passing and failing skills"
+    broken = {skill.skill: skill for skill in result.skills if skill.verdict == "fail"}
+    assert all(skill.active_findings or skill.score.value < 100 for skill in broken.values())
 
 
 def test_every_public_name_resolves_and_the_face_lists_them() -> None:

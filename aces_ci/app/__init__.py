@@ -4,6 +4,12 @@
 renders what it returns; ``ci``'s paid paths call the same functions, so a release's trial is the
 one ``aces-ci trial`` runs on the same settings. Nothing here sees an ``argparse.Namespace``.
 
+* :func:`ci` — one ``aces-ci ci`` workflow step from the event and a :class:`~aces_ci.config.CiConfig`
+  to a :class:`CiOutcome` (:mod:`._ci`; its paid paths :mod:`._ci_paid` and :mod:`._ci_value`, the
+  approved trial :mod:`._ci_approved`, the trust guard :mod:`._ci_trust`, reports and comment
+  inputs :mod:`._ci_results`).
+* :func:`scan` — the static tier on one path, with its root, result cache and judge decided
+  (:mod:`._scan`).
 * :func:`trial`, :func:`trial_plan`, :func:`triggers` — paired trials, their design from a pilot,
   and the trigger trial (:mod:`._trial`, with :mod:`._inputs`, :mod:`._engine`, :mod:`._judge`,
   :mod:`._plan`, :mod:`._triggers`).
@@ -14,27 +20,86 @@ one ``aces-ci trial`` runs on the same settings. Nothing here sees an ``argparse
   CLI does (:mod:`._api`).
 * :func:`rollout` — one skill's cases in one or both arms, no verdict (:mod:`._rollout`);
   :func:`compile` — SkillSV's game of a skill, no model run (:mod:`._compile`).
+
+Names load on first use (PEP 562): a scan imports :mod:`._scan` and none of the live tier.
 """
 
-from ._api import PathLike, TrialRequest, ValueRequest, load_skill, run_trial, run_value, trial_request, value_request
-from ._compile import compile
-from ._inputs import SkillSources, load_cases
-from ._rollout import ARMS, Arm, build_requests, rollout, rollout_cases
-from ._trial import trial, trial_plan, triggers
-from ._triggers import HOSTS
-from ._value import MAX_EXACT_UNITS, ValuePlan, value, value_plan
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._api import (
+        PathLike,
+        TrialRequest,
+        ValueRequest,
+        load_skill,
+        run_trial,
+        run_value,
+        trial_request,
+        value_request,
+    )
+    from ._ci import CiOutcome, ci
+    from ._compile import compile
+    from ._inputs import SkillSources, load_cases
+    from ._rollout import ARMS, Arm, build_requests, rollout, rollout_cases
+    from ._scan import ScanOutcome, available_cpus, scan
+    from ._trial import trial, trial_plan, triggers
+    from ._triggers import HOSTS
+    from ._value import MAX_EXACT_UNITS, ValuePlan, value, value_plan
+
+_MODULES = {
+    **dict.fromkeys(
+        (
+            "PathLike",
+            "ScanRequest",
+            "TrialRequest",
+            "ValueRequest",
+            "load_skill",
+            "run_scan",
+            "run_scan",
+            "run_trial",
+            "run_value",
+            "scan_request",
+            "trial_request",
+            "value_request",
+        ),
+        "._api",
+    ),
+    **dict.fromkeys(("CiOutcome", "ci"), "._ci"),
+    "compile": "._compile",
+    **dict.fromkeys(("SkillSources", "load_cases"), "._inputs"),
+    **dict.fromkeys(("ARMS", "Arm", "build_requests", "rollout", "rollout_cases"), "._rollout"),
+    **dict.fromkeys(("ScanOutcome", "available_cpus", "scan"), "._scan"),
+    **dict.fromkeys(("trial", "trial_plan", "triggers"), "._trial"),
+    "HOSTS": "._triggers",
+    **dict.fromkeys(("MAX_EXACT_UNITS", "ValuePlan", "value", "value_plan"), "._value"),
+}
+"""Where each public name lives, imported when first asked for."""
+
+
+def __getattr__(name: str) -> Any:
+    """Import the module holding ``name`` (and only it) when a caller first asks for it."""
+    if name in _MODULES:
+        return getattr(importlib.import_module(_MODULES[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "ARMS",
     "HOSTS",
     "MAX_EXACT_UNITS",
     "Arm",
+    "CiOutcome",
     "PathLike",
+    "ScanOutcome",
+    "ScanRequest",
     "SkillSources",
     "TrialRequest",
     "ValuePlan",
     "ValueRequest",
+    "available_cpus",
     "build_requests",
+    "ci",
     "compile",
     "load_cases",
     "load_skill",
@@ -42,6 +107,8 @@ __all__ = [
     "rollout_cases",
     "run_trial",
     "run_value",
+    "scan",
+    "scan_request",
     "trial",
     "trial_plan",
     "trial_request",

@@ -13,22 +13,43 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple, TypeAlias
 
-from ..config import Project, TrialConfig, TrialFlags, ValueConfig, ValueFlags, find_project, repository_root
+from ..config import (
+    Project,
+    ScanFlags,
+    ScanRunConfig,
+    TrialConfig,
+    TrialFlags,
+    ValueConfig,
+    ValueFlags,
+    find_project,
+    repository_root,
+    resolve_scan,
+)
 from ..config import resolve_trial as _resolve_trial
 from ..config import resolve_value as _resolve_value
 from ..errors import InputError
+from ..scan import ScanResult, default_registry
 from ..skill import Skill
 from ..skill import load_skill as _load_skill
 from ..skillsv import ValueReport
 from ..trials import TrialResult
+from ._scan import scan
 from ._trial import trial
 from ._value import value
 
 PathLike: TypeAlias = str | os.PathLike[str]
 """A path as a caller may give it: a string or a :class:`~pathlib.Path`."""
+
+
+class ScanRequest(NamedTuple):
+    """A scan ready to run: its project and the one resolved config."""
+
+    project: Project
+    config: ScanRunConfig
 
 
 class TrialRequest(NamedTuple):
@@ -57,6 +78,12 @@ def _paths(skills: PathLike | Sequence[PathLike]) -> list[Path]:
     return paths
 
 
+def scan_request(settings: ScanFlags, config_file: PathLike | None = None) -> ScanRequest:
+    """The project of ``settings.path`` (its aces.yml, or ``config_file``) and the scan config resolved from it."""
+    project = find_project(settings.path, None if config_file is None else Path(config_file))
+    return ScanRequest(project, resolve_scan(project.config, settings))
+
+
 def trial_request(
     skills: PathLike | Sequence[PathLike], settings: TrialFlags | None = None, config_file: PathLike | None = None
 ) -> TrialRequest:
@@ -73,6 +100,19 @@ def value_request(
     skill_dir = Path(skill).resolve()
     project = find_project(skill_dir, None if config_file is None else Path(config_file))
     return ValueRequest(skill_dir, project, _resolve_value(project.config, settings or ValueFlags(), skill_dir))
+
+
+def run_scan(
+    path: PathLike = ".", *, settings: ScanFlags | None = None, config_file: PathLike | None = None
+) -> ScanResult:
+    """Scan every skill under ``path`` with the static tier's rules: findings, structural score and verdict per skill.
+
+    ``settings`` are what ``aces-ci scan``'s flags give (profile, minimum score, baseline, judge, workers,
+    result cache; its ``path`` is replaced by ``path``); unset ones come from aces.yml (found above ``path``,
+    or ``config_file``), then the defaults. Each skill's verdict is the one the gate reads.
+    """
+    request = scan_request(replace(settings or ScanFlags(), path=Path(path)), config_file)
+    return scan(request.config, default_registry(), request.project).result
 
 
 def run_trial(

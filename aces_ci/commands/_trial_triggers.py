@@ -20,7 +20,6 @@ reports of :mod:`aces_ci.report._trigger_report`, secrets redacted.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from datetime import UTC, datetime
 
@@ -28,8 +27,8 @@ from ..atomic import write_output
 from ..config import TrialConfig, TrialReports
 from ..errors import EXIT_GATE_FAILED, EXIT_PASS
 from ..redact import environment_secrets, redact_text
-from ..report import change_text, render_trigger_junit, render_trigger_markdown
-from ..trials import Rate, SkillTriggers, TriggerTrial
+from ..report import change_text, render_trigger_json, render_trigger_junit, render_trigger_markdown
+from ..trials import Rate, TriggerTrial
 
 
 def recall_floor(text: str) -> float:
@@ -65,55 +64,10 @@ def render_text(trial: TriggerTrial) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _rate_json(rate: Rate) -> dict[str, object]:
-    return {"value": rate.value, "interval": list(rate.interval) if rate.interval else None, "n": rate.n}
-
-
-def _contrast_json(skill: SkillTriggers) -> dict[str, object] | None:
-    if skill.contrast is None:
-        return None
-    change = skill.contrast.change
-    return {
-        "recall_then": _rate_json(skill.contrast.then),
-        "change": {
-            "delta": change.delta,
-            "interval": list(change.ci) if change.ci else None,
-            "n": change.n_cases,
-            "label": change.label,
-            "method": change.method,
-        },
-    }
-
-
-def render_json(trial: TriggerTrial) -> str:
-    """The result as ``schemas/trigger-result.schema.json`` describes it."""
-    contrast = next((skill.contrast for skill in trial.skills if skill.contrast is not None), None)
-    document = {
-        "host": trial.host,
-        "runs": trial.runs,
-        "min_recall": trial.min_recall,
-        "against": None if contrast is None else {"ref": contrast.ref, "commit": contrast.commit},
-        "skills": [
-            {
-                "skill": skill.skill,
-                "recall": _rate_json(skill.recall),
-                "false_trigger": _rate_json(skill.false_trigger),
-                "confusion": [{"taken_by": taker, "count": count} for taker, count in skill.confusion],
-                "verdict": skill.verdict,
-                "against": _contrast_json(skill),
-            }
-            for skill in trial.skills
-        ],
-        "tokens": trial.usage.prompt_tokens + trial.usage.completion_tokens,
-        "model_calls": trial.usage.model_calls,
-    }
-    return json.dumps(document, indent=2) + "\n"
-
-
 def _write_reports(reports: TrialReports, trial: TriggerTrial) -> None:
     secrets = environment_secrets()
     if reports.json:
-        write_output(reports.json, redact_text(render_json(trial), secrets), "trigger trial's JSON")
+        write_output(reports.json, redact_text(render_trigger_json(trial), secrets), "trigger trial's JSON")
     if reports.markdown:
         write_output(reports.markdown, redact_text(render_trigger_markdown(trial), secrets), "Markdown report")
     if reports.junit:

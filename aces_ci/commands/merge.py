@@ -16,7 +16,7 @@ from ..errors import InputError
 from ..gate import exit_code
 from ..report import read_scan_result
 from ..scan import ScanResult, default_registry, overall_verdict
-from .scan import _write_reports
+from .scan import write_scan_reports
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
     parts = [(path, read_scan_result(path)) for path in args.results]
     merged = merge_results(parts)
     registry = default_registry()
-    _write_reports(merged, registry, args)  # the same four reports, written the same way as scan's
+    write_scan_reports(merged, registry, args)  # the same four reports, written the same way as scan's
     failed = sum(1 for report in merged.skills if report.verdict == "fail")
     summary = f"{len(merged.skills)} skills, {failed} failed"
     print(f"Merged {len(parts)} result(s): {summary}. Verdict: {merged.verdict.upper()}")

@@ -21,14 +21,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from dataclasses import replace
 from pathlib import Path
 
+from .. import app
 from ..atomic import write_output
-from ..config import AcesConfig, Project, find_project
 from ..errors import EXIT_PASS, ConfigError
 from ..gate import exit_code
-from ..models import ModelSettings
 from ..redact import environment_secrets, redact_text
 from ..report import render_junit, render_markdown, render_text, scan_result_to_dict, write_json, write_sarif
 from ..scan import (
@@ -39,39 +37,9 @@ from ..scan import (
     Shard,
     accepted_by_new_baseline,
     default_registry,
-    judge_unavailable,
-    scan_repo,
-    user_cache_dir,
     write_baseline,
 )
-from ..skill import LOWERCASE_SKILL_FILE, SKILL_FILE
-
-
-def _min_score(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if not 0 <= value <= 100:
-        raise argparse.ArgumentTypeError(f"must be between 0 and 100, got {value}")
-    return value
-
-
-def _jobs(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
-def available_cpus() -> int:
-    """CPUs this process may run on (a container's limit, not the host's count)."""
-    if hasattr(os, "sched_getaffinity"):
-        return max(1, len(os.sched_getaffinity(0)))
-    return os.cpu_count() or 1
+from ._scan_options import min_score, scan_flags, worker_count
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -93,7 +61,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--config", type=Path, metavar="FILE", help="aces.yml to use (default: nearest up to the repository root)"
     )
     parser.add_argument("--profile", choices=("strict", "lenient"), help="frontmatter profile (overrides aces.yml)")
-    parser.add_argument("--min-score", type=_min_score, metavar="N", help="gate's minimum structural score, 0-100")
+    parser.add_argument("--min-score", type=min_score, metavar="N", help="gate's minimum structural score, 0-100")
     parser.add_argument("--json", type=Path, metavar="FILE", help="write the result as JSON")
     parser.add_argument("--junit", type=Path, metavar="FILE", help="write a JUnit XML report")
     parser.add_argument("--sarif", type=Path, metavar="FILE", help="write a SARIF 2.1.0 log")
@@ -112,7 +80,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     parser.add_argument(
         "--jobs",
-        type=_jobs,
+        type=worker_count,
         default=None,
         metavar="N",
         help="scan in up to N worker processes (default: the number of CPUs; 1 scans in this process)",
@@ -137,30 +105,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.set_defaults(run=run)
 
 
-def _configure(args: argparse.Namespace, config: AcesConfig) -> AcesConfig:
-    """aces.yml with the command-line flags applied on top."""
-    scan = config.scan
-    if args.profile is not None:
-        scan = replace(scan, profile=args.profile)
-    if args.min_score is not None:
-        scan = replace(scan, min_score=args.min_score)
-    if args.baseline is not None:
-        scan = replace(scan, baseline=args.baseline)
-    if args.write_baseline is not None and scan.baseline is not None and not scan.baseline.exists():
-        # First run of a configured baseline: there is nothing to apply yet, only a file to create.
-        scan = replace(scan, baseline=None)
-    return replace(config, scan=scan)
-
-
-def _scan_root(path: Path, project: Project) -> Path:
-    """The root whose paths the scan reports: the directory of an aces.yml above PATH, else PATH itself."""
-    target = (path.parent if path.is_file() else path).resolve()
-    if project.config_dir is not None and target != project.config_dir and target.is_relative_to(project.config_dir):
-        return project.config_dir
-    return target
-
-
-def _write_reports(result: ScanResult, registry: RuleRegistry, args: argparse.Namespace) -> None:
+def write_scan_reports(result: ScanResult, registry: RuleRegistry, args: argparse.Namespace) -> None:
+    """The report files the flags ask for (shared with `aces-ci merge`, whose flags name the same four)."""
     if args.json is not None:
         write_json(result, args.json)
     if args.sarif is not None:
@@ -179,17 +125,6 @@ def _write_reports(result: ScanResult, registry: RuleRegistry, args: argparse.Na
         write_html(html, [document_from(scan_result_to_dict(result), str(args.json or "scan"))])
 
 
-def _result_cache(args: argparse.Namespace, scan_root: Path) -> ResultCache | None:
-    if args.no_cache:
-        return None
-    if args.cache_dir is not None:
-        return ResultCache(args.cache_dir)
-    if (scan_root / SKILL_FILE).exists() or (scan_root / LOWERCASE_SKILL_FILE).exists():
-        # A lone skill: a cache inside it would become one of its files (and be staged into rollouts).
-        return ResultCache(user_cache_dir())
-    return ResultCache(scan_root / DEFAULT_CACHE_DIR)
-
-
 def _cache_summary(cache: ResultCache) -> str:
     stats = cache.stats
     scanned = stats.stored + stats.not_stored + stats.not_cacheable
@@ -204,65 +139,23 @@ def _cache_summary(cache: ResultCache) -> str:
     )
 
 
-def _judge_settings(args: argparse.Namespace, config: AcesConfig) -> ModelSettings | None:
-    """The judge's model when it is to run: when asked, or when aces.yml configures it and it can run here.
-
-    Never in a GitHub Actions step whose checkout is not trusted (``pull_request_target``, a fork's code:
-    :func:`aces_ci.github.actions_trust`): the judge's ``base_url`` is the checked-out aces.yml's to choose.
-    """
-    if args.judge is False or (args.judge is None and not config.judge.provider):
-        return None
-    from ..github import actions_trust  # only when a judge would run: the GitHub room brings httpx
-
-    trust = actions_trust(os.environ, args.path)
-    if not trust.trusted:
-        if not args.quiet:
-            print(f"aces-ci: note: LLM judge skipped: {trust.reason}", file=sys.stderr)
-        return None
-    if args.judge:
-        return config.judge
-    reason = judge_unavailable(config.judge)
-    if reason is not None:
-        if not args.quiet:
-            print(f"aces-ci: note: LLM judge skipped: {reason}", file=sys.stderr)
-        return None
-    return config.judge
-
-
-def scan_for(
-    args: argparse.Namespace, registry: RuleRegistry, project: Project
-) -> tuple[ScanResult, Path, ResultCache | None]:
-    """The scan the flags ask for in ``project`` (shared with ``aces-ci ci``): the result, its root and the cache."""
-    config = _configure(args, project.config)
-    scan_root = _scan_root(args.path, project) if args.path.exists() else args.path
-    cache = _result_cache(args, scan_root)
-    jobs = args.jobs if args.jobs is not None else available_cpus()
-    within = None if scan_root == args.path else args.path
-    result = scan_repo(
-        scan_root,
-        config.scan,
-        registry,
-        judge=_judge_settings(args, config),
-        jobs=jobs,
-        cache=cache,
-        within=within,
-        shard=args.shard,
-    )
-    return result, scan_root, cache
-
-
 def run(args: argparse.Namespace) -> int:
     if args.shard is not None and args.write_baseline is not None:
         raise ConfigError("--write-baseline needs every skill's findings; run it without --shard", field="--shard")
     registry = default_registry()
-    result, _, cache = scan_for(args, registry, find_project(args.path, args.config))
+    project, config = app.scan_request(scan_flags(args, write_baseline=args.write_baseline), args.config)
+    scanned = app.scan(config, registry, project)
+    result, cache = scanned.result, scanned.cache
+    if not args.quiet:
+        for note in scanned.notes:
+            print(f"aces-ci: note: {note}", file=sys.stderr)
     if cache is not None and cache.stats.not_stored and not args.quiet:
         print(
             f"aces-ci: warning: {cache.stats.not_stored} result(s) could not be written to the cache "
             f"{cache.directory}; the scan is complete, the next one will re-check those skills",
             file=sys.stderr,
         )
-    _write_reports(result, registry, args)
+    write_scan_reports(result, registry, args)
     if args.write_baseline is not None:
         accepted = accepted_by_new_baseline(f for skill in result.skills for f in skill.findings)
         count = write_baseline(accepted, args.write_baseline)

@@ -5,6 +5,8 @@
   process parses one aces.yml once.
 * :mod:`._given` holds what a caller gave (:class:`RunFlags`, :class:`TrialFlags`,
   :class:`ValueFlags`, :class:`JudgeFlags`), with :data:`NOT_GIVEN` for a flag not passed.
+* :mod:`._ci` holds ``aces-ci ci``'s :class:`CiConfig` and resolves its gate bands.
+* :mod:`._scan` resolves a scan's :class:`ScanFlags` into :class:`ScanRunConfig` (no live tier).
 * :mod:`._resolve` and :mod:`._value` decide each setting once: given, over aces.yml, over the
   default, into the frozen :class:`RunConfig`, :class:`TrialConfig` and :class:`ValueConfig`.
 """
@@ -13,6 +15,17 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from ..models import ModelSettings, Price
+from ._ci import (
+    CI_MODES,
+    DEFAULT_RESULTS_BRANCH,
+    DEFAULT_TRIAL_LABEL,
+    CiConfig,
+    CiMode,
+    CiReports,
+    GateFlags,
+    GitHubOutput,
+    resolve_bands,
+)
 from ._file import (
     CONFIG_NAMES,
     AcesConfig,
@@ -36,7 +49,9 @@ from ._given import (
     TrialReports,
     ValueFlags,
     given,
+    given_or,
 )
+from ._scan import JudgeWish, ScanFlags, ScanRunConfig, resolve_scan
 
 if TYPE_CHECKING:
     from ._resolve import (
@@ -55,6 +70,7 @@ _LAZY = {
             "TrialConfig",
             "TriggerOptions",
             "resolve_run",
+            "resolve_scan",
             "resolve_trial",
         ),
         "._resolve",
@@ -72,12 +88,21 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "CI_MODES",
     "CONFIG_NAMES",
+    "DEFAULT_RESULTS_BRANCH",
+    "DEFAULT_TRIAL_LABEL",
     "NOT_GIVEN",
     "AcesConfig",
+    "CiConfig",
+    "CiMode",
+    "CiReports",
     "EvalSettings",
+    "GateFlags",
+    "GitHubOutput",
     "Given",
     "JudgeFlags",
+    "JudgeWish",
     "ModelSettings",
     "NotGiven",
     "Price",
@@ -85,6 +110,8 @@ __all__ = [
     "RunConfig",
     "RunFlags",
     "RunSettings",
+    "ScanFlags",
+    "ScanRunConfig",
     "TrialConfig",
     "TrialFlags",
     "TrialReports",
@@ -96,9 +123,12 @@ __all__ = [
     "find_config",
     "find_project",
     "given",
+    "given_or",
     "load_config",
     "repository_root",
+    "resolve_bands",
     "resolve_run",
+    "resolve_scan",
     "resolve_trial",
     "resolve_value",
 ]

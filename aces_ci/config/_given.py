@@ -41,6 +41,11 @@ def given(value: T | None) -> Given[T]:
     return NOT_GIVEN if value is None else value
 
 
+def given_or(value: Given[T], otherwise: T) -> T:
+    """The value given, else ``otherwise`` (what aces.yml or the default says)."""
+    return otherwise if isinstance(value, NotGiven) else value
+
+
 @dataclass(frozen=True)
 class RunFlags:
     """The run settings a caller gave (``rollout``/``trial``/``value``/``ci``'s run flags)."""

@@ -12,6 +12,9 @@
   publishes an optional check run.
 * :func:`annotate` prints ``::error file=…,line=…::`` annotations within GitHub's caps;
   :func:`write_outputs` and :func:`append_step_summary` write the runner's environment files.
+* :func:`publish_result` sends one run's results where they go (sticky comment or job summary,
+  outputs, optional check run), failing soft where permissions are the cause (:mod:`._publish`);
+  :func:`post_prepared_comment` is the ``workflow_run`` commenter's whole job (:mod:`._workflow_run`).
 * :func:`render_comment` assembles the comment body from the result models and the gate's decision;
   :class:`KeptTrials` (:func:`earlier_trials`, :func:`read_kept`) carries a labelled run's trial
   sections in a hidden digest of the comment, so a later scan-only push shows them again, marked stale.
@@ -26,6 +29,7 @@
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from ..config import DEFAULT_RESULTS_BRANCH, DEFAULT_TRIAL_LABEL
 from ._approval import (
     REPLY_MARKER,
     TRIAL_VERB,
@@ -63,9 +67,22 @@ from ._kept import (
     read_kept,
 )
 from ._pinned import fetch_pull_head, has_commit, pinned_tree
-from ._plan import DEFAULT_TRIAL_LABEL, MODES, PAID_WORK, Mode, Plan, Work, plan_run
+from ._plan import MODES, PAID_WORK, Mode, Plan, Work, plan_run
+from ._publish import (
+    Published,
+    exit_code_after_publishing,
+    finding_annotations,
+    outputs,
+    publish_check_run,
+    publish_comment,
+    publish_result,
+    say,
+    summary_note,
+    write_step_outputs,
+    write_summary,
+)
 from ._rest import GitHubClient, GitHubError, GitHubRateLimited, RetryPolicy, next_link
-from ._results_branch import DEFAULT_RESULTS_BRANCH, Reader, ResultsBranch, ResultsBranchError, Stored
+from ._results_branch import Reader, ResultsBranch, ResultsBranchError, Stored
 from ._sticky import (
     COMMENT_LIMIT,
     DEFAULT_BOT_LOGIN,
@@ -79,6 +96,7 @@ from ._sticky import (
     upsert_comment,
 )
 from ._trust import CodeTrust, actions_trust, checked_out_commit, code_trust
+from ._workflow_run import find_pull_request, post_prepared_comment
 
 if TYPE_CHECKING:
     from ._baselines import (
@@ -180,6 +198,7 @@ __all__ = [
     "KeptTrials",
     "Mode",
     "Plan",
+    "Published",
     "PullRequest",
     "PullRequestNow",
     "Reader",
@@ -207,8 +226,11 @@ __all__ = [
     "earlier_trials",
     "escape_data",
     "escape_property",
+    "exit_code_after_publishing",
     "fetch_pull_head",
     "find_comment",
+    "find_pull_request",
+    "finding_annotations",
     "fit_summary",
     "has_commit",
     "history_section",
@@ -219,10 +241,15 @@ __all__ = [
     "one_line_log",
     "output_block",
     "output_number",
+    "outputs",
     "parse_baselines",
     "parse_rerun",
     "pinned_tree",
     "plan_run",
+    "post_prepared_comment",
+    "publish_check_run",
+    "publish_comment",
+    "publish_result",
     "pull_request_now",
     "read_kept",
     "read_payload",
@@ -232,12 +259,16 @@ __all__ = [
     "reply",
     "rerun_path",
     "rerun_to_dict",
+    "say",
     "seal",
     "search_comments",
     "signing_key",
     "skills_touched",
+    "summary_note",
     "trend_section",
     "upsert_comment",
     "write_outputs",
+    "write_step_outputs",
+    "write_summary",
     "writer_role",
 ]

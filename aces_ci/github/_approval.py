@@ -17,7 +17,7 @@ event runs the workflow of the default branch, with its secrets; what makes it s
   pull request's ref holds by the time it is fetched;
 * **how**: everything that runs is the base's — its aces.yml, task and grader commands, and its
   workflow and action — and the fork's files are only read, as git objects of the pinned commit
-  (:mod:`aces_ci.commands._ci_approved`).
+  (:mod:`aces_ci.app._ci_approved`).
 
 Only the first line of a comment is read; a comment not starting with ``/aces`` is not for us and
 gets no reply (every comment on every issue triggers the workflow). Every refusal is a reply

@@ -103,6 +103,8 @@ class CommentInputs:
     """The step's ``lift`` output (estimate, interval low, high), when a trial measured one."""
     lift_contrast: str = ""
     """What :attr:`lift` compares (the ``lift-contrast`` output)."""
+    artifacts_url: str | None = None
+    """Where the run's artifacts are (the HTML report among them), when ci wrote one."""
 
 
 def output_number(value: float) -> str:
@@ -266,7 +268,9 @@ def _footer(inputs: CommentInputs) -> str:
     commit = f" at {inputs.commit[:12]}" if inputs.commit else ""
     url = markdown_link_url(inputs.full_report_url)
     report = f" · [full report]({url})" if url else ""
-    return f"<sub>aces-ci {__version__}{commit}{report}</sub>\n"
+    artifacts = markdown_link_url(inputs.artifacts_url)
+    html = f" · [HTML report]({artifacts}) (the run's artifacts)" if artifacts else ""
+    return f"<sub>aces-ci {__version__}{commit}{report}{html}</sub>\n"
 
 
 def render_comment(inputs: CommentInputs, *, limit: int = COMMENT_LIMIT) -> str:

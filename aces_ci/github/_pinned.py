@@ -1,6 +1,6 @@
 """A pull request's approved commit as data: fetched as git objects, unpacked as plain files, never checked out.
 
-The approved trial (:mod:`aces_ci.commands._ci_approved`) runs in a checkout of the base branch.
+The approved trial (:mod:`aces_ci.app._ci_approved`) runs in a checkout of the base branch.
 The fork's commit is brought in with ``git fetch origin +refs/pull/N/head:…`` — objects only, the
 work tree, index and HEAD stay the base's — and its tree is unpacked with ``git archive`` into a
 private temporary folder through the tar ``data`` filter (a link leaving the folder, a device or

@@ -27,16 +27,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from ..config import CI_MODES, DEFAULT_TRIAL_LABEL, CiMode
 from ._approval import approval_comment
 from ._context import GitHubContext, PullRequest
 
 Work = Literal["scan", "trial", "value", "release", "rerun", "approval", "comment", "nothing"]
-Mode = Literal["auto", "scan", "trial", "value", "rerun"]
-MODES: tuple[Mode, ...] = ("auto", "scan", "trial", "value", "rerun")
+Mode = CiMode
+MODES = CI_MODES
 PAID_WORK: frozenset[Work] = frozenset({"trial", "value", "release", "rerun", "approval"})
 """Work that calls a model with the repository's keys."""
 
-DEFAULT_TRIAL_LABEL = "aces:trial"
 ZERO_SHA = "0" * 40
 _PR_EVENTS = ("pull_request", "pull_request_target")
 

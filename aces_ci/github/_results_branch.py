@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
-DEFAULT_RESULTS_BRANCH = "aces-results"
+from ..config import DEFAULT_RESULTS_BRANCH
+
 GIT_TIMEOUT_S = 120.0
 PUSH_ATTEMPTS = 3
 _LOCAL_REF = "refs/aces-ci/results"

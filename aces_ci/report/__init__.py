@@ -79,7 +79,7 @@ if TYPE_CHECKING:
     from ._trial_markdown import TRIAL_MARKER, render_trial_markdown
     from ._trial_plan import PLAN_SCHEMA_VERSION, plan_to_dict, render_plan_text, write_plan_json
     from ._trial_text import render_trial_text, trial_warnings
-    from ._trigger_report import change_text, render_trigger_junit, render_trigger_markdown
+    from ._trigger_report import change_text, render_trigger_json, render_trigger_junit, render_trigger_markdown
     from ._value_text import render_value_plan, render_value_text
 
 _LAZY = {
@@ -112,7 +112,9 @@ _LAZY = {
     **dict.fromkeys(("TRIAL_MARKER", "render_trial_markdown"), "._trial_markdown"),
     **dict.fromkeys(("PLAN_SCHEMA_VERSION", "plan_to_dict", "render_plan_text", "write_plan_json"), "._trial_plan"),
     **dict.fromkeys(("render_trial_text", "trial_warnings"), "._trial_text"),
-    **dict.fromkeys(("change_text", "render_trigger_junit", "render_trigger_markdown"), "._trigger_report"),
+    **dict.fromkeys(
+        ("change_text", "render_trigger_json", "render_trigger_junit", "render_trigger_markdown"), "._trigger_report"
+    ),
     **dict.fromkeys(("hierarchy_text", "render_compile_text"), "._compile_text"),
     **dict.fromkeys(("write_trial_reports", "write_value_reports"), "._live_files"),
     **dict.fromkeys(("SUCCESS_SCORE", "render_rollout_text", "trajectory_text"), "._rollout_text"),
@@ -186,6 +188,7 @@ __all__ = [
     "render_trial_junit",
     "render_trial_markdown",
     "render_trial_text",
+    "render_trigger_json",
     "render_trigger_junit",
     "render_trigger_markdown",
     "render_value_plan",

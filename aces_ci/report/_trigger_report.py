@@ -6,6 +6,9 @@ then and the change with its interval; then the confusion pairs (which skill too
 query when this one did not) in a collapsed ``<details>`` block. Skill names come from the pull
 request, so each goes through :mod:`aces_ci.report._md_escape` for the place it lands.
 
+JSON (``--json``, and ``triggers.json`` in ``ci``): :func:`render_trigger_json`, as
+``schemas/trigger-result.schema.json`` describes it.
+
 JUnit (``--junit``): one testcase ``trigger.recall`` per skill in the gate suite's layout
 (:func:`aces_ci.report.gate_suite`), the figures as properties. A ``fail`` verdict is a failure,
 ``underpowered`` passes with its message (or fails with aces.yml ``gate.underpowered: fail``), an
@@ -15,6 +18,7 @@ testcase passes with the figures only: nothing was gated.
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING
 
 from ._gate_junit import JunitCriterion, append_gate_suite
@@ -148,3 +152,48 @@ def _criterion(trial: TriggerTrial, skill: SkillTriggers) -> JunitCriterion:
 def render_trigger_junit(trial: TriggerTrial, generated_at: str) -> str:
     """The JUnit document of the trigger trial (one suite, one testcase per skill)."""
     return append_gate_suite(None, [_criterion(trial, skill) for skill in trial.skills], generated_at=generated_at)
+
+
+def _rate_json(rate: Rate) -> dict[str, object]:
+    return {"value": rate.value, "interval": list(rate.interval) if rate.interval else None, "n": rate.n}
+
+
+def _contrast_json(skill: SkillTriggers) -> dict[str, object] | None:
+    if skill.contrast is None:
+        return None
+    change = skill.contrast.change
+    return {
+        "recall_then": _rate_json(skill.contrast.then),
+        "change": {
+            "delta": change.delta,
+            "interval": list(change.ci) if change.ci else None,
+            "n": change.n_cases,
+            "label": change.label,
+            "method": change.method,
+        },
+    }
+
+
+def render_trigger_json(trial: TriggerTrial) -> str:
+    """The result as ``schemas/trigger-result.schema.json`` describes it."""
+    contrast = next((skill.contrast for skill in trial.skills if skill.contrast is not None), None)
+    document = {
+        "host": trial.host,
+        "runs": trial.runs,
+        "min_recall": trial.min_recall,
+        "against": None if contrast is None else {"ref": contrast.ref, "commit": contrast.commit},
+        "skills": [
+            {
+                "skill": skill.skill,
+                "recall": _rate_json(skill.recall),
+                "false_trigger": _rate_json(skill.false_trigger),
+                "confusion": [{"taken_by": taker, "count": count} for taker, count in skill.confusion],
+                "verdict": skill.verdict,
+                "against": _contrast_json(skill),
+            }
+            for skill in trial.skills
+        ],
+        "tokens": trial.usage.prompt_tokens + trial.usage.completion_tokens,
+        "model_calls": trial.usage.model_calls,
+    }
+    return json.dumps(document, indent=2) + "\n"

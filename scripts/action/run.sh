@@ -37,7 +37,7 @@ optional --lift-metric "${INPUT_LIFT_METRIC:-}"
 optional --comment-key "${INPUT_COMMENT_KEY:-}"
 optional --shard "${INPUT_SHARD:-}"
 optional --results "${INPUT_RESULTS:-}"
-args+=(--junit "${INPUT_JUNIT-}" --sarif "${INPUT_SARIF-}" --json "${INPUT_JSON-}" --markdown "${INPUT_MARKDOWN-}")
+args+=(--junit "${INPUT_JUNIT-}" --sarif "${INPUT_SARIF-}" --json "${INPUT_JSON-}" --markdown "${INPUT_MARKDOWN-}" --html "${INPUT_HTML-}")
 is_true comment "${INPUT_COMMENT:-true}" || args+=(--no-comment)
 is_true annotations "${INPUT_ANNOTATIONS:-true}" || args+=(--no-annotations)
 if is_true check-run "${INPUT_CHECK_RUN:-false}"; then args+=(--check-run); fi

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
+
+from tests.github.server import GitHubServer
 
 
 @pytest.fixture(autouse=True)
@@ -10,3 +14,10 @@ def _quiet_env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CI", "true")
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+
+
+@pytest.fixture
+def github() -> Iterator[GitHubServer]:
+    """The local GitHub REST server the ``ci`` tests publish to (as in ``tests/github``)."""
+    with GitHubServer("acme/skills") as server:
+        yield server

@@ -33,13 +33,13 @@ from aces_ci.github import (
     plan_run,
 )
 from aces_ci.scan._judge import RUBRIC
+from tests.app.test_ci_paid import PLAIN_BODY, Planted, _ci, _git
 from tests.engine.helpers import MARKER_BODY, write_skill
 from tests.servers import ScriptedRequest, ScriptedServer, Text
 from tests.trials.helpers import cases_json, commit
 
 from .helpers import actions_env, event, read_outputs
 from .server import BOT, WRITE_TOKEN, GitHubServer
-from .test_ci_paid import PLAIN_BODY, Planted, _ci, _git
 
 Server = Callable[..., ScriptedServer]
 CANARY_KEY = "sk-canary-0123456789abcdefTRUSTBOUNDARY"

@@ -10,7 +10,7 @@ The checks (:mod:`aces_ci.github._approval`), in order, each refusal a reply com
 
 Then the approved commit is fetched as git objects and its tree unpacked as data
 (:func:`aces_ci.github.pinned_tree`); what is measured is that tree, whatever the pull request's
-ref holds by then. The trial is the labelled pull request's (:class:`aces_ci.commands._ci_paid.PaidRun`:
+ref holds by then. The trial is the labelled pull request's (:class:`aces_ci.app._ci_paid.PaidRun`:
 this version against the base's, via ``--against <base sha>``, and with against without), with
 everything that runs taken from the base: its aces.yml (model, budget, gate, task and grader
 commands), this workflow and its action. The fork's evals files are cases, read as data; a skill
@@ -21,12 +21,11 @@ since that command would run outside the harness's sandbox. The static scan of t
 
 from __future__ import annotations
 
-import argparse
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..config import find_project, repository_root
+from ..config import CiConfig, find_project, repository_root, resolve_bands, resolve_scan
 from ..errors import EXIT_PASS, ConfigError, InputError
 from ..evals import load_evals
 from ..gate import GateCriterion, decide, scan_criteria
@@ -34,30 +33,40 @@ from ..github import (
     TRIAL_VERB,
     USAGE,
     ApprovalComment,
-    CommentInputs,
     GitHubClient,
     GitHubContext,
     Plan,
     PullRequest,
     approval_comment,
     checked_out_commit,
+    exit_code_after_publishing,
     fetch_pull_head,
     has_commit,
     marker_for,
+    outputs,
     pinned_tree,
+    publish_result,
     pull_request_now,
     refusal,
     render_comment,
     reply,
+    say,
+    write_step_outputs,
     writer_role,
 )
 from ..report import SourceLinks
 from ..scan import default_registry, scan_repo
 from ..stats import Bands
 from ._ci_paid import PaidRun, no_lift
-from ._publish import exit_code_after_publishing, outputs, publish_result, say, write_step_outputs
-from .ci import _bands, _scan_named, _scan_relative, _write_markdown, _write_reports
-from .scan import _configure
+from ._ci_results import (
+    Shown,
+    comment_inputs,
+    scan_relative,
+    skill_dirs,
+    write_html_report,
+    write_markdown,
+    write_reports,
+)
 
 _SHOWN_VERB = re.compile(r"[a-z0-9-]{1,20}")
 OWN_COMMANDS = (
@@ -76,7 +85,7 @@ class Approved:
     """The pinned commit: the pull request's head when the API was asked."""
 
 
-def run_approved(context: GitHubContext, args: argparse.Namespace, plan: Plan) -> int:
+def run_approved(context: GitHubContext, config: CiConfig, plan: Plan) -> int:
     """Check the approval, then trial the pinned commit, or reply why not (exit 0: a refusal is no failure)."""
     comment = approval_comment(context)
     if comment is None:
@@ -87,7 +96,7 @@ def run_approved(context: GitHubContext, args: argparse.Namespace, plan: Plan) -
             "of the API, and the answer is a comment",
             field="GITHUB_TOKEN",
         )
-    top = repository_root(args.path.resolve())
+    top = repository_root(config.path.resolve())
     checkout = checked_out_commit(top) if top is not None else None
     if top is None or checkout is None or checkout != context.sha:
         raise ConfigError(
@@ -116,7 +125,7 @@ def run_approved(context: GitHubContext, args: argparse.Namespace, plan: Plan) -
         )
         pr = checked.pull_request
         approved = replace(plan, work="trial", reason=reason, base=pr.base_sha, head=pinned, pull_request=pr)
-        return _trial(client, context, args, approved, top)
+        return _trial(client, context, config, approved, top)
 
 
 def _approved(client: GitHubClient, context: GitHubContext, comment: ApprovalComment) -> Approved | str:
@@ -164,54 +173,47 @@ def _own_commands(skills: tuple[str, ...], bands: Bands) -> tuple[GateCriterion,
     return tuple(no_lift(bands)(skill, OWN_COMMANDS) for skill in skills)
 
 
-def _trial(client: GitHubClient, context: GitHubContext, args: argparse.Namespace, plan: Plan, top: Path) -> int:
+def _trial(client: GitHubClient, context: GitHubContext, ci: CiConfig, plan: Plan, top: Path) -> int:
     """Scan and trial the approved commit's tree; the sticky comment, the reports and the outputs."""
     pr, pinned = plan.pull_request, plan.head or ""
     assert pr is not None and plan.base is not None
-    scanned = args.path.resolve()
+    scanned = ci.path.resolve()
     prefix = "" if scanned == top.resolve() else scanned.relative_to(top.resolve()).as_posix()
-    base_project = find_project(scanned, args.config)
-    bands = _bands(args, base_project.config)
-    config = _configure(args, base_project.config)
+    base_project = find_project(scanned, ci.config_file)
+    bands = resolve_bands(base_project.config, ci.gate)
+    config = resolve_scan(base_project.config, ci.scan)
     with pinned_tree(top, pinned) as tree:
         scan_root = tree / prefix if prefix else tree
         if not scan_root.is_dir():
             raise InputError(f"{prefix} does not exist at the approved commit {pinned[:12]}", path=prefix)
         registry = default_registry()
-        result = scan_repo(scan_root, config.scan, registry, judge=None, jobs=1, cache=None)
+        result = scan_repo(scan_root, config.settings, registry, judge=None, jobs=1, cache=None)
         links = SourceLinks(context.server_url, context.repository, pinned, prefix)
-        skill_dirs = [links.path(r.skill) if r.skill != "." else links.path("") for r in result.skills]
-        skill_dirs = [d.rstrip("/") or "." for d in skill_dirs]
-        own = tuple(d for d in skill_dirs if _declares_commands(tree / d, tree))
+        dirs = skill_dirs(result, links)
+        own = tuple(d for d in dirs if _declares_commands(tree / d, tree))
         # The base's settings; the fork's tree, as data.
-        paid = PaidRun(args, context, plan, replace(base_project, root=tree), tree, links=links)
-        outcome = paid.run([d for d in skill_dirs if d not in own], bands)
+        paid = PaidRun(ci, context, plan, replace(base_project, root=tree), tree, links=links)
+        outcome = paid.run([d for d in dirs if d not in own], bands)
         outcome = replace(outcome, criteria=(*_own_commands(own, bands), *outcome.criteria))
-    decision = decide(scan_criteria(result), _scan_relative(outcome.criteria, links))
-    shown = _scan_named(outcome, links)
-    marker = marker_for(args.comment_key)
-    full_report = args.report_url or context.run_url
-    inputs = CommentInputs(
-        decision=decision,
+    decision = decide(scan_criteria(result), scan_relative(outcome.criteria, links))
+    shown = Shown(
         registry=registry,
-        scan=result,
         links=links,
         reason=plan.reason,
-        notes=outcome.notes,
-        changed=tuple(links.scanned(s) for s in outcome.changes.skills) if outcome.changes.known else None,
-        full_report_url=full_report,
-        marker=marker,
+        marker=marker_for(ci.github.comment_key),
         commit=pinned,
-        trials=shown.trials,
-        trials_title=shown.trials_title,
-        more_trials=shown.more_trials,
-        lift=outcome.lift,
-        lift_contrast=outcome.lift_contrast or "",
+        full_report_url=ci.github.report_url or context.run_url,
+        artifacts_url=f"{context.run_url}#artifacts" if context.run_url and ci.reports.html else None,
     )
-    body = render_comment(inputs)
+    changed = tuple(links.scanned(s) for s in outcome.changes.skills) if outcome.changes.known else None
+    body = render_comment(
+        comment_inputs(shown, decision, result=result, notes=outcome.notes, changed=changed, outcome=outcome)
+    )
     # As on every other path: reports, outputs and the summary are written before the comment call, so a
     # GitHub failure costs the comment, never the results.
-    paths = _write_reports(args, result, registry, decision) | _write_markdown(args, body) | dict(outcome.reports)
+    paths = write_reports(ci.reports, result, registry, decision) | write_markdown(ci.reports, body)
+    paths |= dict(outcome.reports)
+    paths |= write_html_report(ci.reports, result, paths)
     scores = [report.score.value for report in result.skills]
     values = outputs(
         decision,
@@ -223,7 +225,14 @@ def _trial(client: GitHubClient, context: GitHubContext, args: argparse.Namespac
         lift_contrast=outcome.lift_contrast,
     )
     failed = publish_result(
-        context, client, pr.number, body, marker, values=values, full_report=full_report, want_comment=args.comment
+        context,
+        client,
+        pr.number,
+        body,
+        shown.marker,
+        values=values,
+        full_report=shown.full_report_url,
+        want_comment=ci.github.comment,
     )
     say(f"gate: {decision.verdict} (approved trial of {pinned[:12]})")
     return exit_code_after_publishing(decision, failed)

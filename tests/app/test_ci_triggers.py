@@ -15,12 +15,12 @@ import pytest
 from aces_ci.github import COMMENT_MARKER
 from aces_ci.schemas import validator
 from tests.engine.helpers import MARKER_BODY, skill_md
+from tests.github.helpers import actions_env, event, read_outputs
+from tests.github.server import WRITE_TOKEN, GitHubServer
 from tests.servers import Fault, ScriptedRequest, ScriptedServer, Text, ToolUse
 from tests.trials.helpers import commit
 from tests.trials.test_trigger_trial import keyword_model
 
-from .helpers import actions_env, event, read_outputs
-from .server import WRITE_TOKEN, GitHubServer
 from .test_ci_paid import PLAIN_BODY, Planted, _ci, _git, _no_keys, _repo
 
 Server = Callable[..., ScriptedServer]

@@ -23,12 +23,11 @@ import yaml
 from aces_ci.cli import main
 from aces_ci.github import COMMENT_MARKER
 from aces_ci.schemas import validator
+from tests.github.helpers import actions_env, event, git, read_outputs
+from tests.github.server import WRITE_TOKEN, GitHubServer
 from tests.servers import ScriptedServer, model_flags
 from tests.skillsv.acme import BODY, QUESTIONS, planted_model
 from tests.skillsv.helpers import write_skill
-
-from .helpers import actions_env, event, git, read_outputs
-from .server import WRITE_TOKEN, GitHubServer
 
 SKILL_MD = "skills/acme/SKILL.md"
 

@@ -11,25 +11,20 @@ repository, branch and commit GitHub reports — not from a number in the artifa
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from ..errors import EXIT_PASS, EXIT_RUNTIME_ERROR, InputError
 from ..gate import decide, scan_criteria
-from ..github import (
-    CommentInputs,
-    GitHubClient,
-    GitHubContext,
-    GitHubError,
-    earlier_trials,
-    marker_for,
-    render_comment,
-    upsert_comment,
-)
 from ..report import SourceLinks, read_scan_result
 from ..scan import default_registry
+from ._body import CommentInputs, marker_for, render_comment
+from ._context import GitHubContext
+from ._kept import earlier_trials
 from ._publish import outputs, say, write_step_outputs
+from ._rest import GitHubClient, GitHubError
+from ._sticky import upsert_comment
 
 RESULT_FILE = "results.json"
 
@@ -63,21 +58,24 @@ def find_pull_request(client: GitHubClient, repository: str, run: Mapping[str, A
     return None
 
 
-def post_prepared_comment(context: GitHubContext, args: argparse.Namespace) -> int:
-    """Post (or update) the comment of the pull request the triggering run scanned."""
-    if args.results is None:
+def post_prepared_comment(context: GitHubContext, results: Path | None, path: Path, comment_key: str | None) -> int:
+    """Post (or update) the comment of the pull request the triggering run scanned.
+
+    ``results`` is the pull request run's downloaded reports (``--results``), ``path`` the scanned folder's place
+    in the repository (ci's PATH), ``comment_key`` the sticky comment's key."""
+    if results is None:
         raise InputError(
             "workflow_run needs --results DIR: the downloaded reports of the pull request's run", field="--results"
         )
     run = _run_payload(context)
-    result = read_scan_result(args.results / RESULT_FILE, inside=args.results)
+    result = read_scan_result(results / RESULT_FILE, inside=results)
     if context.token is None:
         raise InputError("workflow_run commenter needs GITHUB_TOKEN (pull-requests: write)", field="GITHUB_TOKEN")
     registry = default_registry()
     decision = decide(scan_criteria(result))
-    prefix = args.path.as_posix().strip("/") if args.path.as_posix() not in (".", "") else ""
+    prefix = path.as_posix().strip("/") if path.as_posix() not in (".", "") else ""
     links = SourceLinks(context.server_url, context.repository, run["head_sha"], prefix)
-    marker = marker_for(args.comment_key)
+    marker = marker_for(comment_key)
     write_step_outputs(context, {k: v for k, v in outputs(decision, work="comment").items() if k != "comment-url"})
     try:
         with GitHubClient(context.api_url, context.token) as client:

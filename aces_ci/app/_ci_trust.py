@@ -9,14 +9,13 @@ later step of the run — nor any process it starts — can hand one to an endpo
 
 from __future__ import annotations
 
-import argparse
 import os
 from collections.abc import MutableMapping
 from dataclasses import replace
 
-from ..github import CodeTrust, GitHubContext, Plan, checked_out_commit, code_trust
+from ..config import CiConfig
+from ..github import CodeTrust, GitHubContext, Plan, checked_out_commit, code_trust, say
 from ..models import API_KEY_ENV
-from ._publish import say
 
 
 def withhold_model_keys(environ: MutableMapping[str, str]) -> tuple[str, ...]:
@@ -28,15 +27,13 @@ def withhold_model_keys(environ: MutableMapping[str, str]) -> tuple[str, ...]:
     return tuple(removed)
 
 
-def guard_untrusted(
-    context: GitHubContext, plan: Plan, args: argparse.Namespace
-) -> tuple[Plan, argparse.Namespace, CodeTrust]:
-    """The plan and flags this run may use with its checked-out tree (unchanged when the tree is trusted)."""
-    trust = code_trust(context, checked_out_commit(args.path.resolve()))
+def guard_untrusted(context: GitHubContext, plan: Plan, config: CiConfig) -> tuple[Plan, CiConfig, CodeTrust]:
+    """The plan and config this run may use with its checked-out tree (unchanged when the tree is trusted)."""
+    trust = code_trust(context, checked_out_commit(config.path.resolve()))
     if trust.trusted:
-        return plan, args, trust
+        return plan, config, trust
     withheld = withhold_model_keys(os.environ)
     say(f"untrusted checkout: {trust.reason} Static scan only; model keys withheld: {', '.join(withheld) or 'none'}")
     reason = plan.reason if plan.work == "scan" else f"{plan.reason} — refused: static scan only"
     safe = replace(plan, work="scan", reason=reason, notes=(*plan.notes, trust.note))
-    return safe, argparse.Namespace(**(vars(args) | {"judge": False})), trust
+    return safe, config.scan_only(), trust

@@ -6,7 +6,7 @@ gets here):
 * **release** (tag push or ``release``): the skills changed since the previous release tag (all
   of them on a first release), each with against without; the gate reads each lift's interval
   against the bands (a harmful skill fails the release, exit 1). Then SkillSV values their units
-  on what the trials left of the budget (:mod:`aces_ci.commands._ci_value`; ``--no-value`` turns
+  on what the trials left of the budget (:mod:`aces_ci.app._ci_value`; ``--no-value`` turns
   it off). A release that passes the gate stores its lifts as the new baselines on the results
   branch; every release's full trial result is kept there under ``releases/<tag>.json``.
 * **trial** (a same-repository pull request labelled for trials, or ``mode: trial``): the pull
@@ -40,17 +40,15 @@ lift's verdict: the run's verdict is ``error``, exit 3, and nothing is stored on
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import app
 from ..agents import render_skill_dir
 from ..atomic import write_output
-from ..config import Project, RunFlags, TrialConfig, TrialFlags, resolve_run, resolve_trial
+from ..config import CiConfig, NotGiven, Project, RunFlags, TrialConfig, TrialFlags, resolve_run, resolve_trial
 from ..engine import Budget
 from ..errors import AcesError, InputError
 from ..evals import Dataset, NoCases
@@ -78,17 +76,17 @@ from ..github import (
     release_change_set,
     rerun_path,
     rerun_to_dict,
+    say,
     trend_section,
 )
 from ..redact import environment_secrets, redact_text
-from ..report import SourceLinks, json_bytes, trial_result_to_dict, write_trial_json
+from ..report import SourceLinks, json_bytes, render_trigger_json, trial_result_to_dict, write_trial_json
 from ..skillsv import SkillValueView
 from ..stats import Bands
 from ..trials import Spent, TrialResult, TriggerTrial, skill_at_ref
 from ._ci_value import ValueBudget, ValueOutcome, ValueRun, cannot_value, no_dataset
-from ._publish import say
-from ._run_options import run_flags
-from ._trial_triggers import render_json
+from ._inputs import load_cases
+from ._trial import trial, triggers
 
 VALUE_OFF_NOTE = "SkillSV valuation of the released skills is turned off (--no-value): only the paired trials ran."
 VALUE_OUTAGE_NOTE = (
@@ -195,11 +193,10 @@ def outage(criteria: Sequence[GateCriterion]) -> bool:
     return any(criterion.status == "error" for criterion in criteria)
 
 
-def _run_flags(args: argparse.Namespace, seed: int | None = None) -> RunFlags:
-    """ci's run flags, its rollout cache from ``--rollout-cache``/``--no-rollout-cache`` (its ``--cache-dir`` is the
+def _run_flags(config: CiConfig, seed: int | None = None) -> RunFlags:
+    """ci's run flags (their rollout cache is ``--rollout-cache``/``--no-rollout-cache``: its ``--cache-dir`` is the
     scan's); ``seed`` replaces ``--seed`` (a rerun's fresh draw)."""
-    flags = run_flags(args, args.rollout_cache, args.no_rollout_cache)
-    return flags if seed is None else dataclasses.replace(flags, seed=seed)
+    return config.run if seed is None else dataclasses.replace(config.run, seed=seed)
 
 
 @dataclass(frozen=True)
@@ -234,7 +231,7 @@ def with_dataset(skills: Sequence[str], top: Path, project: Project) -> Trialabl
     for skill in skills:
         path = top / skill if skill not in ("", ".") else top
         try:
-            dataset = app.load_cases(path, project.root, None, project.config.evals)
+            dataset = load_cases(path, project.root, None, project.config.evals)
         except NoCases as error:
             without.append((skill, error))
             continue
@@ -317,7 +314,7 @@ class PaidRun:
 
     def __init__(
         self,
-        args: argparse.Namespace,
+        ci: CiConfig,
         context: GitHubContext,
         plan: Plan,
         project: Project,
@@ -325,7 +322,7 @@ class PaidRun:
         *,
         links: SourceLinks | None = None,
     ):
-        self.args, self.context, self.plan, self.top = args, context, plan, top
+        self.ci, self.context, self.plan, self.top = ci, context, plan, top
         self.links = links
         """Where the scanned root lies in the repository: what the comment's tables name skills from."""
         self.project = project
@@ -348,19 +345,19 @@ class PaidRun:
     def _trial_config(self, bands: Bands | None, against: str | None, seed: int | None = None) -> TrialConfig:
         """The trial's config: aces.yml's protocol (``trial:``) and judge, ci's run flags, the gate's ``bands``
         (None: aces.yml's)."""
-        config = resolve_trial(self.config, TrialFlags(run=_run_flags(self.args, seed), against=against))
+        config = resolve_trial(self.config, TrialFlags(run=_run_flags(self.ci, seed), against=against))
         return config if bands is None else dataclasses.replace(config, gate=bands)
 
     def _measure(self, paths: Sequence[Path], bands: Bands, against: str | None, seed: int | None) -> TrialResult:
         """A trial on what the run's earlier trials left of its budget."""
         config = self._trial_config(bands, against, seed)
         config = dataclasses.replace(config, run=dataclasses.replace(config.run, budget=self._left(config.run.budget)))
-        result = app.trial(paths, self.project, config, read=self.read)
+        result = trial(paths, self.project, config, read=self.read)
         self._spent.append(result.spent)
         return result
 
     def _report(self, name: str, result: TrialResult) -> Path:
-        path: Path = self.args.reports / name
+        path = self.ci.reports.folder / name
         write_trial_json(result, path)
         return path
 
@@ -386,16 +383,18 @@ class PaidRun:
             note = "Trigger trial not run: the trials spent the run's budget (--budget-usd / --max-rollouts)."
             return dataclasses.replace(outcome, notes=(*outcome.notes, note))
         try:
-            trial = app.triggers(paths, self.project, config)
+            trigger_trial = triggers(paths, self.project, config)
         except AcesError as error:
             note = f"Trigger trial not run: {redact_text(str(error), environment_secrets())}"
             return dataclasses.replace(outcome, notes=(*outcome.notes, note))
-        usage = trial.usage
+        usage = trigger_trial.usage
         self._spent.append(Spent(0, 0, usage.prompt_tokens, usage.completion_tokens, usage.cost_usd))
-        path: Path = self.args.reports / "triggers.json"
-        write_output(path, redact_text(render_json(trial), environment_secrets()), "trigger trial's JSON")
+        path = self.ci.reports.folder / "triggers.json"
+        write_output(
+            path, redact_text(render_trigger_json(trigger_trial), environment_secrets()), "trigger trial's JSON"
+        )
         reports = dict(outcome.reports) | {"triggers": path}
-        return dataclasses.replace(outcome, triggers=trial, reports=reports)
+        return dataclasses.replace(outcome, triggers=trigger_trial, reports=reports)
 
     def _run_trials(self, skill_dirs: Sequence[str], bands: Bands) -> PaidOutcome:
         work = self.plan.work
@@ -429,7 +428,7 @@ class PaidRun:
         )
         if work != "release":
             return outcome
-        if not self.args.value:
+        if not self.ci.value:
             return dataclasses.replace(outcome, notes=(*outcome.notes, VALUE_OFF_NOTE))
         if outage(outcome.criteria):
             return dataclasses.replace(outcome, notes=(*outcome.notes, VALUE_OUTAGE_NOTE))
@@ -438,10 +437,10 @@ class PaidRun:
     def _value(self, paths: Sequence[Path]) -> ValueOutcome:
         """SkillSV of ``paths`` on its share: what the trials left of the run's budget, at most
         ``--value-budget-usd``; the trials' rollout cache."""
-        options = resolve_run(self.config, _run_flags(self.args))
+        options = resolve_run(self.config, _run_flags(self.ci))
         cache = options.cache_dir
-        runner = ValueRun(self.args, self.project, self.top, cache.resolve() if cache else None, self.read)
-        budget = ValueBudget.share(self._left(options.budget), self.args.value_budget_usd)
+        runner = ValueRun(self.ci, self.project, self.top, cache.resolve() if cache else None, self.read)
+        budget = ValueBudget.share(self._left(options.budget), self.ci.value_budget_usd)
         if budget.spent:
             say(f"SkillSV: the trials spent the run's budget; nothing is left for a valuation ({budget.describe()})")
         return runner.run(paths, budget)
@@ -498,8 +497,8 @@ class PaidRun:
 
     def _rerun_seed(self) -> int | None:
         """A flag's seed, else the run id: a rerun must draw independently of the release it is compared with."""
-        if self.args.seed is not None:
-            return int(self.args.seed)
+        if not isinstance(self.ci.run.seed, NotGiven):
+            return self.ci.run.seed
         run_id = self.context.run_id
         return int(run_id) % 2**31 if run_id is not None and run_id.isdigit() else None
 
@@ -581,7 +580,7 @@ class PaidRun:
         return edited
 
     def _branch(self) -> ResultsBranch | None:
-        name: str = self.args.results_branch
+        name = self.ci.results_branch
         return ResultsBranch(self.top, name) if name else None
 
     def _read_baselines(self, notes: list[str]) -> Baselines | None:

@@ -26,11 +26,10 @@ from aces_ci.engine import DEFAULT_BREAKER_AFTER
 from aces_ci.github import COMMENT_MARKER
 from aces_ci.schemas import validator
 from tests.engine.helpers import MARKER_BODY, write_skill
+from tests.github.helpers import actions_env, event, read_outputs
+from tests.github.server import WRITE_TOKEN, GitHubServer
 from tests.servers import Fault, ScriptedRequest, ScriptedServer, Text, model_flags
 from tests.trials.helpers import cases_json, commit, draw
-
-from .helpers import actions_env, event, read_outputs
-from .server import WRITE_TOKEN, GitHubServer
 
 Server = Callable[..., ScriptedServer]
 JUNIT_XSD = xmlschema.XMLSchema(Path(__file__).parents[1] / "report" / "junit.xsd")
@@ -306,6 +305,10 @@ def test_a_labelled_pull_request_measures_its_version_against_the_base_and_with_
     cases = _testcases(tmp_path / "reports" / "junit.xml")
     assert {"lift.accuracy", "version-lift.accuracy"} <= set(cases)
     assert Path(values["trial-report"]).is_file() and Path(values["trial-without-report"]).is_file()
+    page = Path(values["html-report"]).read_text()
+    for source in (values["json-report"], values["trial-report"], values["trial-without-report"]):
+        assert f"<code>{source}</code>" in page, "the HTML report holds the scan and both trials"
+    assert "#artifacts)" in body, "the comment links the run's artifacts, where the page is"
 
 
 def test_the_two_trials_of_a_pull_request_share_one_budget(
@@ -391,7 +394,15 @@ def test_the_example_workflows_give_each_paid_path_what_it_needs() -> None:
     assert rerun["permissions"]["contents"] == "write", "a rerun stores its record on the results branch"
     action = yaml.safe_load((Path(__file__).parents[2] / "action.yml").read_text())
     assert action["inputs"]["results-branch"]["default"] == "aces-results"
-    assert {"trial-report", "trial-without-report"} <= set(action["outputs"])
+    assert {"trial-report", "trial-without-report", "html-report"} <= set(action["outputs"])
+    assert action["inputs"]["html"]["default"] == "aces-reports/report.html"
+    for workflow in ("skill-gate.yml", "skill-release.yml", "skill-rerun.yml", "skill-value.yml"):
+        upload = [
+            s
+            for s in yaml.safe_load((examples / workflow).read_text())["jobs"].popitem()[1]["steps"]
+            if "upload-artifact" in s.get("uses", "")
+        ]
+        assert upload and upload[0]["with"]["path"] == "aces-reports/", f"{workflow} uploads report.html"
 
 
 def test_a_release_of_a_skills_folder_names_its_skills_as_the_scan_does(

@@ -1,7 +1,7 @@
 """Where a CI run's results go on GitHub: sticky comment (or the job summary), annotations, check run, outputs.
 
-Shared by every path of ``aces-ci ci`` (the scan now, trials and SkillSV when they are wired in)
-and by the ``workflow_run`` commenter. Each destination fails soft where GitHub's permissions are
+Shared by every path of ``aces-ci ci`` (:mod:`aces_ci.app`'s scan, trials and SkillSV) and by the
+``workflow_run`` commenter (:mod:`._workflow_run`). Each destination fails soft where GitHub's permissions are
 the cause — a fork's read-only token, a workflow without ``checks: write`` — and says so in the
 log, because the gate's verdict must not depend on whether a comment could be posted.
 """
@@ -15,20 +15,15 @@ from pathlib import Path
 
 from ..errors import EXIT_PASS, EXIT_RUNTIME_ERROR
 from ..gate import GateDecision
-from ..github import (
-    Annotation,
-    GitHubClient,
-    GitHubContext,
-    GitHubError,
-    append_step_summary,
-    create_check_run,
-    one_line_log,
-    output_number,
-    upsert_comment,
-    write_outputs,
-)
 from ..report import SourceLinks, by_severity_then_location, markdown_cell, skill_title
 from ..scan import ScanResult, Severity
+from ._body import output_number
+from ._checks import create_check_run
+from ._commands import Annotation, one_line_log
+from ._context import GitHubContext
+from ._files import append_step_summary, write_outputs
+from ._rest import GitHubClient, GitHubError
+from ._sticky import upsert_comment
 
 _LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "notice"}
 

@@ -22,16 +22,14 @@ the scanned root), the closure check as a gate criterion (a warning at most:
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import app
 from ..agents import render_skill_dir
 from ..atomic import write_output
-from ..config import Project, ValueConfig, ValueFlags, resolve_value
+from ..config import CiConfig, Project, ValueConfig, ValueFlags, resolve_value
 from ..engine import Budget
 from ..errors import InputError
 from ..evals import Dataset
@@ -40,7 +38,7 @@ from ..github import Annotation
 from ..redact import environment_secrets, redact_text
 from ..report import SourceLinks, json_bytes, skill_title
 from ..skillsv import SkillValueView, ValueReport, skill_value, value_json
-from ._run_options import run_flags
+from ._value import value
 
 VALUE_REPORTS = "value"
 """The folder of per-skill value reports inside ``--reports``."""
@@ -149,22 +147,27 @@ class ValueRun:
 
     def __init__(
         self,
-        args: argparse.Namespace,
+        config: CiConfig,
         project: Project,
         top: Path,
         cache_dir: Path | None,
         read: Mapping[Path, Dataset] | None = None,
     ) -> None:
-        self.args, self.project, self.top, self.cache_dir = args, project, top, cache_dir
+        self.config, self.project, self.top, self.cache_dir = config, project, top, cache_dir
         self.read = read or {}
         """Datasets ci already read to choose its skills (by resolved folder): a task command is not run again."""
 
     def _config(self, skill_dir: Path, budget: ValueBudget) -> ValueConfig:
         """The valuation's config: ``aces-ci value``'s defaults, ci's run flags, the trials' rollout cache, the
         valuation's own journal beside its score store (never the trials'), and what is left of the budget."""
-        run = run_flags(self.args, self.cache_dir, self.cache_dir is None)
-        run = dataclasses.replace(run, journal=None, budget_usd=budget.usd, max_rollouts=budget.rollouts)
-        return resolve_value(self.project.config, ValueFlags(run=run, holdout=self.args.value_holdout), skill_dir)
+        run = dataclasses.replace(
+            self.config.run,
+            cache_dir=self.cache_dir,
+            journal=None,
+            budget_usd=budget.usd,
+            max_rollouts=budget.rollouts,
+        )
+        return resolve_value(self.project.config, ValueFlags(run=run, holdout=self.config.value_holdout), skill_dir)
 
     def _name(self, path: Path) -> str:
         """The skill's folder relative to the repository, as the trials name it (``ci`` renames it for display)."""
@@ -183,7 +186,7 @@ class ValueRun:
         views: list[SkillValueView] = []
         criteria: list[GateCriterion] = []
         notes: list[str] = []
-        folder: Path = self.args.reports / VALUE_REPORTS
+        folder = self.config.reports.folder / VALUE_REPORTS
         written = False
         for index, path in enumerate(paths):
             skill = self._name(path)
@@ -200,7 +203,7 @@ class ValueRun:
             try:
                 skill_dir = path.resolve()
                 config = self._config(skill_dir, budget)
-                report = app.value(skill_dir, self.project, config, read=self.read.get(skill_dir))
+                report = value(skill_dir, self.project, config, read=self.read.get(skill_dir))
             except InputError as exc:
                 criteria.append(cannot_value(skill, exc))
                 continue
