@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from ._compile import compile
     from ._inputs import SkillSources, load_cases
     from ._rollout import ARMS, Arm, build_requests, rollout, rollout_cases
-    from ._scan import ScanOutcome, available_cpus, scan
+    from ._scan import ScanOutcome, ScanRequest, available_cpus, scan, scan_request
     from ._trial import trial, trial_plan, triggers
     from ._triggers import HOSTS
     from ._value import MAX_EXACT_UNITS, ValuePlan, value, value_plan
@@ -51,7 +51,6 @@ _MODULES = {
     **dict.fromkeys(
         (
             "PathLike",
-            "ScanRequest",
             "TrialRequest",
             "ValueRequest",
             "load_skill",
@@ -59,7 +58,6 @@ _MODULES = {
             "run_scan",
             "run_trial",
             "run_value",
-            "scan_request",
             "trial_request",
             "value_request",
         ),
@@ -69,7 +67,7 @@ _MODULES = {
     "compile": "._compile",
     **dict.fromkeys(("SkillSources", "load_cases"), "._inputs"),
     **dict.fromkeys(("ARMS", "Arm", "build_requests", "rollout", "rollout_cases"), "._rollout"),
-    **dict.fromkeys(("ScanOutcome", "available_cpus", "scan"), "._scan"),
+    **dict.fromkeys(("ScanOutcome", "ScanRequest", "available_cpus", "scan", "scan_request"), "._scan"),
     **dict.fromkeys(("trial", "trial_plan", "triggers"), "._trial"),
     "HOSTS": "._triggers",
     **dict.fromkeys(("MAX_EXACT_UNITS", "ValuePlan", "value", "value_plan"), "._value"),

@@ -20,14 +20,12 @@ from typing import NamedTuple, TypeAlias
 from ..config import (
     Project,
     ScanFlags,
-    ScanRunConfig,
     TrialConfig,
     TrialFlags,
     ValueConfig,
     ValueFlags,
     find_project,
     repository_root,
-    resolve_scan,
 )
 from ..config import resolve_trial as _resolve_trial
 from ..config import resolve_value as _resolve_value
@@ -37,19 +35,12 @@ from ..skill import Skill
 from ..skill import load_skill as _load_skill
 from ..skillsv import ValueReport
 from ..trials import TrialResult
-from ._scan import scan
+from ._scan import scan, scan_request
 from ._trial import trial
 from ._value import value
 
 PathLike: TypeAlias = str | os.PathLike[str]
 """A path as a caller may give it: a string or a :class:`~pathlib.Path`."""
-
-
-class ScanRequest(NamedTuple):
-    """A scan ready to run: its project and the one resolved config."""
-
-    project: Project
-    config: ScanRunConfig
 
 
 class TrialRequest(NamedTuple):
@@ -76,12 +67,6 @@ def _paths(skills: PathLike | Sequence[PathLike]) -> list[Path]:
     if not paths:
         raise InputError("name at least one skill folder to trial")
     return paths
-
-
-def scan_request(settings: ScanFlags, config_file: PathLike | None = None) -> ScanRequest:
-    """The project of ``settings.path`` (its aces.yml, or ``config_file``) and the scan config resolved from it."""
-    project = find_project(settings.path, None if config_file is None else Path(config_file))
-    return ScanRequest(project, resolve_scan(project.config, settings))
 
 
 def trial_request(

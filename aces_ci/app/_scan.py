@@ -11,8 +11,9 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
-from ..config import Project, ScanRunConfig
+from ..config import Project, ScanFlags, ScanRunConfig, find_project, resolve_scan
 from ..models import ModelSettings
 from ..scan import (
     DEFAULT_CACHE_DIR,
@@ -103,3 +104,16 @@ def scan(config: ScanRunConfig, registry: RuleRegistry, project: Project) -> Sca
         shard=config.shard,
     )
     return ScanOutcome(result, scan_root, cache, () if note is None else (note,))
+
+
+class ScanRequest(NamedTuple):
+    """A scan ready to run: its project and the one resolved config."""
+
+    project: Project
+    config: ScanRunConfig
+
+
+def scan_request(settings: ScanFlags, config_file: str | os.PathLike[str] | None = None) -> ScanRequest:
+    """The project of ``settings.path`` (its aces.yml, or ``config_file``) and the scan config resolved from it."""
+    project = find_project(settings.path, None if config_file is None else Path(config_file))
+    return ScanRequest(project, resolve_scan(project.config, settings))
