@@ -55,7 +55,7 @@ from ..config import (
 )
 from ..github import GitHubContext
 from ..scan import Shard
-from ._run_options import _DOLLARS, _number, add_run_options, run_flags
+from ._run_options import _DOLLARS, _number, add_run_options, band, run_flags
 from ._scan_options import min_score, scan_flags, worker_count
 
 DEFAULT_REPORTS = Path("aces-reports")
@@ -70,16 +70,6 @@ _REPORT_FILES = {
     "html": "report.html",
 }
 """Each report's flag and its file in ``--reports`` when the flag is not given."""
-
-
-def _band(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not -1 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"a lift band lies in [-1, 1], got {value}")
-    return value
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -117,8 +107,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     github.add_argument("--results", type=Path, metavar="DIR", help="workflow_run: the PR run's downloaded reports")
     gate = parser.add_argument_group("gate bands for trials (override aces.yml gate:)")
     gate.add_argument("--lift-metric", metavar="METRIC", help="metric the lift gate reads (default: outcome)")
-    gate.add_argument("--pass-band", type=_band, metavar="X", help="pass when the lift's lower bound >= X (+0.05)")
-    gate.add_argument("--fail-band", type=_band, metavar="X", help="fail when the lift's upper bound <= X (-0.10)")
+    gate.add_argument("--pass-band", type=band, metavar="X", help="pass when the lift's lower bound >= X (+0.05)")
+    gate.add_argument("--fail-band", type=band, metavar="X", help="fail when the lift's upper bound <= X (-0.10)")
     add_run_options(
         parser,
         title="run settings for trials (override aces.yml run:)",
