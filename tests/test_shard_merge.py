@@ -57,7 +57,9 @@ def test_shards_partition_the_skills_and_merge_back(tmp_path: Path) -> None:
     merged = tmp_path / "merged.json"
     sarif = tmp_path / "merged.sarif"
 
-    assert main(["merge", *map(str, reversed(parts)), "--json", str(merged), "--sarif", str(sarif)]) == 1
+    page = tmp_path / "merged.html"
+    merge = ["merge", *map(str, reversed(parts)), "--json", str(merged), "--sarif", str(sarif), "--html", str(page)]
+    assert main(merge) == 1
 
     a, b = json.loads(whole.read_text()), json.loads(merged.read_text())
     for data in (a, b):
@@ -65,6 +67,8 @@ def test_shards_partition_the_skills_and_merge_back(tmp_path: Path) -> None:
     assert a == b
     schema = json.loads(require(SARIF_SCHEMA, "SARIF 2.1.0 schema (npm)").read_text())
     assert list(jsonschema.Draft4Validator(schema).iter_errors(json.loads(sarif.read_text()))) == []
+    html = page.read_text()  # the merged page holds every shard's skills
+    assert all(f"skills/{name}" in html for name in names)
 
 
 def test_merge_refuses_a_missing_or_repeated_shard(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

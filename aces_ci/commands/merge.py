@@ -31,6 +31,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument("--junit", type=Path, metavar="FILE", help="write a JUnit XML report")
     parser.add_argument("--sarif", type=Path, metavar="FILE", help="write a SARIF 2.1.0 log")
     parser.add_argument("--markdown", type=Path, metavar="FILE", help="write a Markdown report")
+    parser.add_argument("--html", type=Path, metavar="FILE", help="write a self-contained HTML report")
     parser.set_defaults(run=run)
 
 
@@ -103,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     parts = [(path, read_scan_result(path)) for path in args.results]
     merged = merge_results(parts)
     registry = default_registry()
-    write_scan_reports(merged, registry, args)  # the same four reports, written the same way as scan's
+    write_scan_reports(merged, registry, args)  # the same reports, written the same way as scan's
     failed = sum(1 for report in merged.skills if report.verdict == "fail")
     summary = f"{len(merged.skills)} skills, {failed} failed"
     print(f"Merged {len(parts)} result(s): {summary}. Verdict: {merged.verdict.upper()}")

@@ -106,7 +106,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def write_scan_reports(result: ScanResult, registry: RuleRegistry, args: argparse.Namespace) -> None:
-    """The report files the flags ask for (shared with `aces-ci merge`, whose flags name the same four)."""
+    """The report files the flags ask for (shared with `aces-ci merge`, whose flags name the same five)."""
     if args.json is not None:
         write_json(result, args.json)
     if args.sarif is not None:
@@ -117,12 +117,11 @@ def write_scan_reports(result: ScanResult, registry: RuleRegistry, args: argpars
         # The Markdown report is the PR comment and the step summary: redacted as text on the way out.
         markdown = redact_text(render_markdown(result, registry), environment_secrets())
         write_output(args.markdown, markdown, "Markdown report")
-    html = getattr(args, "html", None)  # merge shares this function and has no --html
-    if html is not None:
+    if args.html is not None:
         # Rendered from the result's JSON, as `aces-ci report` would render the --json file.
         from ..report.html import document_from, write_html
 
-        write_html(html, [document_from(scan_result_to_dict(result), str(args.json or "scan"))])
+        write_html(args.html, [document_from(scan_result_to_dict(result), str(args.json or "scan"))])
 
 
 def _cache_summary(cache: ResultCache) -> str:
