@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import InfraError, InputError
+from ..skill import extract_data
 
 GIT_TIMEOUT_S = 300.0
 MAX_TREE_BYTES = 256 * 1024 * 1024
@@ -59,14 +60,6 @@ def has_commit(repo: Path, sha: str) -> bool:
     return code == 0
 
 
-def _as_data(member: tarfile.TarInfo, destination: str) -> tarfile.TarInfo | None:
-    """The tar ``data`` filter, skipping (not failing on) a member it refuses: one hostile link costs that link."""
-    try:
-        return tarfile.data_filter(member, destination)
-    except tarfile.FilterError:
-        return None
-
-
 @contextmanager
 def pinned_tree(repo: Path, sha: str) -> Iterator[Path]:
     """The tree of ``sha`` (a commit in ``repo``) as plain files in a scratch folder sharing ``repo``'s objects."""
@@ -79,7 +72,7 @@ def pinned_tree(repo: Path, sha: str) -> Iterator[Path]:
         if archive.stat().st_size > MAX_TREE_BYTES:
             raise InputError(f"the tree of {sha[:12]} is larger than {MAX_TREE_BYTES:,} bytes: not read")
         with tarfile.open(archive, mode="r:") as tar:
-            tar.extractall(tree, filter=_as_data)
+            extract_data(tar, tree)  # a member the data rules refuse is skipped: one hostile link costs that link
         archive.unlink()
         code, common = _git(repo, "rev-parse", "--path-format=absolute", "--git-common-dir")
         if code != 0:

@@ -40,6 +40,7 @@ from ._render import (
     safe_relative_path,
     skill_card,
 )
+from ._tar import extract_data
 from ._tree import EVALS_DIR, MAX_SKILL_BYTES, MAX_SKILL_FILES, SKIPPED_DIRS, is_skipped_dir
 from ._yaml import (
     LIBYAML_VERSION,
@@ -98,6 +99,7 @@ __all__ = [
     "compose_yaml",
     "construct_yaml",
     "discover_skills",
+    "extract_data",
     "files_digest",
     "find_mentions",
     "forced_yaml_loader",

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from ..errors import InfraError, InputError
-from ..skill import RenderedSkill, RenderError, read_skill_tree
+from ..skill import RenderedSkill, RenderError, extract_data, read_skill_tree
 
 GIT_TIMEOUT_S = 60.0
 MAX_ARCHIVE_BYTES = 64 * 1024 * 1024
@@ -82,9 +82,9 @@ def resolve_commit(repo: Path, ref: str) -> str:
 
 
 def _extract(archive: bytes, destination: Path) -> None:
-    """Unpack a ``git archive`` tar with the safe ``data`` filter (no links leaving it, no devices)."""
+    """Unpack a ``git archive`` tar under the ``data`` rules (no links leaving it, no devices: those are skipped)."""
     with tarfile.open(fileobj=io.BytesIO(archive), mode="r:") as tar:
-        tar.extractall(destination, filter="data")
+        extract_data(tar, destination)
 
 
 def skill_at_ref(skill_dir: Path, ref: str, name: str) -> SkillAtRef:
