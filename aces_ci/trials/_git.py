@@ -88,7 +88,8 @@ def working_commit(skill_dir: Path) -> str | None:
         code, out, _ = _git(skill_dir, "rev-parse", "--verify", "--quiet", "HEAD")
         if code != 0:
             return None
-        status, changes, _ = _git(skill_dir, "status", "--porcelain", "--", ".")
+        # --no-optional-locks: reading the state must not rewrite the user's index (git status refreshes it).
+        status, changes, _ = _git(skill_dir, "--no-optional-locks", "status", "--porcelain", "--", ".")
     except InfraError:
         return None
     commit = out.decode("ascii", errors="replace").strip()

@@ -167,3 +167,13 @@ def test_hostile_transcripts_render_as_text_and_old_results_say_transcripts_were
     assert "No run of this arm" in row.text()
     old = root.find_all("tr", **{"data-case": doc["skills"][0]["cases"][1]["case"]})[0]
     assert "Transcripts were not recorded" in old.text()
+
+
+def test_the_header_names_the_commits_compared_per_skill() -> None:
+    doc = trial_doc()
+    first, second = doc["skills"][0], doc["skills"][2]
+    first.update(commit="a" * 40 + "-dirty", against_commit="b" * 40, against=f"HEAD~1 ({'b' * 12})")
+    second.update(commit=None, against_commit=None)
+    header = dom(("trial.json", doc)).one("div", class_="trial-header").text()
+    assert f"pdf-tools at {'a' * 12}-dirty against {'b' * 12}" in header
+    assert "harmful at a tree outside git" in header
