@@ -52,7 +52,7 @@ def _step(step: dict[str, Any]) -> str:
 
 def _transcript(label: str, transcript: dict[str, Any] | None) -> str:
     if transcript is None:
-        return f"<div><h4>{label}</h4><p class=missing>No run of this arm for this case.</p></div>"
+        return f"<div><h4>{label}</h4><p class=note>No run of this arm for this case.</p></div>"
     steps = "".join(_step(step) for step in transcript["steps"])
     note = transcript.get("note")
     tail = "" if not note else f"<p class=note>{text(note, 600)}</p>"
@@ -62,8 +62,8 @@ def _transcript(label: str, transcript: dict[str, Any] | None) -> str:
 def transcript_pair(case: dict[str, Any]) -> str:
     """Both arms' first-run transcripts of one ``cases[]`` entry, or why there are none."""
     if "with_transcript" not in case and "control_transcript" not in case:
-        return "<p class=missing>Transcripts were not recorded in this trial result (written before they were).</p>"
+        return "<p class=note>Transcripts were not recorded in this trial result (written before they were).</p>"
     return (
-        f'<div class="pair transcripts">{_transcript("With the skill, run 1", case.get("with_transcript"))}'
+        f'<div class="transcripts">{_transcript("With the skill, run 1", case.get("with_transcript"))}'
         f"{_transcript('Control, run 1', case.get('control_transcript'))}</div>"
     )

@@ -21,7 +21,7 @@ from aces_ci.report._trial_json import _plain
 from aces_ci.trials import Transcript, TranscriptCall, TranscriptStep
 from aces_ci.trials._transcript import ARGUMENT_CHARS, MAX_STEPS, RESULT_CHARS, TEXT_CHARS, fit_transcripts
 from tests.report.html.dom import Node, parse
-from tests.report.html.fixtures import HOSTILE, trial_doc, trial_skill
+from tests.report.html.fixtures import HOSTILE, hostile_transcript, trial_doc, trial_skill
 from tests.report.html.helpers import dom, render
 from tests.servers import Reply, ScriptedRequest, Text, ToolUse
 from tests.servers.fixtures import ServerFactory
@@ -142,19 +142,7 @@ class _SkillStub:
 
 def test_hostile_transcripts_render_as_text_and_old_results_say_transcripts_were_not_recorded() -> None:
     doc = trial_doc()
-    hostile = {
-        "steps": [
-            {
-                "source": "agent",
-                "text": HOSTILE * 20,
-                "calls": [{"name": HOSTILE, "arguments": HOSTILE}],
-                "results": [HOSTILE],
-                "skill_events": [f"skill load {HOSTILE}"],
-            }
-        ],
-        "omitted_steps": 3,
-        "note": HOSTILE,
-    }
+    hostile = hostile_transcript()
     case = doc["skills"][0]["cases"][0]
     case.update(with_transcript=hostile, control_transcript=None)
     page = render(("trial.json", doc))
