@@ -20,7 +20,7 @@ from ..config import EvalSettings, Project
 from ..errors import InputError
 from ..evals import Dataset, load_dataset, load_fixtures
 from ..skill import RenderedSkill, iter_skill_dirs
-from ..trials import SkillUnderTrial, TrialDesign, plan_skill, skill_at_ref
+from ..trials import SkillUnderTrial, TrialDesign, plan_skill, skill_at_ref, working_commit
 
 
 @dataclass(frozen=True)
@@ -125,10 +125,10 @@ def skills_under_trial(
             dataset = load_cases(path, project.root, sources.evals, project.config.evals)
         cases = dataset.cases
         fixtures = {case.id: load_fixtures(path, case) for case in cases}
-        base, against = None, None
+        base, against, against_commit = None, None, None
         if design.against is not None:
             at_ref = skill_at_ref(path, design.against, skill.name)
-            base, against = at_ref.skill, f"{at_ref.ref} ({at_ref.commit[:12]})"
+            base, against, against_commit = at_ref.skill, f"{at_ref.ref} ({at_ref.commit[:12]})", at_ref.commit
         plan = plan_skill(skill, design, supporting=supporting, decoys=decoys, base=base)
         out.append(
             SkillUnderTrial(
@@ -140,6 +140,8 @@ def skills_under_trial(
                 against=against,
                 notes=(*dataset.notes, *decoy_notes),
                 grader=dataset.grader,
+                against_commit=against_commit,
+                commit=working_commit(path),
             )
         )
     return out

@@ -22,7 +22,7 @@ from ._conditions import (
     stress_labels,
     trial_guard,
 )
-from ._git import SkillAtRef, checked_ref, repository_of, resolve_commit, skill_at_ref
+from ._git import SkillAtRef, checked_ref, repository_of, resolve_commit, skill_at_ref, working_commit
 from ._grading import TrialGrader, trial_grader
 from ._plan import DesignEstimate, NoiseSource, NoPilot, SkillDesignPlan, plan_skill_design
 from ._protocol import (
@@ -54,6 +54,9 @@ from ._result import (
     SkillTrialResult,
     Spent,
     StressLevel,
+    Transcript,
+    TranscriptCall,
+    TranscriptStep,
     TriageCase,
     TriageClass,
     TrialResult,
@@ -133,6 +136,9 @@ __all__ = [
     "SkillUnderTrial",
     "Spent",
     "StressLevel",
+    "Transcript",
+    "TranscriptCall",
+    "TranscriptStep",
     "TriageCase",
     "TriageClass",
     "TrialDesign",
@@ -162,4 +168,5 @@ __all__ = [
     "triage_cases",
     "trial_grader",
     "trial_guard",
+    "working_commit",
 ]

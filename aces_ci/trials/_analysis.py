@@ -44,6 +44,7 @@ from ._result import (
     StressLevel,
 )
 from ._table import TRIAL_METRICS, RunTable, paired, rollout_cost, score_rows, trigger_rows, unscored_reasons
+from ._transcript import transcript_of
 from ._triage import triage_cases
 
 
@@ -254,18 +255,29 @@ def _shown(text: str | None) -> str | None:
     return cut + ("…" if len(cut) < len(flat) else "")
 
 
-def _case_texts(table: RunTable, case: str, treatment: str, control: str) -> tuple[str | None, str | None, str | None]:
-    """The case's prompt and each condition's first answer, cut and redacted, for the per-case table."""
+def _case_row(
+    table: RunTable, case: str, treatment: str, control: str, scores: tuple[list[float | None], ...]
+) -> CaseRow:
+    """The case's run scores, its prompt and each condition's first answer (cut and redacted) and first run's
+    transcript, for the per-case table and the report's side-by-side view."""
     runs = range(table.replicates)
     treated = [r for i in runs if (r := table.get(case, treatment, i)) is not None]
     controls = [r for i in runs if (r := table.get(case, control, i)) is not None]
     every = treated + controls
-    prompt = _shown(every[0].request.case.prompt) if every else None
 
     def answer(records: list[RolloutRecord]) -> str | None:
         return next((_shown(r.result.final_answer) for r in records if r.result.final_answer is not None), None)
 
-    return prompt, answer(treated), answer(controls)
+    return CaseRow(
+        case,
+        tuple(scores[0]),
+        tuple(scores[1]),
+        prompt=_shown(every[0].request.case.prompt) if every else None,
+        with_answer=answer(treated),
+        control_answer=answer(controls),
+        with_transcript=transcript_of(treated[0].result) if treated else None,
+        control_transcript=transcript_of(controls[0].result) if controls else None,
+    )
 
 
 def _settle(verdict: stats.Verdict) -> SettleResult | None:
@@ -356,6 +368,8 @@ class SkillInputs:
     against: str | None = None
     not_run: int = 0
     notes: tuple[str, ...] = ()
+    against_commit: str | None = None
+    commit: str | None = None
 
 
 def analyse_skill(
@@ -454,11 +468,13 @@ def analyse_skill(
         triage=triage_cases(table, primary.treatment, primary.control, metric, plan.skill.name) if negative else (),
         sequential=tuple(sequential),
         cases=tuple(
-            CaseRow(case, tuple(w), tuple(c), *_case_texts(table, case, primary.treatment, primary.control))
+            _case_row(table, case, primary.treatment, primary.control, (w, c))
             for case, w, c in zip(table.case_ids, with_rows, control_rows, strict=True)
         ),
         capped=_capped(table, primary.treatment, primary.control, settings),
         against=inputs.against,
+        against_commit=inputs.against_commit,
+        commit=inputs.commit,
         rollouts=len(records),
         not_run=inputs.not_run,
         infra_errors=sum(1 for r in records if r.result.status == "infra_error"),

@@ -81,6 +81,21 @@ def resolve_commit(repo: Path, ref: str) -> str:
     return out.decode().strip()
 
 
+def working_commit(skill_dir: Path) -> str | None:
+    """The commit checked out where ``skill_dir`` lives, ``-dirty`` when the skill has uncommitted changes; None
+    outside a git repository or without git (a trial runs anywhere, and says so rather than failing)."""
+    try:
+        code, out, _ = _git(skill_dir, "rev-parse", "--verify", "--quiet", "HEAD")
+        if code != 0:
+            return None
+        # --no-optional-locks: reading the state must not rewrite the user's index (git status refreshes it).
+        status, changes, _ = _git(skill_dir, "--no-optional-locks", "status", "--porcelain", "--", ".")
+    except InfraError:
+        return None
+    commit = out.decode("ascii", errors="replace").strip()
+    return f"{commit}-dirty" if status == 0 and changes.strip() else commit
+
+
 def _extract(archive: bytes, destination: Path) -> None:
     """Unpack a ``git archive`` tar under the ``data`` rules (no links leaving it, no devices: those are skipped)."""
     with tarfile.open(fileobj=io.BytesIO(archive), mode="r:") as tar:

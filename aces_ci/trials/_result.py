@@ -222,6 +222,38 @@ class SequentialLook:
 
 
 @dataclass(frozen=True)
+class TranscriptCall:
+    """One tool call of an agent step: the tool's name and its arguments as JSON, cut and redacted."""
+
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True)
+class TranscriptStep:
+    """One step of a rollout's ATIF trajectory as a reader sees it: every string cut and redacted."""
+
+    source: Literal["system", "user", "agent"]
+    text: str
+    calls: tuple[TranscriptCall, ...] = ()
+    results: tuple[str, ...] = ()
+    """What the tools answered, in call order."""
+    skill_events: tuple[str, ...] = ()
+    """The skill touches this step made, in words (``skill load pdf``, ``script run pdf/scripts/fill.py``)."""
+
+
+@dataclass(frozen=True)
+class Transcript:
+    """A bounded, redacted copy of one rollout's trajectory (:mod:`aces_ci.trials._transcript` says the caps)."""
+
+    steps: tuple[TranscriptStep, ...]
+    omitted_steps: int = 0
+    """Steps of the trajectory left out: past the step cap, or all of them when the result's budget ran out."""
+    note: str | None = None
+    """Why steps are missing, when they are."""
+
+
+@dataclass(frozen=True)
 class CaseRow:
     """One case's run scores of the gated metric in the primary contrast (None: no score)."""
 
@@ -233,6 +265,9 @@ class CaseRow:
     with_answer: str | None = None
     """The first with-run's final answer, cut and redacted; None when no with-run answered."""
     control_answer: str | None = None
+    with_transcript: Transcript | None = None
+    """The first with-run's trajectory as a transcript; None when the arm has no run of this case."""
+    control_transcript: Transcript | None = None
 
 
 @dataclass(frozen=True)
@@ -275,6 +310,11 @@ class SkillTrialResult:
     """The gated lift under ``--cap-tokens/--cap-usd``; None without a cap."""
     against: str | None = None
     """``REF (commit)`` of the control version, for ``--against``."""
+    against_commit: str | None = None
+    """The full commit ``--against`` resolved to; None without ``--against``."""
+    commit: str | None = None
+    """The commit checked out in the skill's working tree (``-dirty`` when the skill has uncommitted changes);
+    None outside a git repository."""
     rollouts: int = 0
     """Rollouts of this skill's design that finished (run now or from a store)."""
     not_run: int = 0

@@ -25,6 +25,7 @@ from ._analysis import AnalysisSettings, SkillInputs, analyse_skill
 from ._protocol import SkillPlan, TrialDesign, requests_for
 from ._result import RepositoryLift, SequentialLook, SkillTrialResult, Spent, TrialResult
 from ._table import RunTable, paired
+from ._transcript import fit_transcripts
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,10 @@ class SkillUnderTrial:
     notes: tuple[str, ...] = ()
     grader: GraderSpec | None = None
     """The product's own grader for this skill's cases (BYOG: the dataset's or aces.yml ``evals.grader``)."""
+    against_commit: str | None = None
+    """The full commit ``--against`` resolved to."""
+    commit: str | None = None
+    """The working tree's commit (:func:`~aces_ci.trials.working_commit`); None outside git."""
 
 
 @dataclass(frozen=True)
@@ -120,6 +125,8 @@ class TrialRunner:
                     skill.against,
                     self._not_run.get(skill.plan.skill.name, 0),
                     skill.notes,
+                    skill.against_commit,
+                    skill.commit,
                 ),
                 self.settings,
                 looks[skill.plan.skill.name],
@@ -215,7 +222,7 @@ class TrialRunner:
                 "below uses the rollouts that did"
             )
         return TrialResult(
-            skills=tuple(results),
+            skills=fit_transcripts(results),
             bands=self.bands,
             provider=self.setup.model.provider,
             model=self.setup.model.model,

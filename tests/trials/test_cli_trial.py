@@ -133,6 +133,10 @@ def _status(repo: Path) -> str:
     ).stdout
 
 
+def _git_out(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout.strip()
+
+
 def test_against_head_1_measures_the_version_lift_without_touching_the_work_tree(
     scripted_server: Server, tmp_path: Path
 ) -> None:
@@ -148,6 +152,9 @@ def test_against_head_1_measures_the_version_lift_without_touching_the_work_tree
     assert main(argv) == 0
     result = skill_result(tmp_path)
     assert result["against"].startswith("HEAD~1 (")
+    head, base = (_git_out(repo, "rev-parse", ref) for ref in ("HEAD", "HEAD~1"))
+    assert (result["commit"], result["against_commit"]) == (f"{head}-dirty", base)  # the uncommitted line shows
+    assert result["against"] == f"HEAD~1 ({base[:12]})"
     assert "at HEAD~1" in result["contrast"]
     assert result["lift"]["accuracy"]["delta"] == pytest.approx(1.0)
     assert {arm["arm"] for arm in result["cost"]["arms"]} == {"with", "base"}

@@ -55,8 +55,13 @@ var(--bg) 3px 6px)}
 .doc{border:1px solid var(--line);font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,monospace}
 .unit{display:grid;grid-template-columns:10px 170px 1fr 170px;gap:6px;border-bottom:1px solid var(--line)}
 .unit .heat{min-height:100%}.unit pre{margin:2px 0;white-space:pre-wrap;word-break:break-word}
-.pair{display:grid;grid-template-columns:1fr 1fr;gap:8px}.pair>div{border:1px solid var(--line);padding:6px;
-background:var(--panel)}.pair h4{margin:0 0 4px;font-size:12px}
+.pair,.transcripts{display:grid;grid-template-columns:1fr 1fr;gap:8px;margin-top:6px}.pair>div,.transcripts>div{
+border:1px solid var(--line);padding:6px;background:var(--panel)}.pair h4,.transcripts h4{margin:0 0 4px;font-size:12px}
+ol.steps{list-style:none;padding:0;margin:4px 0}.step{border-left:3px solid var(--line);padding:2px 6px;
+margin:4px 0}.step .role{font-size:11px;font-weight:600;color:var(--muted)}.s-agent{border-left-color:var(--with)}
+.tool-call{border:1px dashed var(--accent);padding:2px 4px;margin:2px 0}.tool-result{border-left:2px solid
+var(--muted);padding-left:4px;margin:2px 0}.skill-event{font-weight:600;color:var(--warn)}
+.has-skill{border-left-color:var(--warn);background:var(--band-pass)}
 pre{white-space:pre-wrap;word-break:break-word;font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,monospace;margin:0}
 details>summary{cursor:pointer;color:var(--accent)}input.filter{padding:4px;margin:4px 0;width:260px;
 background:var(--bg);color:var(--fg);border:1px solid var(--line)}

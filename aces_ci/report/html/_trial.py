@@ -16,6 +16,7 @@ from .._common import skill_title
 from .._live_model import TRIAL_METRICS
 from ._escape import interval, number, text
 from ._svg import ForestRow, forest
+from ._transcripts import transcript_pair
 from ._views import CaseView, skill_view
 
 ANSWER_FOLD = 600
@@ -56,11 +57,26 @@ def verdict_block(doc: dict[str, Any], source: str) -> str:
         f"; {protocol['runs']} run(s) per case and arm, {text(protocol['coupling'], 20)} coupling, "
         f"{text(protocol['mode'], 20)} mode, seed {protocol['seed']}; gated metric {text(gate['metric'], 40)}, "
         f"pass at ≥ {number(gate['pass_band'], 2, signed=True)}, fail at ≤ {number(gate['fail_band'], 2, signed=True)}"
-        f", {round(doc['confidence'] * 100)}% intervals. Commit compared: not recorded in the trial result "
-        "(the skill's control is named per skill).</p>"
+        f", {round(doc['confidence'] * 100)}% intervals. {_commits(doc['skills'])}</p>"
         '<table class="verdicts"><thead><tr><th>Skill</th><th>Verdict</th><th>Headline</th><th>Contrast</th>'
         f"<th>Why</th></tr></thead><tbody>{''.join(rows)}</tbody></table>{estimands}</div>"
     )
+
+
+def _short(commit: str) -> str:
+    return commit[:12] + ("-dirty" if commit.endswith("-dirty") else "")
+
+
+def _commits(skills: list[dict[str, Any]]) -> str:
+    """The commit each skill ran at and, for ``--against``, the commit it was compared with (escaped)."""
+    if not any("commit" in skill for skill in skills):
+        return "Commits compared: not recorded in this trial result (written before they were)."
+    parts = []
+    for skill in skills:
+        head, base = skill.get("commit"), skill.get("against_commit")
+        line = f"{_title(skill)} at {'a tree outside git' if head is None else _short(head)}"
+        parts.append(line + ("" if base is None else f" against {_short(base)}"))
+    return text("Commits compared: " + "; ".join(parts) + ".", 2000)
 
 
 def _estimand(skill: dict[str, Any]) -> str:
@@ -174,7 +190,7 @@ def _answer(label: str, answer: str | None) -> str:
     )
 
 
-def _case_row(case: CaseView) -> str:
+def _case_row(case: CaseView, raw: dict[str, Any]) -> str:
     with_text, with_mean = _arm_figure(list(case.with_scores))
     ctl_text, ctl_mean = _arm_figure(list(case.control_scores))
     diff = None if with_mean is None or ctl_mean is None else with_mean - ctl_mean
@@ -182,8 +198,8 @@ def _case_row(case: CaseView) -> str:
     prompt = "" if case.prompt is None else f"<p><b>Prompt</b></p><pre>{text(case.prompt, 4000)}</pre>"
     return (
         f'<tr data-case="{text(case.case, 200)}"><td>{text(case.case, 200)}<details class="transcript"><summary>'
-        f'answers side by side</summary>{prompt}<div class="pair">{_answer("With the skill", case.with_answer)}'
-        f"{_answer('Control', case.control_answer)}</div></details></td>"
+        f'rollouts side by side</summary>{prompt}<div class="pair">{_answer("With the skill", case.with_answer)}'
+        f"{_answer('Control', case.control_answer)}</div>{transcript_pair(raw)}</details></td>"
         f'<td class="num" data-v="{number(with_mean, 4, missing="")}">{with_text}</td>'
         f'<td class="num" data-v="{number(ctl_mean, 4, missing="")}">{ctl_text}</td>'
         f'<td data-v="{number(diff, 4, missing="")}">{label}</td></tr>'
@@ -207,11 +223,11 @@ def cases_block(doc: dict[str, Any]) -> str:
         )
         disc = skill.get("discordance")
         discord = "" if disc is None else f" Discordance: {text(disc['label'], 300)}."
-        rows = "".join(_case_row(case) for case in view.cases)
+        rows = "".join(_case_row(case, raw) for case, raw in zip(view.cases, skill["cases"], strict=True))
         parts.append(
             f'<div class="skill-cases" data-skill="{text(skill["skill"], 200)}"><h3>{text(_title(skill), 120)}</h3>'
-            f"<p>{text(trigger, 600)}{discord} Transcripts: the trial result keeps each arm's first answer (redacted, "
-            "cut), not the full trajectories; the rollout store holds those.</p>"
+            f"<p>{text(trigger, 600)}{discord} Transcripts: each arm's first run of a case, redacted and cut as "
+            "the trial recorded it; the rollout store holds the full trajectories.</p>"
             f'<input class="filter" type="search" placeholder="filter cases" data-table="{table_id}">'
             f'<table class="cases sortable" id="{table_id}"><thead><tr><th>Case</th><th class="num">With (runs)</th>'
             f'<th class="num">Control (runs)</th><th>Discordance</th></tr></thead><tbody>{rows}</tbody></table></div>'

@@ -249,6 +249,18 @@ def trial_skill(
     }
 
 
+def hostile_transcript() -> dict[str, Any]:
+    """A recorded transcript whose every string is hostile: a step's text, a tool call, its result, a skill event."""
+    step = {
+        "source": "agent",
+        "text": HOSTILE + " long " * 100,
+        "calls": [{"name": HOSTILE, "arguments": HOSTILE}],
+        "results": [HOSTILE],
+        "skill_events": [f"skill load {HOSTILE}"],
+    }
+    return {"steps": [step], "omitted_steps": 3, "note": HOSTILE}
+
+
 def trial_doc(skills: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """A trial of three skills (pass, underpowered, fail) with hostile text in a case, a prompt and an answer."""
     if skills is None:
@@ -259,6 +271,7 @@ def trial_doc(skills: list[dict[str, Any]] | None = None) -> dict[str, Any]:
         ]
         evil = skills[1]["cases"][0]
         evil.update(case=HOSTILE, prompt=HOSTILE, with_answer=HOSTILE + " long " * 200)
+        evil.update(with_transcript=hostile_transcript(), control_transcript=None)
     return {
         "schema_version": 1,
         "tool": {"name": "aces-ci", "version": "0.1.0"},

@@ -55,7 +55,7 @@ def test_the_verdict_headline_of_each_skill_is_the_json_s_numbers() -> None:
         assert row.find_all("span", class_="verdict")[0].text() == skill["verdict"]
     header = root.one("div", class_="trial-header").text()
     assert "anthropic/claude-haiku-4-5" in header and "builtin 1" in header and "2026-11-30T12:00:00+00:00" in header
-    assert "Commit compared: not recorded in the trial result" in header
+    assert "Commits compared: not recorded in this trial result" in header
     estimands = [p.text() for p in root.find_all("p", class_="estimand")]
     assert estimands[0] == f"Estimand (skills/pdf-tools): {data['skills'][0]['estimand']}"
     assert "30 more cases would likely settle it" in rows[1].text()
