@@ -137,19 +137,29 @@ def _titles(inputs: CommentInputs) -> dict[str, str]:
     return {skill: skill_title(skill, name) for skill, name in named}
 
 
-def _criterion_line(criterion: GateCriterion, links: SourceLinks | None, titles: Mapping[str, str]) -> str:
+def _criterion_line(
+    criterion: GateCriterion, links: SourceLinks | None, titles: Mapping[str, str], *, scanned: bool = False
+) -> str:
+    """One failed or warned criterion. With ``scanned`` (the comment's scan table and findings link each skill and
+    finding) a scan criterion names its skill without a link, and its locations from the skill's directory."""
     icon = {"fail": "❌", "error": "🛑"}.get(criterion.status, "⚠️")
     subject = markdown_cell(titles.get(criterion.subject, criterion.subject), 120)
-    if links is not None and criterion.file:
+    message = criterion.message
+    if scanned and criterion.name.startswith("scan."):
+        if criterion.subject not in ("", "."):
+            message = message.replace(f" at {criterion.subject}/", " at ")
+    elif links is not None and criterion.file:
         subject = f"[{subject}]({links.url(criterion.file, criterion.line)})"
-    return f"- {icon} {markdown_code(criterion.name, 60)} {subject}: {markdown_cell(criterion.message, 600)}\n"
+    return f"- {icon} {markdown_code(criterion.name, 60)} {subject}: {markdown_cell(message, 600)}\n"
 
 
-def _criteria(decision: GateDecision, links: SourceLinks | None, titles: Mapping[str, str]) -> str:
+def _criteria(
+    decision: GateDecision, links: SourceLinks | None, titles: Mapping[str, str], *, scanned: bool = False
+) -> str:
     listed = [*decision.with_status("fail"), *decision.with_status("error"), *decision.with_status("warn")]
     if not listed:
         return ""
-    lines = "".join(_criterion_line(c, links, titles) for c in listed[:_LISTED_CRITERIA])
+    lines = "".join(_criterion_line(c, links, titles, scanned=scanned) for c in listed[:_LISTED_CRITERIA])
     if len(listed) > _LISTED_CRITERIA:
         lines += f"- … and {len(listed) - _LISTED_CRITERIA} more in the JUnit report\n"
     return lines + "\n"
@@ -269,7 +279,7 @@ def _footer(inputs: CommentInputs) -> str:
     url = markdown_link_url(inputs.full_report_url)
     report = f" · [full report]({url})" if url else ""
     artifacts = markdown_link_url(inputs.artifacts_url)
-    html = f" · [HTML report]({artifacts}) (the run's artifacts)" if artifacts else ""
+    html = f" · [HTML report]({artifacts})" if artifacts else ""
     return f"<sub>aces-ci {__version__}{commit}{report}{html}</sub>\n"
 
 
@@ -281,7 +291,8 @@ def render_comment(inputs: CommentInputs, *, limit: int = COMMENT_LIMIT) -> str:
         head += f"{markdown_cell(inputs.reason, 400)}\n\n"
     head += "".join(f"> {markdown_cell(note, 1000)}\n>\n" for note in inputs.notes)
     head += "\n" if inputs.notes else ""
-    pieces = [head, _criteria(inputs.decision, inputs.links, _titles(inputs)), _lift_output_line(inputs)]
+    criteria = _criteria(inputs.decision, inputs.links, _titles(inputs), scanned=inputs.scan is not None)
+    pieces = [head, criteria, _lift_output_line(inputs)]
     trials = _trial_sections(inputs)
     kept = _kept(inputs, trials)
     if kept is not None:

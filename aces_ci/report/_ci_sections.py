@@ -88,6 +88,10 @@ def scan_table(result: ScanResult, links: SourceLinks | None, changed: Sequence[
     return table
 
 
+RULES_PAGE = "https://github.com/aces-ci/aces-ci/blob/main/docs/rules.md"
+"""Where the built-in rules are documented, one heading per rule (:meth:`aces_ci.scan.Rule.help_uri`)."""
+
+
 def _finding_row(finding: Finding, registry: RuleRegistry, links: SourceLinks | None, skill: str) -> list[str]:
     """One finding; its location is named from the skill's directory (the block is the skill's), linked in full."""
     prefix = f"{skill}/" if skill not in ("", ".") else ""
@@ -95,7 +99,11 @@ def _finding_row(finding: Finding, registry: RuleRegistry, links: SourceLinks | 
     where = _cell(location.removeprefix(prefix) if location.startswith(prefix) else location, 200)
     url = links.url(finding.location.path, finding.location.line) if links else None
     rule = find_rule(registry, finding.rule_id)
-    rule_cell = _link(_cell(finding.rule_id, 40), rule.help_uri() if rule is not None else None)
+    help_uri = rule.help_uri() if rule is not None else None
+    # a rule documented on the rules page is named plainly: the column's header links the page (one link, not
+    # one per row); a rule documented elsewhere keeps its own link
+    shared = help_uri is not None and help_uri.startswith(f"{RULES_PAGE}#")
+    rule_cell = _link(_cell(finding.rule_id, 40), None if shared else help_uri)
     return [
         _link(where, url),
         rule_cell,
@@ -122,7 +130,7 @@ def findings_table(
     # drop rows from the end (worst findings come first) until the block fits.
     while True:
         left = len(findings) - len(rows)
-        body = _table(("Location", "Rule", "Message", "Fix"), rows, ("left",) * 4) if rows else ""
+        body = _table(("Location", f"[Rule]({RULES_PAGE})", "Message", "Fix"), rows, ("left",) * 4) if rows else ""
         note = f"\n_{plural(left, 'more finding')} not shown here; the full report lists them._\n" if left else ""
         if len(head) + len(body) + len(note) + len(close) <= max_chars or not rows:
             break
