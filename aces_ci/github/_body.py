@@ -38,11 +38,12 @@ from ..report import (
     markdown_code,
     markdown_html_text,
     markdown_link_url,
-    metric_lifts,
     pruning_chart,
     render_trigger_markdown,
     scan_table,
     score_vs_lift,
+    short_hashes,
+    shown_lifts,
     skill_title,
 )
 from ..scan import RuleRegistry, ScanResult
@@ -180,7 +181,7 @@ def _lift_output_line(inputs: CommentInputs) -> str:
         return ""
     delta, low, high = (output_number(x) for x in inputs.lift)
     level = round(trials.confidence * 100)
-    contrast = f": {markdown_cell(inputs.lift_contrast, 300)}" if inputs.lift_contrast else ""
+    contrast = f": {markdown_cell(short_hashes(inputs.lift_contrast), 300)}" if inputs.lift_contrast else ""
     return f"Step output `lift` = {delta} ({level}% CI {low} … {high}){contrast}.\n\n"
 
 
@@ -194,14 +195,22 @@ def _settle_line(trial: SkillTrial) -> str:
 
 def _trial_sections(inputs: CommentInputs) -> list[str]:
     sections = []
+    shown: set[tuple[str, tuple[tuple[str, str | None], ...]]] = set()
     if inputs.trials is not None:
-        sections += _one_trial(inputs, inputs.trials_title, inputs.trials, score_vs=True)
+        sections += _one_trial(inputs, inputs.trials_title, inputs.trials, shown, score_vs=True)
     for title, report in inputs.more_trials:
-        sections += _one_trial(inputs, title, report, score_vs=False)
+        sections += _one_trial(inputs, title, report, shown, score_vs=False)
     return sections
 
 
-def _one_trial(inputs: CommentInputs, title: str, trials: TrialReport, *, score_vs: bool) -> list[str]:
+def _one_trial(
+    inputs: CommentInputs,
+    title: str,
+    trials: TrialReport,
+    shown: set[tuple[str, tuple[tuple[str, str | None], ...]]],
+    *,
+    score_vs: bool,
+) -> list[str]:
     """One trial's headlines, then each skill's verdict and details: every verdict and settle plan is the one the
     trial reached (:func:`aces_ci.stats.verdict`), printed, never judged again here."""
     bands = trials.bands
@@ -214,7 +223,7 @@ def _one_trial(inputs: CommentInputs, title: str, trials: TrialReport, *, score_
         headlines.append(f"- {headline(trial, bands.metric, trials.confidence, label)}\n")
     sections.append("".join(headlines) + "\n")
     for trial in trials.skills:
-        lifts = metric_lifts(trial)
+        lifts = shown_lifts(trial)
         title = skill_title(trial.skill, trial.name)
         gated = trial.lift.get(bands.metric)
         verdict = ""
@@ -226,16 +235,22 @@ def _one_trial(inputs: CommentInputs, title: str, trials: TrialReport, *, score_
             )
         chart = lift_chart(
             lifts,
-            title=f"{title}, {trial.contrast}: lift per metric",
+            title=f"{title}, {short_hashes(trial.contrast)}: lift per metric",
             confidence=trials.confidence,
             pass_band=bands.pass_band,
             fail_band=bands.fail_band,
         )
+        # a second contrast of the same cases (a labelled pull request's) does not repeat their prompts
+        prompts = (trial.skill, tuple((c.case, c.prompt) for c in trial.cases))
+        # the skill is named, its contrast not: the headline above says it
+        named = f"**{markdown_cell(title, 120)}**"
+        lead = f"{named}: {verdict}" if verdict else f"{named}\n\n"
         sections.append(
-            f"**{markdown_cell(title, 120)}** — {markdown_cell(trial.contrast, 200)}\n\n{verdict}{case_table(trial)}"
+            f"{lead}{case_table(trial, prompts=prompts not in shown)}"
             f"<details>\n<summary>Every metric, chart and cost of {markdown_html_text(title, 120)}</summary>\n\n"
             f"{lift_table(trial, trials.confidence)}\n{chart}\n{cost_table(trial.cost)}\n</details>\n\n"
         )
+        shown.add(prompts)
     if score_vs and inputs.scan is not None and len(trials.skills) > 1:
         sections.append(
             "#### Structural score vs measured lift\n\n"

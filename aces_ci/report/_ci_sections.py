@@ -14,6 +14,7 @@ Text quoting a skill is escaped for where it lands (:mod:`aces_ci.report._md_esc
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
@@ -140,6 +141,17 @@ def findings_table(
     return head + body + note + close, left
 
 
+_FULL_HASH = re.compile(r"\b[0-9a-f]{40}\b")
+_SENTENCE_END = re.compile(r"(?<=\.) ")
+
+
+def short_hashes(text: str) -> str:
+    """``text`` with each full 40-character commit hash cut to 12 characters, as ``git log --oneline`` would show
+    it: a contrast against a base commit names it in the headline, the chart and the estimand, and the full hash
+    (kept in the JSON and the ``lift-contrast`` output) made each mention 28 characters longer."""
+    return _FULL_HASH.sub(lambda match: match.group(0)[:12], text)
+
+
 def fmt_lift(value: float) -> str:
     """A lift with its sign: ``+0.120``, ``-0.050``."""
     return f"{value:+.3f}"
@@ -155,9 +167,32 @@ def metric_lifts(trial: SkillTrial) -> list[tuple[str, MetricLift]]:
     return [(name, lift) for name in names if (lift := trial.lift[name]) is not None]
 
 
+COINCIDE = "outcome = accuracy"
+"""The one row (and bar) of outcome and accuracy when they coincide (:func:`shown_lifts`)."""
+
+
+def _figures(lift: MetricLift) -> tuple[object, ...]:
+    """What a lift table row and chart bar show of a lift."""
+    return (lift.delta, lift.ci, lift.se, lift.with_mean, lift.without_mean, lift.n_cases, lift.runs_per_arm, lift.mde)
+
+
+def shown_lifts(trial: SkillTrial) -> list[tuple[str, MetricLift]]:
+    """:func:`metric_lifts`, with outcome and accuracy as one entry named :data:`COINCIDE` when goal accuracy does
+    not apply to the cases: outcome is then accuracy alone, and two identical rows and bars said nothing more."""
+    lifts = metric_lifts(trial)
+    named = dict(lifts)
+    outcome, accuracy = named.get("outcome"), named.get("accuracy")
+    if outcome is None or accuracy is None or trial.lift.get("goal_accuracy") is not None:
+        return lifts
+    if _figures(outcome) != _figures(accuracy):
+        return lifts
+    return [(COINCIDE, lift) if name == "outcome" else (name, lift) for name, lift in lifts if name != "accuracy"]
+
+
 def lift_table(trial: SkillTrial, confidence: float) -> str:
     """Per metric: lift, its interval, both arms' means, n cases, runs per arm, the smallest detectable lift."""
     level = f"{round(confidence * 100)}% interval"
+    lifts = shown_lifts(trial)
     rows = [
         [
             name.replace("_", " "),
@@ -169,7 +204,7 @@ def lift_table(trial: SkillTrial, confidence: float) -> str:
             str(lift.runs_per_arm),
             "—" if lift.mde is None else f"{lift.mde:.3f}",
         ]
-        for name, lift in metric_lifts(trial)
+        for name, lift in lifts
     ]
     missing = sorted(name.replace("_", " ") for name, lift in trial.lift.items() if lift is None)
     headers = ("Metric", "Lift", level, "With", "Control", "Cases", "Runs/arm", "Detectable lift")
@@ -178,6 +213,8 @@ def lift_table(trial: SkillTrial, confidence: float) -> str:
         table += f"\nNo metric has a measured pair of rollouts: {', '.join(missing)}.\n"
     elif missing:
         table += f"\nNot applicable to this skill's cases: {', '.join(missing)}.\n"
+    if any(name == COINCIDE for name, _ in lifts):
+        table += "\nOutcome and accuracy coincide: with no goal accuracy, outcome is accuracy alone.\n"
     if trial.discordance is not None:
         d = trial.discordance
         table += (
@@ -240,7 +277,8 @@ def headline(trial: SkillTrial, metric: str, confidence: float, verdict: str) ->
     arms, size = headline_parts(trial, metric, confidence)
     title = _cell(skill_title(trial.skill, trial.name), 120)
     cost = cost_ratio(trial.cost)
-    return f"**{title}** ({_cell(trial.contrast, 120)}): {_cell(arms, 120)}, {size}, **{_cell(verdict, 40)}**" + (
+    contrast = _cell(short_hashes(trial.contrast), 120)
+    return f"**{title}** ({contrast}): {_cell(arms, 120)}, {size}, **{_cell(verdict, 40)}**" + (
         f"; {_cell(cost, 200)}" if cost else ""
     )
 
@@ -282,15 +320,25 @@ def case_rows(trial: SkillTrial, escape: Callable[[str, int], str]) -> tuple[lis
 CASE_HEADERS = ("Case", "Prompt", "With: score · answer", "Control: score · answer")
 
 
-def case_table(trial: SkillTrial) -> str:
-    """Collapsed: per case the prompt and each arm's first answer (cut, redacted, escaped) with its run scores."""
+def case_table(trial: SkillTrial, *, prompts: bool = True) -> str:
+    """Collapsed: per case the prompt and each arm's first answer (cut, redacted, escaped) with its run scores.
+
+    ``prompts=False``: the same cases' prompts are in a table above (another contrast of the same skill), so the
+    column is left out and the summary says where they are.
+    """
     rows, left_out = case_rows(trial, _cell)
     if not rows:
         return ""
     more = f"\n_{plural(left_out, 'more case')} in the JSON report._\n" if left_out else ""
-    table = _table(CASE_HEADERS, rows, ("left",) * 4)
+    headers: Sequence[str] = CASE_HEADERS
+    what = "prompt, answers and scores"
+    if not prompts:
+        rows = [[row[0], *row[2:]] for row in rows]
+        headers = (CASE_HEADERS[0], *CASE_HEADERS[2:])
+        what = "answers and scores (prompts as above)"
+    table = _table(headers, rows, ("left",) * len(headers))
     return (
-        f"<details>\n<summary>Per case: prompt, answers and scores ({plural(len(trial.cases), 'case')})</summary>\n\n"
+        f"<details>\n<summary>Per case: {what} ({plural(len(trial.cases), 'case')})</summary>\n\n"
         f"{table}{more}\n</details>\n\n"
     )
 
@@ -331,10 +379,16 @@ def estimand_section(trials: Sequence[SkillTrial]) -> str:
     """The estimand of each skill's trial, in a collapsed block: what exactly the numbers estimate."""
     if not trials:
         return ""
-    parts = [
-        f"**{_cell(skill_title(t.skill, t.name), 120)}** ({_cell(t.contrast, 200)}): {_cell(t.estimand, 4000)}\n"
-        for t in trials
-    ]
+    parts, said = [], set[str]()
+    for t in trials:
+        # a sentence an earlier statement made in the same words (a second contrast of the same cases) is not
+        # repeated: only what differs, typically what is compared, is said again
+        sentences = _SENTENCE_END.split(short_hashes(t.estimand))
+        new = [sentence for sentence in sentences if sentence not in said]
+        said.update(sentences)
+        text = " ".join(new) + (" The rest as above." if len(new) < len(sentences) else "")
+        title = _cell(skill_title(t.skill, t.name), 120)
+        parts.append(f"**{title}** ({_cell(short_hashes(t.contrast), 200)}): {_cell(text, 4000)}\n")
     return "<details>\n<summary>What these numbers estimate</summary>\n\n" + "\n".join(parts) + "\n</details>\n"
 
 
