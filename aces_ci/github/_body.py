@@ -106,6 +106,9 @@ class CommentInputs:
     """What :attr:`lift` compares (the ``lift-contrast`` output)."""
     artifacts_url: str | None = None
     """Where the run's artifacts are (the HTML report among them), when ci wrote one."""
+    keep_digest: bool = True
+    """Embed the hidden digest of the trial sections; only a pull request's comment is read again by a later run
+    (a release's or a schedule's summary carried 2.5 KB nobody reads)."""
 
 
 def output_number(value: float) -> str:
@@ -378,6 +381,8 @@ def _estimand(inputs: CommentInputs) -> str:
 
 def _kept(inputs: CommentInputs, trials: Sequence[str]) -> KeptTrials | None:
     """What the next comment of this pull request carries: this run's trial sections, else the earlier run's."""
+    if not inputs.keep_digest:
+        return None
     if not trials:
         return inputs.kept
     lift_criteria = [c for c in inputs.decision.criteria if not c.name.startswith("scan.")]
