@@ -219,7 +219,7 @@ def _write_and_publish(
     if outcome is None or outcome.trials is None:
         kept = earlier(client, context, plan, inputs.marker)
         inputs = replace(inputs, kept=kept.kept, notes=(*inputs.notes, *kept.ignored))
-    body = render_comment(inputs)
+    body = render_comment(replace(inputs, keep_digest=context.pull_request is not None))
     paths |= write_markdown(config.reports, body)
     if outcome is not None:
         paths |= dict(outcome.reports)

@@ -38,11 +38,12 @@ from ..report import (
     markdown_code,
     markdown_html_text,
     markdown_link_url,
-    metric_lifts,
     pruning_chart,
     render_trigger_markdown,
     scan_table,
     score_vs_lift,
+    short_hashes,
+    shown_lifts,
     skill_title,
 )
 from ..scan import RuleRegistry, ScanResult
@@ -105,6 +106,9 @@ class CommentInputs:
     """What :attr:`lift` compares (the ``lift-contrast`` output)."""
     artifacts_url: str | None = None
     """Where the run's artifacts are (the HTML report among them), when ci wrote one."""
+    keep_digest: bool = True
+    """Embed the hidden digest of the trial sections; only a pull request's comment is read again by a later run
+    (a release's or a schedule's summary carried 2.5 KB nobody reads)."""
 
 
 def output_number(value: float) -> str:
@@ -137,19 +141,29 @@ def _titles(inputs: CommentInputs) -> dict[str, str]:
     return {skill: skill_title(skill, name) for skill, name in named}
 
 
-def _criterion_line(criterion: GateCriterion, links: SourceLinks | None, titles: Mapping[str, str]) -> str:
+def _criterion_line(
+    criterion: GateCriterion, links: SourceLinks | None, titles: Mapping[str, str], *, scanned: bool = False
+) -> str:
+    """One failed or warned criterion. With ``scanned`` (the comment's scan table and findings link each skill and
+    finding) a scan criterion names its skill without a link, and its locations from the skill's directory."""
     icon = {"fail": "❌", "error": "🛑"}.get(criterion.status, "⚠️")
     subject = markdown_cell(titles.get(criterion.subject, criterion.subject), 120)
-    if links is not None and criterion.file:
+    message = criterion.message
+    if scanned and criterion.name.startswith("scan."):
+        if criterion.subject not in ("", "."):
+            message = message.replace(f" at {criterion.subject}/", " at ")
+    elif links is not None and criterion.file:
         subject = f"[{subject}]({links.url(criterion.file, criterion.line)})"
-    return f"- {icon} {markdown_code(criterion.name, 60)} {subject}: {markdown_cell(criterion.message, 600)}\n"
+    return f"- {icon} {markdown_code(criterion.name, 60)} {subject}: {markdown_cell(message, 600)}\n"
 
 
-def _criteria(decision: GateDecision, links: SourceLinks | None, titles: Mapping[str, str]) -> str:
+def _criteria(
+    decision: GateDecision, links: SourceLinks | None, titles: Mapping[str, str], *, scanned: bool = False
+) -> str:
     listed = [*decision.with_status("fail"), *decision.with_status("error"), *decision.with_status("warn")]
     if not listed:
         return ""
-    lines = "".join(_criterion_line(c, links, titles) for c in listed[:_LISTED_CRITERIA])
+    lines = "".join(_criterion_line(c, links, titles, scanned=scanned) for c in listed[:_LISTED_CRITERIA])
     if len(listed) > _LISTED_CRITERIA:
         lines += f"- … and {len(listed) - _LISTED_CRITERIA} more in the JUnit report\n"
     return lines + "\n"
@@ -170,7 +184,7 @@ def _lift_output_line(inputs: CommentInputs) -> str:
         return ""
     delta, low, high = (output_number(x) for x in inputs.lift)
     level = round(trials.confidence * 100)
-    contrast = f": {markdown_cell(inputs.lift_contrast, 300)}" if inputs.lift_contrast else ""
+    contrast = f": {markdown_cell(short_hashes(inputs.lift_contrast), 300)}" if inputs.lift_contrast else ""
     return f"Step output `lift` = {delta} ({level}% CI {low} … {high}){contrast}.\n\n"
 
 
@@ -184,14 +198,22 @@ def _settle_line(trial: SkillTrial) -> str:
 
 def _trial_sections(inputs: CommentInputs) -> list[str]:
     sections = []
+    shown: set[tuple[str, tuple[tuple[str, str | None], ...]]] = set()
     if inputs.trials is not None:
-        sections += _one_trial(inputs, inputs.trials_title, inputs.trials, score_vs=True)
+        sections += _one_trial(inputs, inputs.trials_title, inputs.trials, shown, score_vs=True)
     for title, report in inputs.more_trials:
-        sections += _one_trial(inputs, title, report, score_vs=False)
+        sections += _one_trial(inputs, title, report, shown, score_vs=False)
     return sections
 
 
-def _one_trial(inputs: CommentInputs, title: str, trials: TrialReport, *, score_vs: bool) -> list[str]:
+def _one_trial(
+    inputs: CommentInputs,
+    title: str,
+    trials: TrialReport,
+    shown: set[tuple[str, tuple[tuple[str, str | None], ...]]],
+    *,
+    score_vs: bool,
+) -> list[str]:
     """One trial's headlines, then each skill's verdict and details: every verdict and settle plan is the one the
     trial reached (:func:`aces_ci.stats.verdict`), printed, never judged again here."""
     bands = trials.bands
@@ -204,7 +226,7 @@ def _one_trial(inputs: CommentInputs, title: str, trials: TrialReport, *, score_
         headlines.append(f"- {headline(trial, bands.metric, trials.confidence, label)}\n")
     sections.append("".join(headlines) + "\n")
     for trial in trials.skills:
-        lifts = metric_lifts(trial)
+        lifts = shown_lifts(trial)
         title = skill_title(trial.skill, trial.name)
         gated = trial.lift.get(bands.metric)
         verdict = ""
@@ -216,16 +238,22 @@ def _one_trial(inputs: CommentInputs, title: str, trials: TrialReport, *, score_
             )
         chart = lift_chart(
             lifts,
-            title=f"{title}, {trial.contrast}: lift per metric",
+            title=f"{title}, {short_hashes(trial.contrast)}: lift per metric",
             confidence=trials.confidence,
             pass_band=bands.pass_band,
             fail_band=bands.fail_band,
         )
+        # a second contrast of the same cases (a labelled pull request's) does not repeat their prompts
+        prompts = (trial.skill, tuple((c.case, c.prompt) for c in trial.cases))
+        # the skill is named, its contrast not: the headline above says it
+        named = f"**{markdown_cell(title, 120)}**"
+        lead = f"{named}: {verdict}" if verdict else f"{named}\n\n"
         sections.append(
-            f"**{markdown_cell(title, 120)}** — {markdown_cell(trial.contrast, 200)}\n\n{verdict}{case_table(trial)}"
+            f"{lead}{case_table(trial, prompts=prompts not in shown)}"
             f"<details>\n<summary>Every metric, chart and cost of {markdown_html_text(title, 120)}</summary>\n\n"
             f"{lift_table(trial, trials.confidence)}\n{chart}\n{cost_table(trial.cost)}\n</details>\n\n"
         )
+        shown.add(prompts)
     if score_vs and inputs.scan is not None and len(trials.skills) > 1:
         sections.append(
             "#### Structural score vs measured lift\n\n"
@@ -269,7 +297,7 @@ def _footer(inputs: CommentInputs) -> str:
     url = markdown_link_url(inputs.full_report_url)
     report = f" · [full report]({url})" if url else ""
     artifacts = markdown_link_url(inputs.artifacts_url)
-    html = f" · [HTML report]({artifacts}) (the run's artifacts)" if artifacts else ""
+    html = f" · [HTML report]({artifacts})" if artifacts else ""
     return f"<sub>aces-ci {__version__}{commit}{report}{html}</sub>\n"
 
 
@@ -281,7 +309,8 @@ def render_comment(inputs: CommentInputs, *, limit: int = COMMENT_LIMIT) -> str:
         head += f"{markdown_cell(inputs.reason, 400)}\n\n"
     head += "".join(f"> {markdown_cell(note, 1000)}\n>\n" for note in inputs.notes)
     head += "\n" if inputs.notes else ""
-    pieces = [head, _criteria(inputs.decision, inputs.links, _titles(inputs)), _lift_output_line(inputs)]
+    criteria = _criteria(inputs.decision, inputs.links, _titles(inputs), scanned=inputs.scan is not None)
+    pieces = [head, criteria, _lift_output_line(inputs)]
     trials = _trial_sections(inputs)
     kept = _kept(inputs, trials)
     if kept is not None:
@@ -352,6 +381,8 @@ def _estimand(inputs: CommentInputs) -> str:
 
 def _kept(inputs: CommentInputs, trials: Sequence[str]) -> KeptTrials | None:
     """What the next comment of this pull request carries: this run's trial sections, else the earlier run's."""
+    if not inputs.keep_digest:
+        return None
     if not trials:
         return inputs.kept
     lift_criteria = [c for c in inputs.decision.criteria if not c.name.startswith("scan.")]

@@ -68,6 +68,8 @@ if TYPE_CHECKING:
         metric_lifts,
         scan_table,
         score_vs_lift,
+        short_hashes,
+        shown_lifts,
         spearman,
     )
     from ._compile_text import hierarchy_text, render_compile_text
@@ -100,6 +102,8 @@ _LAZY = {
             "metric_lifts",
             "scan_table",
             "score_vs_lift",
+            "short_hashes",
+            "shown_lifts",
             "spearman",
             "trajectory_text",
             "trial_warnings",
@@ -197,6 +201,8 @@ __all__ = [
     "scan_result_to_dict",
     "scan_table",
     "score_vs_lift",
+    "short_hashes",
+    "shown_lifts",
     "skill_title",
     "spearman",
     "trajectory_text",

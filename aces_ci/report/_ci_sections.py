@@ -14,6 +14,7 @@ Text quoting a skill is escaped for where it lands (:mod:`aces_ci.report._md_esc
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
@@ -88,6 +89,10 @@ def scan_table(result: ScanResult, links: SourceLinks | None, changed: Sequence[
     return table
 
 
+RULES_PAGE = "https://github.com/aces-ci/aces-ci/blob/main/docs/rules.md"
+"""Where the built-in rules are documented, one heading per rule (:meth:`aces_ci.scan.Rule.help_uri`)."""
+
+
 def _finding_row(finding: Finding, registry: RuleRegistry, links: SourceLinks | None, skill: str) -> list[str]:
     """One finding; its location is named from the skill's directory (the block is the skill's), linked in full."""
     prefix = f"{skill}/" if skill not in ("", ".") else ""
@@ -95,7 +100,11 @@ def _finding_row(finding: Finding, registry: RuleRegistry, links: SourceLinks | 
     where = _cell(location.removeprefix(prefix) if location.startswith(prefix) else location, 200)
     url = links.url(finding.location.path, finding.location.line) if links else None
     rule = find_rule(registry, finding.rule_id)
-    rule_cell = _link(_cell(finding.rule_id, 40), rule.help_uri() if rule is not None else None)
+    help_uri = rule.help_uri() if rule is not None else None
+    # a rule documented on the rules page is named plainly: the column's header links the page (one link, not
+    # one per row); a rule documented elsewhere keeps its own link
+    shared = help_uri is not None and help_uri.startswith(f"{RULES_PAGE}#")
+    rule_cell = _link(_cell(finding.rule_id, 40), None if shared else help_uri)
     return [
         _link(where, url),
         rule_cell,
@@ -122,7 +131,7 @@ def findings_table(
     # drop rows from the end (worst findings come first) until the block fits.
     while True:
         left = len(findings) - len(rows)
-        body = _table(("Location", "Rule", "Message", "Fix"), rows, ("left",) * 4) if rows else ""
+        body = _table(("Location", f"[Rule]({RULES_PAGE})", "Message", "Fix"), rows, ("left",) * 4) if rows else ""
         note = f"\n_{plural(left, 'more finding')} not shown here; the full report lists them._\n" if left else ""
         if len(head) + len(body) + len(note) + len(close) <= max_chars or not rows:
             break
@@ -130,6 +139,17 @@ def findings_table(
         average = max(len(body) // max(len(rows), 1), 1)
         rows = rows[: max(len(rows) - max(excess // average, 1), 0)]
     return head + body + note + close, left
+
+
+_FULL_HASH = re.compile(r"\b[0-9a-f]{40}\b")
+_SENTENCE_END = re.compile(r"(?<=\.) ")
+
+
+def short_hashes(text: str) -> str:
+    """``text`` with each full 40-character commit hash cut to 12 characters, as ``git log --oneline`` would show
+    it: a contrast against a base commit names it in the headline, the chart and the estimand, and the full hash
+    (kept in the JSON and the ``lift-contrast`` output) made each mention 28 characters longer."""
+    return _FULL_HASH.sub(lambda match: match.group(0)[:12], text)
 
 
 def fmt_lift(value: float) -> str:
@@ -147,9 +167,32 @@ def metric_lifts(trial: SkillTrial) -> list[tuple[str, MetricLift]]:
     return [(name, lift) for name in names if (lift := trial.lift[name]) is not None]
 
 
+COINCIDE = "outcome = accuracy"
+"""The one row (and bar) of outcome and accuracy when they coincide (:func:`shown_lifts`)."""
+
+
+def _figures(lift: MetricLift) -> tuple[object, ...]:
+    """What a lift table row and chart bar show of a lift."""
+    return (lift.delta, lift.ci, lift.se, lift.with_mean, lift.without_mean, lift.n_cases, lift.runs_per_arm, lift.mde)
+
+
+def shown_lifts(trial: SkillTrial) -> list[tuple[str, MetricLift]]:
+    """:func:`metric_lifts`, with outcome and accuracy as one entry named :data:`COINCIDE` when goal accuracy does
+    not apply to the cases: outcome is then accuracy alone, and two identical rows and bars said nothing more."""
+    lifts = metric_lifts(trial)
+    named = dict(lifts)
+    outcome, accuracy = named.get("outcome"), named.get("accuracy")
+    if outcome is None or accuracy is None or trial.lift.get("goal_accuracy") is not None:
+        return lifts
+    if _figures(outcome) != _figures(accuracy):
+        return lifts
+    return [(COINCIDE, lift) if name == "outcome" else (name, lift) for name, lift in lifts if name != "accuracy"]
+
+
 def lift_table(trial: SkillTrial, confidence: float) -> str:
     """Per metric: lift, its interval, both arms' means, n cases, runs per arm, the smallest detectable lift."""
     level = f"{round(confidence * 100)}% interval"
+    lifts = shown_lifts(trial)
     rows = [
         [
             name.replace("_", " "),
@@ -161,7 +204,7 @@ def lift_table(trial: SkillTrial, confidence: float) -> str:
             str(lift.runs_per_arm),
             "—" if lift.mde is None else f"{lift.mde:.3f}",
         ]
-        for name, lift in metric_lifts(trial)
+        for name, lift in lifts
     ]
     missing = sorted(name.replace("_", " ") for name, lift in trial.lift.items() if lift is None)
     headers = ("Metric", "Lift", level, "With", "Control", "Cases", "Runs/arm", "Detectable lift")
@@ -170,6 +213,8 @@ def lift_table(trial: SkillTrial, confidence: float) -> str:
         table += f"\nNo metric has a measured pair of rollouts: {', '.join(missing)}.\n"
     elif missing:
         table += f"\nNot applicable to this skill's cases: {', '.join(missing)}.\n"
+    if any(name == COINCIDE for name, _ in lifts):
+        table += "\nOutcome and accuracy coincide: with no goal accuracy, outcome is accuracy alone.\n"
     if trial.discordance is not None:
         d = trial.discordance
         table += (
@@ -232,7 +277,8 @@ def headline(trial: SkillTrial, metric: str, confidence: float, verdict: str) ->
     arms, size = headline_parts(trial, metric, confidence)
     title = _cell(skill_title(trial.skill, trial.name), 120)
     cost = cost_ratio(trial.cost)
-    return f"**{title}** ({_cell(trial.contrast, 120)}): {_cell(arms, 120)}, {size}, **{_cell(verdict, 40)}**" + (
+    contrast = _cell(short_hashes(trial.contrast), 120)
+    return f"**{title}** ({contrast}): {_cell(arms, 120)}, {size}, **{_cell(verdict, 40)}**" + (
         f"; {_cell(cost, 200)}" if cost else ""
     )
 
@@ -274,15 +320,25 @@ def case_rows(trial: SkillTrial, escape: Callable[[str, int], str]) -> tuple[lis
 CASE_HEADERS = ("Case", "Prompt", "With: score · answer", "Control: score · answer")
 
 
-def case_table(trial: SkillTrial) -> str:
-    """Collapsed: per case the prompt and each arm's first answer (cut, redacted, escaped) with its run scores."""
+def case_table(trial: SkillTrial, *, prompts: bool = True) -> str:
+    """Collapsed: per case the prompt and each arm's first answer (cut, redacted, escaped) with its run scores.
+
+    ``prompts=False``: the same cases' prompts are in a table above (another contrast of the same skill), so the
+    column is left out and the summary says where they are.
+    """
     rows, left_out = case_rows(trial, _cell)
     if not rows:
         return ""
     more = f"\n_{plural(left_out, 'more case')} in the JSON report._\n" if left_out else ""
-    table = _table(CASE_HEADERS, rows, ("left",) * 4)
+    headers: Sequence[str] = CASE_HEADERS
+    what = "prompt, answers and scores"
+    if not prompts:
+        rows = [[row[0], *row[2:]] for row in rows]
+        headers = (CASE_HEADERS[0], *CASE_HEADERS[2:])
+        what = "answers and scores (prompts as above)"
+    table = _table(headers, rows, ("left",) * len(headers))
     return (
-        f"<details>\n<summary>Per case: prompt, answers and scores ({plural(len(trial.cases), 'case')})</summary>\n\n"
+        f"<details>\n<summary>Per case: {what} ({plural(len(trial.cases), 'case')})</summary>\n\n"
         f"{table}{more}\n</details>\n\n"
     )
 
@@ -323,10 +379,16 @@ def estimand_section(trials: Sequence[SkillTrial]) -> str:
     """The estimand of each skill's trial, in a collapsed block: what exactly the numbers estimate."""
     if not trials:
         return ""
-    parts = [
-        f"**{_cell(skill_title(t.skill, t.name), 120)}** ({_cell(t.contrast, 200)}): {_cell(t.estimand, 4000)}\n"
-        for t in trials
-    ]
+    parts, said = [], set[str]()
+    for t in trials:
+        # a sentence an earlier statement made in the same words (a second contrast of the same cases) is not
+        # repeated: only what differs, typically what is compared, is said again
+        sentences = _SENTENCE_END.split(short_hashes(t.estimand))
+        new = [sentence for sentence in sentences if sentence not in said]
+        said.update(sentences)
+        text = " ".join(new) + (" The rest as above." if len(new) < len(sentences) else "")
+        title = _cell(skill_title(t.skill, t.name), 120)
+        parts.append(f"**{title}** ({_cell(short_hashes(t.contrast), 200)}): {_cell(text, 4000)}\n")
     return "<details>\n<summary>What these numbers estimate</summary>\n\n" + "\n".join(parts) + "\n</details>\n"
 
 

@@ -54,12 +54,12 @@ def _series(values: Sequence[float]) -> str:
 
 
 def _init(palette: Sequence[str]) -> str:
+    """The chart's theme: the ``base`` theme draws the xy chart's title, labels and axes in ``primaryTextColor``,
+    so one dark text colour (not six per-axis ones) keeps them legible on the white background in dark mode."""
     colours = ", ".join(palette)
     return (
-        '%%{init: {"theme": "base", "themeVariables": {"xyChart": {'
-        f'"backgroundColor": "{BACKGROUND}", "titleColor": "#222222", "xAxisLabelColor": "#222222", '
-        '"yAxisLabelColor": "#222222", "xAxisTitleColor": "#222222", "yAxisTitleColor": "#222222", '
-        f'"xAxisLineColor": "#444444", "yAxisLineColor": "#444444", "plotColorPalette": "{colours}"'
+        '%%{init: {"theme": "base", "themeVariables": {"primaryTextColor": "#222", "xyChart": {'
+        f'"backgroundColor": "{BACKGROUND}", "plotColorPalette": "{colours}"'
         "}}}}%%"
     )
 

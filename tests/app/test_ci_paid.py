@@ -161,7 +161,12 @@ def test_a_release_with_a_harmful_skill_fails_with_a_junit_failure_naming_metric
     text = summary.read_text()
     assert "❌ aces-ci: gate failed" in text and "Paired trials: scripted-model on builtin" in text
     assert "#### SkillSV: skills/marker" in text  # the release's valuation, after its trials
-    assert "| accuracy" in text and "Turns/rollout" in text  # the lift table and the per-arm cost table
+    assert "| outcome = accuracy |" in text and "Turns/rollout" in text
+    # one skill, 8 cases, trials and SkillSV: 6.3 KB (9.1 KB with outcome and accuracy as two identical rows and bars,
+    # a contrast line repeating the headline, six per-axis chart colours and a pull request's hidden digest of the
+    # trials, which no later run of a release reads)
+    assert "aces-ci:kept-trials" not in text
+    assert len(text.encode()) < 7 * 1024, len(text.encode())  # the lift table and the per-arm cost table
     out = capsys.readouterr().out
     assert "::error file=skills/marker/SKILL.md,line=1,title=lift.accuracy (skills/marker)::fail" in out
     # The blocked release's record is kept, but it does not become the baseline.
@@ -301,7 +306,10 @@ def test_a_labelled_pull_request_measures_its_version_against_the_base_and_with_
     body = ours[0]["body"]
     assert "This version vs the base branch's: scripted-model" in body
     assert "With vs without the skill: scripted-model" in body
-    assert f"vs marker at {base}" in body  # the control is the base branch's version
+    # two contrasts of 10 cases, with the hidden digest: 12.5 KB (15.2 KB with each case's prompt in both contrasts,
+    # the estimand's shared sentences said twice, outcome and accuracy as twin rows and the full base hash ×6)
+    assert len(body.encode()) < 13.5 * 1024, len(body.encode())
+    assert f"vs marker at {base[:12]}" in body and base not in body  # the base branch's version, short hash in text
     cases = _testcases(tmp_path / "reports" / "junit.xml")
     assert {"lift.accuracy", "version-lift.accuracy"} <= set(cases)
     assert Path(values["trial-report"]).is_file() and Path(values["trial-without-report"]).is_file()
@@ -423,7 +431,7 @@ def test_a_release_of_a_skills_folder_names_its_skills_as_the_scan_does(
     text = summary.read_text()
     scan_rows = [line for line in text[text.index("#### Static scan") :].splitlines() if line.startswith("| [")]
     assert [row.split("]")[0] for row in scan_rows] == ["| [marker", "| [second"]
-    assert "**marker** — with marker vs without marker" in text and "**second** —" in text
+    assert "- **marker** (with marker vs without marker)" in text and "- **second** (" in text
     versus = text[text.index("#### Structural score vs measured lift") :].split("####")[1]
     assert [line.split("|")[1].strip() for line in versus.splitlines() if line.startswith("| ")][1:] == [
         "marker",
@@ -452,7 +460,7 @@ def test_a_later_push_keeps_the_labelled_runs_trials_in_the_comment_marked_with_
     actions_env(monkeypatch, tmp_path, "pull_request", labelled, api_url=github.url, token=WRITE_TOKEN)
     assert _ci(root, server) == 0
     trial_body = github.state.ours(7, COMMENT_MARKER)[0]["body"]
-    lift_table = next(line for line in trial_body.splitlines() if line.startswith("| accuracy"))
+    lift_table = next(line for line in trial_body.splitlines() if line.startswith("| outcome = accuracy"))
 
     # A push to the pull request (no label added): the scan only, no model call.
     skill_md = root / "skills" / "marker" / "SKILL.md"

@@ -281,7 +281,7 @@ def test_a_skill_at_the_repository_root_is_called_by_its_name_in_every_heading(
 
     text = summary.read_text()
     assert "#### SkillSV: acme" in text and 'title "acme: pruning curve (held-out)"' in text
-    assert "**acme** — with acme vs without acme" in text
+    assert "- **acme** (with acme vs without acme)" in text
     assert 'title "acme, with acme vs without acme: lift per metric"' in text
     assert "| [acme](https://github.com/acme/skills/blob/" in text
     logs = capsys.readouterr()

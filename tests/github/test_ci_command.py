@@ -62,9 +62,10 @@ def test_push_scans_gates_and_writes_every_report_and_output(
     assert f"https://github.com/{REPOSITORY}/blob/{repo.head}/skills/broken-skill/SKILL.md#L2" in text
     # A scan-only comment is short and says nothing SkillSV did not do (no compile jargon)
     assert "SkillSV compile" not in text and "contractions" not in text
-    # two skills, five findings with their fixes: 3.4 KB (3.7 KB with the reasons said twice and an empty judge
-    # column, 6.1 KB with padded tables and compile notes)
-    assert len(text.encode()) < 3.5 * 1024, len(text.encode())
+    # two skills, five findings with their fixes: 2.9 KB (3.5 KB with a docs link per rule and a linked, fully
+    # pathed criterion above the table that links the same lines; 3.7 KB with the reasons said twice and an empty
+    # judge column, 6.1 KB with padded tables and compile notes)
+    assert len(text.encode()) < 3 * 1024, len(text.encode())
     assert text.count("structural score 55 is below the minimum 70") == 1, "the reason is said once, as a criterion"
     assert "Judge score" not in text, "no judge ran: no column of dashes"
 

@@ -292,7 +292,7 @@ def test_a_writers_approval_trials_the_pinned_commit_with_the_bases_settings_and
     body = _plain(sticky["body"])
     assert f"Step output `lift` = {values['lift']} (95% CI {values['lift-ci-low']} … " in body
     assert f"`/aces trial` by maintainer (maintain) on pull request #8: the approved commit {approved[:12]}" in body
-    assert "This version vs the base branch's: scripted-model" in body and f"vs marker at {fork.base}" in body
+    assert "This version vs the base branch's: scripted-model" in body and f"vs marker at {fork.base[:12]}" in body
     assert "With vs without the skill: scripted-model" in body
     assert "lies at or above the pass band +0.05" in body, "the base's gate (the default bands), not the fork's"
     assert "#### Static scan" in body and f"/blob/{approved}/skills/marker/SKILL.md" in body
