@@ -70,7 +70,6 @@ _LAZY = {
             "TrialConfig",
             "TriggerOptions",
             "resolve_run",
-            "resolve_scan",
             "resolve_trial",
         ),
         "._resolve",

@@ -92,8 +92,11 @@ class CiConfig:
         return replace(self, scan=replace(self.scan, judge="off"))
 
 
-def resolve_bands(config: AcesConfig, gate: GateFlags) -> Bands:
-    """The gate flags over aces.yml's ``gate:`` section (the bands ``aces-ci trial`` uses) over the defaults."""
+def resolve_bands(config: AcesConfig, gate: GateFlags, *, field: str = "gate.lift") -> Bands:
+    """The gate flags over aces.yml's ``gate:`` section over the defaults: the bands ``ci`` and ``trial`` read.
+
+    Crossed bands are a ConfigError naming ``field`` (ci: ``gate.lift``; the trial verb: ``--fail-band``).
+    """
     written = config.gate
     try:
         return replace(
@@ -103,4 +106,4 @@ def resolve_bands(config: AcesConfig, gate: GateFlags) -> Bands:
             metric=given_or(gate.lift_metric, written.metric) or written.metric,
         )
     except ValueError as error:
-        raise ConfigError(str(error), field="gate.lift") from None
+        raise ConfigError(str(error), field=field) from None

@@ -12,18 +12,19 @@ or aces.yml asks for another.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar, get_args
 
 from ..agents import Disclosure, HarnessName, HarnessSpec
 from ..engine import Budget
-from ..errors import ConfigError, InputError
+from ..errors import ConfigError
 from ..models import LOCAL_MODEL_ID, ModelSettings, ModelSpec, PriceTable, Provider
 from ..stats import Bands, BudgetCap, Coupling
 from ..trials import DEFAULT_RUNS, Mode, TrialDesign
+from ._ci import GateFlags, resolve_bands
 from ._file import AcesConfig
-from ._given import NOT_GIVEN, Given, JudgeFlags, NotGiven, RunFlags, TrialFlags, TrialReports
+from ._given import NOT_GIVEN, Given, JudgeFlags, NotGiven, RunFlags, TrialFlags, TrialReports, given_or
 
 T = TypeVar("T")
 
@@ -86,9 +87,7 @@ class TrialConfig:
 
 def pick(flag: Given[T], configured: T | None, default: T) -> T:
     """The flag when given, else aces.yml's value when it set one, else the default: the precedence, once."""
-    if not isinstance(flag, NotGiven):
-        return flag
-    return default if configured is None else configured
+    return given_or(flag, default if configured is None else configured)
 
 
 def one_of(value: str, allowed: tuple[T, ...], field: str, config: AcesConfig) -> T:
@@ -188,16 +187,7 @@ def _budget_cap(config: AcesConfig, flags: TrialFlags) -> BudgetCap | None:
 
 def _gate(config: AcesConfig, flags: TrialFlags) -> Bands:
     """aces.yml's bands with the gate flags (``--pass-band``, ``--fail-band``, ``--lift-metric``) laid over them."""
-    gate = config.gate
-    pass_band = pick(flags.pass_band, gate.pass_band, gate.pass_band)
-    fail_band = pick(flags.fail_band, gate.fail_band, gate.fail_band)
-    if fail_band >= pass_band:
-        raise InputError(
-            f"the fail band ({fail_band:g}) must be below the pass band ({pass_band:g})", field="--fail-band"
-        )
-    return replace(
-        gate, pass_band=pass_band, fail_band=fail_band, metric=pick(flags.lift_metric, gate.metric, gate.metric)
-    )
+    return resolve_bands(config, GateFlags(flags.lift_metric, flags.pass_band, flags.fail_band), field="--fail-band")
 
 
 def resolve_trial(config: AcesConfig, flags: TrialFlags) -> TrialConfig:

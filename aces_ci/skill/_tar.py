@@ -44,26 +44,17 @@ def _portable_data_filter(member: tarfile.TarInfo, destination: str) -> tarfile.
     return safe
 
 
-def _data_member(member: tarfile.TarInfo, destination: str) -> tarfile.TarInfo | None:
-    """``member`` as the ``data`` filter lets it through, or None where it refuses it."""
-    if not hasattr(tarfile, "data_filter"):
-        return _portable_data_filter(member, destination)
-    try:
-        return tarfile.data_filter(member, destination)
-    except tarfile.FilterError:
-        return None
-
-
 def extract_data(tar: tarfile.TarFile, destination: Path) -> tuple[str, ...]:
     """Unpack ``tar`` into ``destination`` under the ``data`` rules; the names of the members refused."""
     refused: list[str] = []
     if hasattr(tarfile, "data_filter"):
 
         def keep(member: tarfile.TarInfo, path: str) -> tarfile.TarInfo | None:
-            safe = _data_member(member, path)
-            if safe is None:
+            try:
+                return tarfile.data_filter(member, path)
+            except tarfile.FilterError:
                 refused.append(member.name)
-            return safe
+                return None
 
         tar.extractall(destination, filter=keep)
         return tuple(refused)
