@@ -6,14 +6,18 @@ The contract (declared in evals.json, see :mod:`aces_ci.evals`): the grader gets
 afterwards) and answers ``schemas/grader-output.schema.json``: for each metric it declared, a
 value in [0, 1] or a status with a reason. A command reads the input on stdin and prints the
 answer on stdout; ``python:MODULE:FUNC`` is called with the input as a dict (sync or async) and
-returns the answer as a dict; MODULE is a file of the skill directory when there is one (loaded
-by its path, so two skills' ``grade.py`` never share a module), else imported from ``sys.path``.
+returns the answer as a dict; MODULE is a file of the skill directory when there is one, else
+imported from the child's ``sys.path`` (the working directory, then ``PYTHONPATH``).
+
+Both kinds run in a process of their own (:mod:`._byog_child` for Python), in the skill directory,
+with the environment of :func:`~aces_ci.evals.command_environment`: a grader travels with a pull
+request, so it never sees a model key or a token, and two skills' ``grade.py`` never share a module.
 
 Nothing a grader does can crash a trial or pass for a score. A grader that cannot start, exits
 non-zero, overruns its timeout, raises, prints something that is not the answer, leaves out a
 declared metric or adds an undeclared one gives ``grader_error`` for every metric it owed (for a
-missing one, that one), with the reason; its stderr appears only redacted. A Python grader past
-its timeout is abandoned (a thread cannot be killed): give commands the graders you do not trust.
+missing one, that one), with the reason; its stderr appears only redacted. A grader past its
+timeout is stopped with every process it started.
 
 A grader's metric named like a built-in one (``accuracy``…) replaces the built-in grade of that
 rollout: the product's own grader is the authority on its own tasks. A ``cost_usd`` it reports
@@ -23,28 +27,23 @@ is booked on its first metric, so a cost sums once.
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import importlib
-import importlib.util
-import inspect
 import json
 import sys
 import tempfile
-import threading
 from collections.abc import Mapping
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from ..evals import CommandNotRunnable, GraderSpec, run_argv, tail_for_log
-from ..redact import redact_text
+from ..redact import environment_secrets, redact_text
 from ..schemas import validator
 from ..skill import safe_relative_path
+from ._byog_child import FAILURE_MARK, FAILURE_STATUS
 from ._types import Cost, MetricResult, RolloutFacts, graded, ungraded
 
 INPUT_FORMAT = "aces-ci-grader-input"
 INPUT_VERSION = 1
-_IMPORT_LOCK = threading.Lock()
 
 
 def grader_input(spec: GraderSpec, grading: RolloutFacts, artifacts_dir: Path, trajectory_path: Path) -> dict[str, Any]:
@@ -126,62 +125,41 @@ def _run_command(spec: GraderSpec, document: dict[str, Any]) -> Any:
         raise _GraderFailed(f"did not print one JSON object on stdout{said}") from None
 
 
-def _module(spec: GraderSpec, module_name: str) -> Any:
-    """The grader's module: a file of the skill directory loaded under its own name, else an import.
-
-    Two skills may each ship ``evals/grade.py`` as module ``grade``; a plain import would hand the
-    second skill the first one's module from ``sys.modules``, so a file found in the skill directory
-    is loaded by path under a name unique to that file.
-    """
-    candidate = spec.cwd.joinpath(*module_name.split(".")).with_suffix(".py")
-    if candidate.is_file():
-        unique = "aces_byog_" + hashlib.sha256(str(candidate.resolve()).encode()).hexdigest()[:16]
-        if unique in sys.modules:
-            return sys.modules[unique]
-        loader_spec = importlib.util.spec_from_file_location(unique, candidate)
-        if loader_spec is None or loader_spec.loader is None:
-            raise _GraderFailed(f"cannot load {candidate}")
-        module = importlib.util.module_from_spec(loader_spec)
-        sys.modules[unique] = module
-        try:
-            loader_spec.loader.exec_module(module)
-        except BaseException:
-            del sys.modules[unique]
-            raise
-        return module
-    sys.path.insert(0, str(spec.cwd))
-    try:
-        return importlib.import_module(module_name)
-    finally:
-        sys.path.remove(str(spec.cwd))
+_CHILD_SOURCE = Path(__file__).with_name("_byog_child.py")
+_CHILD_ENV = {"PYTHONDONTWRITEBYTECODE": "1", "PYTHONIOENCODING": "utf-8"}
+"""No ``__pycache__`` left in the skill directory (it would change the skill's digest), UTF-8 both ways."""
 
 
-def _function(spec: GraderSpec) -> Any:
+def _run_python(spec: GraderSpec, document: dict[str, Any]) -> Any:
+    """Call ``python:MODULE:FUNC`` in a child interpreter (see :mod:`._byog_child`) and read its answer."""
     assert spec.python is not None
     module_name, function_name = spec.python
+    argv = (sys.executable, "-c", _CHILD_SOURCE.read_text(encoding="utf-8"), module_name, function_name)
     try:
-        with _IMPORT_LOCK:  # sys.path and sys.modules are process-wide
-            module = _module(spec, module_name)
-    except _GraderFailed:
-        raise
-    except Exception as exc:  # an import runs the grader's code: any failure is the grader's
-        raise _GraderFailed(f"cannot import {module_name}: {type(exc).__name__}: {exc}") from None
-    function = getattr(module, function_name, None)
-    if not callable(function):
-        raise _GraderFailed(f"{module_name} has no function {function_name}")
-    return function
-
-
-async def _run_python(spec: GraderSpec, document: dict[str, Any]) -> Any:
-    function = _function(spec)
+        output = run_argv(
+            argv,
+            cwd=spec.cwd,
+            stdin=json.dumps(document).encode("utf-8"),
+            timeout_s=spec.timeout_s,
+            extra_env=_CHILD_ENV,
+            pass_env=spec.pass_env,
+        )
+    except CommandNotRunnable as exc:
+        raise _GraderFailed(str(exc)) from None
+    if output.timed_out:
+        raise _GraderFailed(f"did not return within {spec.timeout_s:g} s")
+    if output.returncode == FAILURE_STATUS:
+        said = output.stderr.decode("utf-8", errors="replace").splitlines()
+        failure = [line[len(FAILURE_MARK) :] for line in said if line.startswith(FAILURE_MARK)]
+        if failure:
+            raise _GraderFailed(redact_text(failure[-1], environment_secrets()))
+    if output.returncode != 0:
+        stderr = tail_for_log(output.stderr)
+        raise _GraderFailed(f"exited with status {output.returncode}" + (f"; it said: {stderr}" if stderr else ""))
     try:
-        if inspect.iscoroutinefunction(function):
-            return await asyncio.wait_for(function(document), spec.timeout_s)
-        return await asyncio.wait_for(asyncio.to_thread(function, document), spec.timeout_s)
-    except TimeoutError:
-        raise _GraderFailed(f"did not return within {spec.timeout_s:g} s") from None
-    except Exception as exc:  # the grader's own bug must not crash the trial
-        raise _GraderFailed(f"raised {type(exc).__name__}: {exc}") from None
+        return json.loads(output.stdout)
+    except ValueError:
+        raise _GraderFailed("did not return one JSON object") from None
 
 
 def _read_answer(spec: GraderSpec, answer: Any, grader: str) -> dict[str, MetricResult]:
@@ -215,10 +193,8 @@ async def run_byog(spec: GraderSpec, grading: RolloutFacts) -> dict[str, MetricR
         with tempfile.TemporaryDirectory(prefix="aces-byog-") as folder:
             artifacts_dir, trajectory_path = _materialise(Path(folder), grading)
             document = grader_input(spec, grading, artifacts_dir, trajectory_path)
-            if spec.python is not None:
-                answer = await _run_python(spec, document)
-            else:
-                answer = await asyncio.to_thread(_run_command, spec, document)
+            run = _run_python if spec.python is not None else _run_command
+            answer = await asyncio.to_thread(run, spec, document)
         return _read_answer(spec, answer, grader)
     except _GraderFailed as exc:
         reason = redact_text(f"the grader {spec.label} {exc}")

@@ -132,6 +132,41 @@ async def test_python_graders_sync_async_and_broken(tmp_path):
     assert str(tmp_path) not in sys.path
 
 
+SNOOPING_GRADER = textwrap.dedent(
+    """
+    import os, time
+
+    def grade(document):
+        print("a debugging line the grader forgot")  # must not corrupt the answer
+        keys = sorted(name for name, value in os.environ.items() if "sk-ant" in value or name.endswith("_API_KEY"))
+        return {"metrics": {"snoop": {"value": 1.0 if keys else 0.0, "reason": ",".join(keys) or "none"}}}
+
+    def hang(document):
+        time.sleep(600)
+    """
+)
+
+
+async def test_a_python_grader_runs_in_its_own_process_without_the_jobs_secrets(tmp_path, monkeypatch):
+    """evals.json travels with a pull request: its Python grader must not read the model key of the job running it."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", ANTHROPIC_KEY)
+    skill = tmp_path / "skill"
+    skill.mkdir()
+    (skill / "snoop.py").write_text(SNOOPING_GRADER)
+    grade = (await run_byog(GraderSpec(("snoop",), python=("snoop", "grade"), cwd=skill), rollout()))["snoop"]
+    assert grade.status == "graded" and grade.value == 0.0, grade.reason
+    assert grade.reason == "none"
+    assert sorted(p.name for p in skill.iterdir()) == ["snoop.py"]  # no __pycache__ changing the skill's digest
+    assert "snoop" not in sys.modules
+
+
+async def test_a_hung_python_grader_is_stopped_at_its_timeout(tmp_path):
+    (tmp_path / "snoop.py").write_text(SNOOPING_GRADER)
+    spec = GraderSpec(("snoop",), python=("snoop", "hang"), cwd=tmp_path, timeout_s=1.0)
+    grade = (await run_byog(spec, rollout()))["snoop"]
+    assert grade.status == "grader_error" and "did not return within 1 s" in grade.reason
+
+
 async def test_two_skills_with_a_grader_module_of_the_same_name_each_get_their_own(tmp_path):
     grading = Rollout(positive()).build()
     values = []
