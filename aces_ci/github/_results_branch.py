@@ -42,6 +42,10 @@ Reader = Callable[[str], bytes | None]
 """Reads a file of the results branch (None when missing)."""
 
 
+MAX_STORED_BYTES = 64 * 1024 * 1024
+"""A stored file this size or smaller is read; baselines and rerun records are kilobytes."""
+
+
 class ResultsBranchError(Exception):
     """git could not read or write the results branch; the message says which command and why."""
 
@@ -114,8 +118,19 @@ class ResultsBranch:
         return files
 
     def _read_at(self, tip: str | None, path: str) -> bytes | None:
+        """The file's bytes; None when missing. One larger than :data:`MAX_STORED_BYTES` is an error, not read:
+        anyone who can push to the branch can put a blob there, and a baseline must not be merged from nothing."""
         if tip is None:
             return None
+        try:
+            size = int(_git(self.repo, "cat-file", "-s", f"{tip}:{path}"))
+        except (ResultsBranchError, ValueError):
+            return None
+        if size > MAX_STORED_BYTES:
+            limit = MAX_STORED_BYTES // (1024 * 1024)
+            raise ResultsBranchError(
+                f"{self.branch}:{path} is {size:,} bytes, over the {limit} MiB a stored file may be"
+            )
         try:
             return _git(self.repo, "show", f"{tip}:{path}")
         except ResultsBranchError:

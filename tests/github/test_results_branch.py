@@ -87,3 +87,21 @@ def test_a_folder_is_read_from_one_fetch_with_the_files_the_caller_picks(tmp_pat
 
     assert picked == {"reruns/2026-11-03-3.json": b"r3\n", "reruns/2026-11-04-4.json": b"r4\n"}
     assert branch.read_folder("releases", lambda names: names) == {}
+
+
+def test_an_oversized_stored_file_is_refused_by_name_and_never_merged_from_nothing(
+    tmp_path: Path, origin: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Anyone who can push to the branch can plant a huge blob; a reader names it instead of loading it,
+    and a write that would merge from it fails rather than overwrite the baseline with nothing."""
+    import aces_ci.github._results_branch as results_branch
+
+    branch = ResultsBranch(_clone(tmp_path, "job", origin))
+    branch.write(lambda read: {"baseline.json": b"x" * 2048, "small.json": b"{}"}, "planted")
+    monkeypatch.setattr(results_branch, "MAX_STORED_BYTES", 1024)
+    with pytest.raises(ResultsBranchError, match=r"aces-results:baseline\.json is 2,048 bytes, over the 1,024 allowed"):
+        branch.read("baseline.json")
+    assert branch.read("small.json") == b"{}"
+    with pytest.raises(ResultsBranchError, match=r"baseline\.json"):
+        branch.write(lambda read: {"baseline.json": (read("baseline.json") or b"") + b"new"}, "merge")
+    assert ResultsBranch(_clone(tmp_path, "later", origin)).read("small.json") == b"{}"
