@@ -127,10 +127,7 @@ class ResultsBranch:
         except (ResultsBranchError, ValueError):
             return None
         if size > MAX_STORED_BYTES:
-            limit = MAX_STORED_BYTES // (1024 * 1024)
-            raise ResultsBranchError(
-                f"{self.branch}:{path} is {size:,} bytes, over the {limit} MiB a stored file may be"
-            )
+            raise ResultsBranchError(f"{self.branch}:{path} is {size:,} bytes, over the {MAX_STORED_BYTES:,} allowed")
         try:
             return _git(self.repo, "show", f"{tip}:{path}")
         except ResultsBranchError:
