@@ -9,9 +9,10 @@ and in SKILL.md's YAML frontmatter::
 
     name: Legacy_Tool  # aces-ci: ignore SPEC002 kept for existing users
 
-``ignore`` covers the comment's own lines and the next non-blank line after it; ``ignore-file``
-covers the whole file. Comments inside code blocks are examples, not directives. A directive
-without a reason still suppresses, but is itself reported (the runner turns each
+``ignore`` covers the comment's own lines and the next non-blank line after it — and when that line
+opens a fenced code block, the whole block through its closing fence, since a directive cannot sit
+inside the block it means; ``ignore-file`` covers the whole file. Comments inside code blocks are
+examples, not directives. A directive without a reason still suppresses, but is itself reported (the runner turns each
 :class:`DirectiveProblem` into a finding), and so is a directive naming an unknown rule: an
 inline comment sits in a file contributors edit, so a typo there must not fail the whole run the
 way a typo in aces.yml does. Findings of the runner's own ``ACES`` rules are never suppressed
@@ -103,6 +104,23 @@ def _next_non_blank(lines: Sequence[str], after_line: int) -> int | None:
     return None
 
 
+_FENCE_OPEN = re.compile(r" {0,3}(?P<fence>`{3,}|~{3,})")
+
+
+def _fence_end(lines: Sequence[str], opener_line: int) -> int | None:
+    """The closing fence's 1-based line of the fenced block opened at ``opener_line`` (the last line when
+    it is never closed, as CommonMark reads it); None when that line opens no fence."""
+    opened = _FENCE_OPEN.match(lines[opener_line - 1])
+    if opened is None or (opened.group("fence")[0] == "`" and "`" in lines[opener_line - 1][opened.end() :]):
+        return None
+    fence = opened.group("fence")
+    closing = re.compile(rf" {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}[ \t]*")
+    for number in range(opener_line + 1, len(lines) + 1):
+        if closing.fullmatch(lines[number - 1]):
+            return number
+    return len(lines)
+
+
 def _code_lines(skill_text_lines: Sequence[str], blocks: Iterable[tuple[int, str]]) -> set[int]:
     """File lines that belong to code blocks, given (first line, content) of each block."""
     covered: set[int] = set()
@@ -181,7 +199,7 @@ def _parse_comment(
         span = set(range(comment.first_line, comment.last_line + 1))
         following = _next_non_blank(lines, comment.last_line)
         if following is not None:
-            span.add(following)
+            span.update(range(following, (_fence_end(lines, following) or following) + 1))
         covered = frozenset(span)
     return Directive(path, comment.first_line, tuple(rule_ids), reason, covered), problems
 

@@ -73,6 +73,28 @@ def test_ignore_covers_its_line_and_the_next_non_blank_line_only(tmp_path: Path)
     assert states(tmp_path) == [("WORD001", 7, "inline"), ("WORD001", 8, None)]
 
 
+def test_ignore_above_a_fenced_block_covers_the_whole_block_and_nothing_after(tmp_path: Path) -> None:
+    """A directive cannot sit inside the block it means (there it is an example), so above the fence it covers
+    the block through its closing fence; a longer inner fence and a tilde fence are read as CommonMark does."""
+    skill(
+        tmp_path,
+        "<!-- aces-ci: ignore WORD001 the install script is the product's own -->\n"
+        "````bash\nfoo one\n```\nfoo two\n````\nfoo after\n\n"
+        "<!-- aces-ci: ignore WORD001 quoted -->\n~~~\nfoo three\n",
+    )
+    assert states(tmp_path) == [
+        ("WORD001", 7, "inline"),
+        ("WORD001", 9, "inline"),
+        ("WORD001", 11, None),
+        ("WORD001", 15, "inline"),  # an unclosed fence runs to the end of the file
+    ]
+
+
+def test_ignore_above_an_inline_code_span_is_not_a_block(tmp_path: Path) -> None:
+    skill(tmp_path, "<!-- aces-ci: ignore WORD001 quoted -->\n```foo``` inline\nfoo\n")
+    assert states(tmp_path) == [("WORD001", 6, "inline"), ("WORD001", 7, None)]
+
+
 def test_ignore_on_the_same_line_and_several_ids(tmp_path: Path) -> None:
     skill(tmp_path, "foo and baz <!-- aces-ci: ignore WORD001, word002 - both are product names -->\nbaz\n")
     (report,) = scan(tmp_path).skills
