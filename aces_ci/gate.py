@@ -10,12 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from .errors import EXIT_GATE_FAILED, EXIT_PASS, EXIT_RUNTIME_ERROR
 from .report import MetricLift, SkillTrial, SkillValue, TrialReport
 from .scan import ScanResult, skill_checks
 from .stats import Bands
+
+if TYPE_CHECKING:  # a scan's gate must not import the trials' numpy
+    from .trials import TriggerTrial
 
 
 def exit_code(result: ScanResult) -> int:
@@ -243,6 +246,39 @@ def lift_criteria(report: TrialReport, losses: Mapping[str, InfraLoss] | None = 
         loss = (losses or {}).get(trial.skill)
         error = None if loss is None else infra_criterion(trial, bands.metric, loss, confidence)
         criteria.append(error or lift_criterion(trial, bands, confidence))
+    return criteria
+
+
+def recall_criteria(trial: TriggerTrial) -> list[GateCriterion]:
+    """One ``recall`` criterion per skill of a trigger trial gated on a floor (``trial.min_recall``); none
+    without one. ``fail`` when the recall's interval lies below the floor, ``underpowered`` warns (fails
+    under ``gate.underpowered: fail``), a skill with no should-trigger query warns that nothing gated it."""
+    floor = trial.min_recall
+    if floor is None:
+        return []
+    criteria = []
+    for skill in trial.skills:
+        recall, verdict = skill.recall, skill.verdict or "unmeasured"
+        properties: tuple[tuple[str, str], ...] = (("min_recall", f"{floor:g}"), ("verdict", verdict))
+        if recall.value is None or verdict == "unmeasured":
+            message = f"no should-trigger query in evals/eval_queries.json: recall not gated (floor {floor:g})"
+            status: CriterionStatus = "warn"
+        else:
+            low, high = recall.interval or (recall.value, recall.value)
+            properties += (
+                ("recall", f"{recall.value:.6g}"),
+                ("ci_low", f"{low:.6g}"),
+                ("ci_high", f"{high:.6g}"),
+                ("n_queries", str(recall.n)),
+                ("runs", str(trial.runs)),
+            )
+            message = (
+                f"{verdict}: recall {recall.value:.2f}, interval [{low:.2f}, {high:.2f}] against the floor {floor:g}, "
+                f"{recall.n} queries × {trial.runs} runs on the {trial.host} listing"
+            )
+            status = "fail" if trial.failing(skill) else "warn" if verdict == "underpowered" else "pass"
+        failure_type = "LowRecall" if status == "fail" else "Recall"
+        criteria.append(GateCriterion("recall", skill.skill, status, message, properties, None, None, failure_type))
     return criteria
 
 

@@ -107,6 +107,8 @@ ROWS = [
         lambda c: c.supporting, (Path("/flag/s"),), (Path("/yml/s"),), ()),
     Row("target_lift", TrialFlags(target_lift=0.3), "trial:\n  target_lift: 0.2\n",
         lambda c: c.target_lift, 0.3, 0.2, 0.1),
+    Row("min_recall", TrialFlags(min_recall=0.9), "trial:\n  min_recall: 0.7\n",
+        lambda c: c.triggers.min_recall, 0.9, 0.7, None),
     Row("judge", TrialFlags(judge=JudgeFlags(provider="openai", model="flag-judge")),
         "judge:\n  provider: anthropic\n  model: yml-judge\n",
         lambda c: c.judge and (c.judge.provider, c.judge.model), ("openai", "flag-judge"),

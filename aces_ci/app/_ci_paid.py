@@ -26,10 +26,11 @@ gets here):
 On the three trial events, each changed skill with an ``evals/eval_queries.json`` also gets a
 trigger trial (:func:`aces_ci.app.triggers`: one decision call per
 query and run, the repository's skills listed as Claude Code lists them; a pull request's against
-the base branch's descriptions when every such skill has one). It informs, it does not gate: its
-line per skill goes in the comment, its JSON in ``triggers.json``. A query file with a problem or a
-model API that fails it becomes a note; the trials' verdict stands. It runs only while the run's
-budget has something left, and what it pays counts against that budget.
+the base branch's descriptions when every such skill has one). Its line per skill goes in the
+comment, its JSON in ``triggers.json``; with aces.yml ``trial.min_recall`` each skill's recall is a
+``recall`` criterion of the gate (:func:`~aces_ci.gate.recall_criteria`), else it only informs. A query
+file with a problem or a model API that fails it becomes a note; the trials' verdict stands. It runs
+only while the run's budget has something left, and what it pays counts against that budget.
 
 Skills without an eval dataset cannot be measured: each gets a warning criterion naming what is
 missing, never a silent pass. A skill whose rollouts infrastructure lost (no measured pair, or more
@@ -52,7 +53,7 @@ from ..config import CiConfig, NotGiven, Project, RunFlags, TrialConfig, TrialFl
 from ..engine import Budget
 from ..errors import AcesError, InputError
 from ..evals import Dataset, NoCases
-from ..gate import GateCriterion, GateDecision, InfraLoss, lift_criteria
+from ..gate import GateCriterion, GateDecision, InfraLoss, lift_criteria, recall_criteria
 from ..github import (
     BASELINE_FILE,
     RERUNS_DIR,
@@ -116,7 +117,8 @@ class PaidOutcome:
     notes: tuple[str, ...] = ()
     reports: Mapping[str, Path | None] = field(default_factory=dict)
     triggers: TriggerTrial | None = None
-    """The trigger trial of the changed skills with ``evals/eval_queries.json`` (informative, never gated)."""
+    """The trigger trial of the changed skills with ``evals/eval_queries.json``: gated when aces.yml sets
+    ``trial.min_recall`` (a ``recall`` criterion per skill), informative otherwise."""
 
     def valued(self, value: ValueOutcome) -> PaidOutcome:
         """This outcome with SkillSV's results added (its criteria, notes and report folder)."""
@@ -394,7 +396,8 @@ class PaidRun:
             path, redact_text(render_trigger_json(trigger_trial), environment_secrets()), "trigger trial's JSON"
         )
         reports = dict(outcome.reports) | {"triggers": path}
-        return dataclasses.replace(outcome, triggers=trigger_trial, reports=reports)
+        criteria = (*outcome.criteria, *recall_criteria(trigger_trial))
+        return dataclasses.replace(outcome, triggers=trigger_trial, reports=reports, criteria=criteria)
 
     def _run_trials(self, skill_dirs: Sequence[str], bands: Bands) -> PaidOutcome:
         work = self.plan.work

@@ -114,6 +114,8 @@ class TrialSettings:
     cap_tokens: int | None = None
     """Ex-ante cap per rollout, the same in every condition (``--cap-tokens``); None: no cap."""
     cap_usd: float | None = None
+    min_recall: float | None = None
+    """The trigger trial's recall floor (``--min-recall``): in ``ci`` a skill whose recall is below it fails."""
 
 
 @dataclass(frozen=True)
@@ -497,7 +499,7 @@ def _trial_settings(raw: dict[str, Any], base: Path) -> TrialSettings:
             values[key] = tuple(base / entry for entry in raw[key])
     if "stress" in raw:
         values["stress"] = tuple(raw["stress"])
-    for key in ("target_lift", "cap_usd"):
+    for key in ("target_lift", "cap_usd", "min_recall"):
         if key in raw:
             values[key] = float(raw[key])
     return TrialSettings(**values)

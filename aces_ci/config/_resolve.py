@@ -217,5 +217,7 @@ def resolve_trial(config: AcesConfig, flags: TrialFlags) -> TrialConfig:
         evals=flags.evals,
         target_lift=pick(flags.target_lift, trial.target_lift, DEFAULT_TARGET_LIFT),
         reports=flags.reports,
-        triggers=TriggerOptions(flags.host, flags.min_recall, gate.underpowered_fails),
+        triggers=TriggerOptions(
+            flags.host, trial.min_recall if flags.min_recall is None else flags.min_recall, gate.underpowered_fails
+        ),
     )

@@ -40,13 +40,20 @@ def _decisions_then_tasks(trials: Planted, triggers_down: bool = False) -> Calla
     return answer
 
 
-def _pull_request(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, github: GitHubServer) -> tuple[Path, Path]:
+def _pull_request(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    github: GitHubServer,
+    described: str = "Answers questions about the secret project number and its codename.",
+    aces_yml: str = "",
+) -> tuple[Path, Path]:
     root, _ = _repo(tmp_path, body=PLAIN_BODY, cases=6)
     skill = root / "skills" / "marker"
     (skill / "evals" / "eval_queries.json").write_text(json.dumps(QUERIES))
+    if aces_yml:
+        (root / "aces.yml").write_text(aces_yml)
     commit(root, "trigger queries")
     base = _git(root, "rev-parse", "HEAD")
-    described = "Answers questions about the secret project number and its codename."
     (skill / "SKILL.md").write_text(skill_md("marker", described, MARKER_BODY))
     commit(root, "the description names the codename")
     head = _git(root, "rev-parse", "HEAD")
@@ -73,6 +80,37 @@ def test_a_labelled_pull_request_shows_the_description_edit_raising_trigger_reca
     data = json.loads(report.read_text())
     assert [e.message for e in validator("trigger-result").iter_errors(data)] == []
     assert data["skills"][0]["against"]["change"]["label"] == "improvement"
+
+
+@pytest.mark.parametrize(
+    ("described", "code"),
+    [
+        ("Answers questions about the secret project number and its codename.", 0),
+        ("Answers questions about the secret project number.", 1),
+    ],
+)
+def test_with_a_recall_floor_in_aces_yml_a_skill_the_agent_never_finds_fails_the_job(
+    scripted_server: Server,
+    tmp_path: Path,
+    *,
+    monkeypatch: pytest.MonkeyPatch,
+    github: GitHubServer,
+    described: str,
+    code: int,
+) -> None:
+    status = "pass" if code == 0 else "fail"
+    server = scripted_server(_decisions_then_tasks(Planted(0.9, 0.1)))
+    root, output = _pull_request(tmp_path, monkeypatch, github, described, aces_yml="trial:\n  min_recall: 0.7\n")
+
+    assert _ci(root, server) == code
+
+    outputs = read_outputs(output)
+    assert outputs["verdict"] == status
+    body = github.state.ours(7, COMMENT_MARKER)[0]["body"]
+    recall = f"recall {'1.00' if code == 0 else '0.00'}"
+    assert recall in body
+    gate = json.loads(Path(outputs["triggers-report"]).read_text())
+    assert gate["min_recall"] == 0.7 and gate["skills"][0]["verdict"] == status
 
 
 def test_a_trigger_trial_the_model_api_refuses_is_a_note_and_the_trials_verdict_stands(
