@@ -312,12 +312,12 @@ def render_comment(inputs: CommentInputs, *, limit: int = COMMENT_LIMIT) -> str:
     criteria = _criteria(inputs.decision, inputs.links, _titles(inputs), scanned=inputs.scan is not None)
     pieces = [head, criteria, _lift_output_line(inputs)]
     trials = _trial_sections(inputs)
-    kept = _kept(inputs, trials)
+    triggers = [render_trigger_markdown(inputs.triggers) + "\n"] if inputs.triggers is not None else []
+    kept = _kept(inputs, trials, triggers)
     if kept is not None:
         budget -= len(kept.digest())
     if not trials and inputs.kept is not None:
         trials = [inputs.kept.section(inputs.commit)]
-    triggers = [render_trigger_markdown(inputs.triggers) + "\n"] if inputs.triggers is not None else []
     optional = [*_history_sections(inputs), *trials, *triggers, *_value_sections(inputs)]
     scan = inputs.scan
     if scan is not None:
@@ -379,8 +379,9 @@ def _estimand(inputs: CommentInputs) -> str:
     return estimand_section([skill for report in reports for skill in report.skills])
 
 
-def _kept(inputs: CommentInputs, trials: Sequence[str]) -> KeptTrials | None:
-    """What the next comment of this pull request carries: this run's trial sections, else the earlier run's."""
+def _kept(inputs: CommentInputs, trials: Sequence[str], triggers: Sequence[str]) -> KeptTrials | None:
+    """What the next comment of this pull request carries: this run's trial sections (and its trigger trial's,
+    paid by the same label), else the earlier run's."""
     if not inputs.keep_digest:
         return None
     if not trials:
@@ -389,5 +390,5 @@ def _kept(inputs: CommentInputs, trials: Sequence[str]) -> KeptTrials | None:
     failed = [c for c in lift_criteria if c.status in ("fail", "error", "warn")][:_LISTED_CRITERIA]
     criteria = "".join(_criterion_line(c, inputs.links, _titles(inputs)) for c in failed)
     estimand = _estimand(inputs)
-    sections = [criteria + "\n" if criteria else "", *trials, estimand + "\n" if estimand else ""]
+    sections = [criteria + "\n" if criteria else "", *trials, *triggers, estimand + "\n" if estimand else ""]
     return keep_trials(inputs.commit, inputs.decision.verdict, [s for s in sections if s], inputs.full_report_url)

@@ -21,7 +21,7 @@ from tests.servers import Fault, ScriptedRequest, ScriptedServer, Text, ToolUse
 from tests.trials.helpers import commit
 from tests.trials.test_trigger_trial import keyword_model
 
-from .test_ci_paid import PLAIN_BODY, Planted, _ci, _git, _no_keys, _repo
+from .test_ci_paid import PLAIN_BODY, Planted, _ci, _fresh, _git, _no_keys, _pull_request_event, _repo
 
 Server = Callable[..., ScriptedServer]
 __all__ = ["_no_keys"]  # the autouse fixture, shared
@@ -80,6 +80,31 @@ def test_a_labelled_pull_request_shows_the_description_edit_raising_trigger_reca
     data = json.loads(report.read_text())
     assert [e.message for e in validator("trigger-result").iter_errors(data)] == []
     assert data["skills"][0]["against"]["change"]["label"] == "improvement"
+
+
+def test_a_later_push_keeps_the_trigger_trial_beside_the_kept_trials(
+    scripted_server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, github: GitHubServer
+) -> None:
+    """The label paid for the trigger trial as for the trials: a scan-only push must not erase it."""
+    server = scripted_server(_decisions_then_tasks(Planted(0.9, 0.1)))
+    root, _ = _pull_request(tmp_path, monkeypatch, github)
+    assert _ci(root, server) == 0
+    trigger_line = next(
+        line
+        for line in github.state.ours(7, COMMENT_MARKER)[0]["body"].splitlines()
+        if line.startswith("- `skills/marker`")
+    )
+    base = _git(root, "rev-parse", "HEAD~1")  # the labelled event's base: the commit before the description edit
+    (root / "skills" / "marker" / "notes.md").write_text("a push after the trials\n")
+    commit(root, "a push after the trials")
+    pushed = _pull_request_event(tmp_path, "pull_request.json", base, _git(root, "rev-parse", "HEAD"))
+    _fresh(actions_env(monkeypatch, tmp_path, "pull_request", pushed, api_url=github.url, token=WRITE_TOKEN))
+    calls = server.calls
+    assert _ci(root, server) == 0
+    assert server.calls == calls, "a push to a labelled pull request calls no model"
+    body = github.state.ours(7, COMMENT_MARKER)[0]["body"]
+    assert "— stale: the pull request changed since" in body
+    assert trigger_line in body and "#### Trigger trial" in body
 
 
 @pytest.mark.parametrize(
