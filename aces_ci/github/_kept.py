@@ -1,7 +1,7 @@
 """A labelled run's trials, kept inside the sticky comment so that a later scan-only push does not erase them.
 
-A pull request's trials (and its trigger trial) run once, when the trial label is added; every later push runs the scan
-only and rewrites the one sticky comment. Without this module that rewrite drops the trial
+A pull request's trials (and its trigger trial) run once, when the trial label is added; every
+later push runs the scan only and rewrites the one sticky comment. Without this module that rewrite drops the trial
 results, and the reviewer loses the one measurement the pull request paid for. So the comment of
 a run with trials carries a hidden digest of its trial sections (what it rendered: the lift,
 power and cost tables, the charts, the score-vs-lift table, the estimand statements, the failed
