@@ -300,19 +300,54 @@ def _estimate(value: float, half: float = 0.05, n: int = 40) -> dict[str, Any]:
     return {"value": value, "ci": [value - half, value + half], "n": n}
 
 
+FORMS_LINES = 80
+"""Lines of the fixture skill's text resource: more than a unit's run shows before folding."""
+
+
+def _documents(body: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The files the fixture's units cover, as ``value --json`` keeps them: SKILL.md (two lines per body unit
+    after the front matter and the title), a text resource and a binary one."""
+    lines = ["---", "name: pdf-tools", "description: Fill PDF forms", "---", "# pdf-tools", ""]
+    for unit in body:
+        if unit["kind"] == "body":
+            lines += [unit["preview"], ""]
+    skill_md = "\n".join(lines) + "\n"
+    forms = "".join(f"Form field {k}: what to type\n" for k in range(1, FORMS_LINES + 1))
+    documents = [
+        {
+            "file": file,
+            "binary": False,
+            "bytes": len(body_text.encode()),
+            "lines": count,
+            "shown_lines": count,
+            "truncated": False,
+            "text": body_text,
+        }
+        for file, body_text, count in (("SKILL.md", skill_md, len(lines)), ("references/forms.md", forms, FORMS_LINES))
+    ]
+    binary = {"binary": True, "bytes": 2048, "lines": 0, "shown_lines": 0, "truncated": False, "text": None}
+    documents.append({"file": "assets/logo.png", **binary})
+    return [d for d in documents if any(u["file"] == d["file"] for u in body) or d["file"] == "SKILL.md"]
+
+
 def value_doc(units: int = 60, *, hostile: bool = True) -> dict[str, Any]:
-    """SkillSV of a ``units``-unit skill (trigger m plus body units), with sections and pruning curves."""
+    """SkillSV of a ``units``-unit skill (trigger m plus body units, the last two of five or more a text and a
+    binary resource) with the text of its files, sections and pruning curves."""
     rng = random.Random(5)
     decisions = ("keep", "compress", "delete", "negligible", "unresolved")
+    resources = (
+        {units - 2: ("references/forms.md", FORMS_LINES), units - 1: ("assets/logo.png", 1)} if units >= 5 else {}
+    )
     body = []
     for i in range(1, units):
         effect = round(rng.uniform(-0.08, 0.12), 4)
+        file, last = resources.get(i, ("SKILL.md", 0))
         body.append(
             {
                 "id": f"u{i}",
-                "kind": "body",
-                "file": "SKILL.md",
-                "lines": [5 + 2 * i, 6 + 2 * i],
+                "kind": "body" if file == "SKILL.md" else "resource",
+                "file": file,
+                "lines": [5 + 2 * i, 6 + 2 * i] if file == "SKILL.md" else [1, last],
                 "tokens": 20 + i,
                 "preview": (HOSTILE if hostile and i == 7 else f"Rule {i}: do the thing number {i}."),
                 "fallback": False,
@@ -352,7 +387,7 @@ def value_doc(units: int = 60, *, hostile: bool = True) -> dict[str, Any]:
         for m, s in (("skillsv", 0.005), ("closure_loo", 0.01), ("random", 0.03))
     ]
     return {
-        "schema_version": 2,
+        "schema_version": 3,
         "tool": {"name": "aces-ci", "version": "0.1.0"},
         "skill": "pdf-tools",
         "skill_dir": "skills/pdf-tools",
@@ -385,6 +420,7 @@ def value_doc(units: int = 60, *, hostile: bool = True) -> dict[str, Any]:
         },
         "panel": {"attribution": 20, "held_out": 10},
         "units": [trigger, *body],
+        "documents": _documents(body),
         "groups": [
             {
                 "label": "## Usage" if not hostile else "## " + HOSTILE,

@@ -95,4 +95,9 @@ def test_value_html_shows_each_unit_s_effect_and_the_decision_its_json_holds(tmp
         assert unit.one("span", class_="verdict").text() == raw["decision"]
     assert data["decisions"]["summary"].startswith("cut 2 units")
     assert data["decisions"]["summary"] in root.one("section", id="verdict").text()
+    assert data["schema_version"] == 3 and data["documents"][0]["text"] == (skill / "SKILL.md").read_text()
+    shown_files = [d.attrs["data-file"] for d in root.find_all("details", class_="document")]
+    assert shown_files == [d["file"] for d in data["documents"]] == ["SKILL.md", "scripts/tool.sh"]
+    numbered = root.find_all("details", class_="document")[0].find_all("span", class_="ln")
+    assert len(numbered) == len((skill / "SKILL.md").read_text().splitlines())
     assert page_data(root)["sources"] == [str(result)]
