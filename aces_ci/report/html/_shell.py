@@ -113,6 +113,7 @@ SECTIONS = (
     ("verdict", "Verdict"),
     ("lift", "Lift"),
     ("cases", "Cases"),
+    ("triggers", "Triggers"),
     ("skillsv", "SkillSV"),
     ("cost", "Cost"),
     ("scan", "Scan"),

@@ -518,3 +518,47 @@ def rerun_doc(date: str, model: str, delta: float, *, note: str = "") -> dict[st
         "seed": 1,
         "skills": {"skills/pdf-tools": skill, "skills/other": dict(skill, lift=None, change=None)},
     }
+
+
+def _rate(hits: int, n: int, low: float, high: float) -> dict[str, Any]:
+    return {"value": hits / n if n else None, "interval": [low, high] if n else None, "n": n}
+
+
+def trigger_doc() -> dict[str, Any]:
+    """A trigger trial of three skills against an earlier ref: one passing, one (named by an attacker) failing
+    whose queries another skill took, one without should-trigger queries."""
+    change = {"delta": 0.25, "interval": [0.05, 0.45], "n": 12, "label": "improvement", "method": "paired t"}
+    return {
+        "host": "claude-code",
+        "runs": 2,
+        "min_recall": 0.7,
+        "against": {"ref": "v1.0.0", "commit": "0123abcd" * 5},
+        "skills": [
+            {
+                "skill": "skills/pdf-tools",
+                "recall": _rate(11, 12, 0.62, 0.99),
+                "false_trigger": _rate(1, 8, 0.0, 0.47),
+                "confusion": [{"taken_by": "(none)", "count": 1}],
+                "verdict": "pass",
+                "against": {"recall_then": _rate(8, 12, 0.35, 0.9), "change": change},
+            },
+            {
+                "skill": "skills/evil",
+                "recall": _rate(3, 12, 0.05, 0.57),
+                "false_trigger": _rate(0, 8, 0.0, 0.37),
+                "confusion": [{"taken_by": HOSTILE, "count": 9}],
+                "verdict": "fail",
+                "against": None,
+            },
+            {
+                "skill": "skills/quiet",
+                "recall": _rate(0, 0, 0.0, 0.0),
+                "false_trigger": _rate(0, 4, 0.0, 0.6),
+                "confusion": [],
+                "verdict": "unmeasured",
+                "against": None,
+            },
+        ],
+        "tokens": 52_000,
+        "model_calls": 80,
+    }

@@ -7,19 +7,20 @@ import pytest
 from aces_ci.report._common import printable
 from aces_ci.report.html._value import heat_class
 from tests.report.html.dom import Node
-from tests.report.html.fixtures import HOSTILE, rerun_doc, scan_doc, trial_doc, trial_skill, value_doc
+from tests.report.html.fixtures import HOSTILE, rerun_doc, scan_doc, trial_doc, trial_skill, trigger_doc, value_doc
 from tests.report.html.helpers import dom, page_data, render
 
-SECTION_IDS = ["verdict", "lift", "cases", "skillsv", "cost", "scan"]
+SECTION_IDS = ["verdict", "lift", "cases", "triggers", "skillsv", "cost", "scan"]
 
 
 @pytest.mark.parametrize(
     ("given", "missing"),
     [
-        (("scan",), {"verdict", "lift", "cases", "skillsv", "cost"}),
-        (("trial",), {"skillsv", "scan"}),
-        (("value",), {"verdict", "lift", "cases", "scan"}),
-        (("scan", "trial", "value", "rerun"), set()),
+        (("scan",), {"verdict", "lift", "cases", "triggers", "skillsv", "cost"}),
+        (("trial",), {"triggers", "skillsv", "scan"}),
+        (("value",), {"verdict", "lift", "cases", "triggers", "scan"}),
+        (("trigger",), {"verdict", "lift", "cases", "skillsv", "cost", "scan"}),
+        (("scan", "trial", "trigger", "value", "rerun"), set()),
     ],
 )
 def test_every_section_is_on_the_page_and_says_when_its_results_were_not_given(
@@ -29,6 +30,7 @@ def test_every_section_is_on_the_page_and_says_when_its_results_were_not_given(
         "scan": scan_doc,
         "trial": trial_doc,
         "value": value_doc,
+        "trigger": trigger_doc,
         "rerun": lambda: rerun_doc("2026-10-01T00:00:00Z", "m", 0.3),
     }
     root = dom(*((f"{kind}.json", make[kind]()) for kind in given))
@@ -313,3 +315,33 @@ def test_without_a_price_the_lift_is_given_per_extra_1k_tokens() -> None:
     )
     delta = skill["lift"]["outcome"]["delta"]
     assert f"Lift per extra 1k tokens: {delta / extra_k:+.3f}" in root.one("div", class_="skill-cost").text()
+
+
+def test_a_trigger_trial_shows_recall_and_false_triggers_with_intervals_the_verdicts_and_the_confusion() -> None:
+    data = trigger_doc()
+    root = dom(("trigger.json", data))
+    section = root.one("section", id="triggers")
+    rows = section.one("table", class_="triggers").find_all("tr")[1:]
+    assert [r.attrs["data-skill"] for r in rows] == [s["skill"] for s in data["skills"]]
+    first = [td.text() for td in rows[0].find_all("td")]
+    assert first[1:4] == ["0.92 (11/12 queries) [0.62, 0.99]", "0.12 (1/8 queries) [0.00, 0.47]", "pass"]
+    assert first[4] == "recall at the earlier ref 0.67, change +0.25 [+0.05, +0.45] over 12 queries: improvement"
+    assert [td.text() for td in rows[2].find_all("td")][1] == "not measured (n = 0)"  # said, not drawn as zero
+    chart = section.one("svg", class_="rates")
+    drawn = [g.one("text").text() for g in chart.find_all("g", class_="row")]
+    assert drawn == [
+        "skills/pdf-tools recall n=12",
+        "skills/pdf-tools false triggers n=8",
+        "skills/evil recall n=12",
+        "skills/evil false triggers n=8",
+        "skills/quiet false triggers n=4",
+    ]
+    assert "recall ≥ 0.70" in chart.text() and "v1.0.0 (0123abcd0123)" in section.text()
+    confusion = section.one("table", class_="confusion").find_all("tr")[2]
+    assert confusion.find_all("td")[1].text() == printable(HOSTILE) and not root.find_all("img")
+    verdicts = [li.text() for li in root.one("section", id="verdict").find_all("li", **{"data-skill": "skills/evil"})]
+    assert verdicts == ["skills/evil: fail recall 0.25 (3/12 queries) [0.05, 0.57]"]
+    machine = [s for s in page_data(root)["skills"] if s["kind"] == "trigger"]
+    assert [(s["skill"], s["verdict"], s["recall"], s["ci"]) for s in machine] == [
+        (s["skill"], s["verdict"], s["recall"]["value"], s["recall"]["interval"]) for s in data["skills"]
+    ]
