@@ -4,6 +4,7 @@ hostile strings planted where a pull request could put them."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from typing import Any
 
@@ -83,6 +84,14 @@ def _lift(with_scores: list[list[float]], control_scores: list[list[float]], run
 
 def _case_scores(rng: random.Random, cases: int, runs: int, p: float) -> list[list[float]]:
     return [[1.0 if rng.random() < p else 0.0 for _ in range(runs)] for _ in range(cases)]
+
+
+def _trigger_flags(rng: random.Random, cases: int, runs: int) -> list[list[bool | None]]:
+    """Whether each with-run loaded the skill: mostly yes, the first case's last run unknown (no answer)."""
+    flags: list[list[bool | None]] = [[rng.random() < 0.8 for _ in range(runs)] for _ in range(cases)]
+    if cases and runs:
+        flags[0][-1] = None
+    return flags
 
 
 def trial_skill(
@@ -235,8 +244,9 @@ def trial_skill(
                 "prompt": f"Prompt {i}: fill the form",
                 "with_answer": f"answer with {i}: " + filler[:answer_chars],
                 "control_answer": f"control {i}: " + filler[:answer_chars],
+                "with_triggered": flags,
             }
-            for i, (w, c) in enumerate(zip(with_s, ctl_s, strict=True))
+            for i, (w, c, flags) in enumerate(zip(with_s, ctl_s, _trigger_flags(rng, cases, runs), strict=True))
         ],
         "against": None,
         "rollouts": 2 * cases * runs,
@@ -562,3 +572,75 @@ def trigger_doc() -> dict[str, Any]:
         "tokens": 52_000,
         "model_calls": 80,
     }
+
+
+@dataclasses.dataclass(frozen=True)
+class _SkillStub:
+    """The one field :func:`~aces_ci.trials._transcript.fit_transcripts` reads and replaces."""
+
+    cases: tuple[Any, ...]
+
+
+def full_transcript(i: int, filler: str = "x") -> Any:
+    """A transcript at every cap: the most a rollout can add to a result."""
+    from aces_ci.trials import Transcript, TranscriptCall, TranscriptStep
+    from aces_ci.trials._transcript import ARGUMENT_CHARS, MAX_STEPS, RESULT_CHARS, TEXT_CHARS
+
+    step = TranscriptStep(
+        "agent",
+        filler * TEXT_CHARS,
+        calls=(TranscriptCall("bash", filler * ARGUMENT_CHARS),),
+        results=(filler * RESULT_CHARS,),
+        skill_events=(f"script run demo/scripts/run{i}.sh",),
+    )
+    return Transcript((step,) * MAX_STEPS)
+
+
+def with_full_transcripts(skill: dict[str, Any]) -> list[Any]:
+    """Give every case of ``skill`` both arms' transcripts at every cap, fitted into the result's budget as a trial
+    fits them; the fitted case rows."""
+    from aces_ci.report._trial_json import _plain
+    from aces_ci.trials import CaseRow
+    from aces_ci.trials._transcript import fit_transcripts
+
+    rows = tuple(
+        CaseRow(c["case"], (), (), None, None, None, full_transcript(i), full_transcript(i))
+        for i, c in enumerate(skill["cases"])
+    )
+    (fitted,) = fit_transcripts([_SkillStub(rows)])  # type: ignore[list-item]
+    for case, row in zip(skill["cases"], fitted.cases, strict=True):
+        case["with_transcript"] = _plain(row.with_transcript)
+        case["control_transcript"] = _plain(row.control_transcript)
+    return list(fitted.cases)
+
+
+def value_doc_at_the_bound(units: int = 60) -> dict[str, Any]:
+    """:func:`value_doc` whose documents hold as much text as a value JSON may keep: the text resource at the
+    per-file bound, more reference files until the total bound is reached (the last one cut, as the JSON cuts)."""
+    from aces_ci.skillsv._value_json import MAX_DOCUMENT_CHARS, MAX_DOCUMENTS_CHARS
+
+    doc = value_doc(units)
+    line = "A reference line that a unit of the skill covers, long enough to wrap on a phone.\n"
+    full = line * (MAX_DOCUMENT_CHARS // len(line))
+    documents = [d for d in doc["documents"] if d["file"] != "references/forms.md"]
+    left = MAX_DOCUMENTS_CHARS - sum(len(d["text"] or "") for d in documents)
+    for k in range(MAX_DOCUMENTS_CHARS // MAX_DOCUMENT_CHARS + 1):
+        kept = full[: (min(len(full), left) // len(line)) * len(line)]
+        if not kept:
+            break
+        left -= len(kept)
+        lines = kept.count("\n")
+        file = "references/forms.md" if k == 0 else f"references/part{k}.md"
+        documents.append(
+            {
+                "file": file,
+                "binary": False,
+                "bytes": len(full),
+                "lines": full.count("\n"),
+                "shown_lines": lines,
+                "truncated": lines < full.count("\n"),
+                "text": kept,
+            }
+        )
+    doc["documents"] = documents
+    return doc

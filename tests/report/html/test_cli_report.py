@@ -9,7 +9,16 @@ import pytest
 
 from aces_ci.cli import main
 from tests.report.html.dom import parse
-from tests.report.html.fixtures import rerun_doc, scan_doc, trial_doc, trial_skill, trigger_doc, value_doc
+from tests.report.html.fixtures import (
+    rerun_doc,
+    scan_doc,
+    trial_doc,
+    trial_skill,
+    trigger_doc,
+    value_doc,
+    value_doc_at_the_bound,
+    with_full_transcripts,
+)
 from tests.report.html.helpers import page_data
 
 
@@ -112,15 +121,20 @@ def test_scan_html_writes_the_page_of_its_own_result(tmp_path: Path) -> None:
 
 
 def test_a_sixty_unit_skill_with_200_rollouts_makes_a_report_under_2_mb(tmp_path: Path) -> None:
-    """The issue's budget: 34 cases × 3 runs × 2 arms (204 rollouts) with 2,000-character answers, and SkillSV of
-    a 60-unit skill."""
-    trial = trial_doc([trial_skill("skills/pdf-tools", "pdf-tools", "pass", 0.8, 0.4, cases=34, answer_chars=2000)])
-    files = [_write(tmp_path / "trial.json", trial), _write(tmp_path / "value.json", value_doc(60))]
+    """The issue's budget at its worst: 34 cases × 3 runs × 2 arms (204 rollouts) with 2,000-character answers and
+    every transcript at every cap (fitted into the result's budget), and SkillSV of a 60-unit skill whose documents
+    hold all the text a value JSON may keep."""
+    skill = trial_skill("skills/pdf-tools", "pdf-tools", "pass", 0.8, 0.4, cases=34, answer_chars=2000)
+    with_full_transcripts(skill)
+    trial = trial_doc([skill])
+    value = value_doc_at_the_bound(60)
+    files = [_write(tmp_path / "trial.json", trial), _write(tmp_path / "value.json", value)]
     out = tmp_path / "report.html"
     assert main(["report", *map(str, files), "--html", str(out)]) == 0
     assert sum(2 * len(c["with_scores"]) for c in trial["skills"][0]["cases"]) >= 200
     size = out.stat().st_size
-    assert 150_000 < size < 2 * 1024 * 1024, size  # every answer is in it, and still under 2 MB
+    kept = sum(len(d["text"] or "") for d in value["documents"])
+    assert kept > 390_000 and 1_000_000 < size < 2 * 1024 * 1024, size  # everything is in it, still under 2 MB
 
 
 def test_a_nan_in_a_result_is_an_input_error_naming_the_field(

@@ -100,7 +100,36 @@ def test_each_case_row_holds_its_runs_its_discordance_and_both_answers_folded() 
         assert case["with_answer"] in pair and case["control_answer"] in pair
     long_answer = root.find_all("table", class_="cases")[1].find_all("tr")[1]
     assert "more characters" in long_answer.one("div", class_="pair").text()  # folded past 600 characters
-    assert "The result keeps no per-case trigger" in root.one("section", id="cases").text()
+    head = [th.text() for th in table.find_all("th")]
+    assert head == [
+        "Case",
+        "With: outcome (runs)",
+        "Control: outcome (runs)",
+        "Discordance",
+        "Trigger (with-runs that loaded the skill)",
+    ]
+
+
+def test_each_case_says_how_many_of_its_with_runs_loaded_the_skill() -> None:
+    data = trial_doc()
+    root = dom(("trial.json", data))
+    rows = root.find_all("table", class_="cases")[0].find_all("tr")[1:]
+    for row, case in zip(rows, data["skills"][0]["cases"], strict=True):
+        cell = row.one("td", class_="trigger")
+        known = [flag for flag in case["with_triggered"] if flag is not None]
+        marks = " ".join("·" if f is None else "✓" if f else "✗" for f in case["with_triggered"])
+        assert cell.text() == f"{sum(known)}/{len(known)} loaded{marks}"
+        assert float(cell.attrs["data-v"]) == pytest.approx(sum(known) / len(known), abs=5e-5)
+    assert rows[0].one("td", class_="trigger").text().endswith("·")  # the run with no answer is unknown, not "no"
+    older = trial_doc()
+    for case in older["skills"][0]["cases"]:
+        del case["with_triggered"]
+    older["skills"][1]["cases"][0]["with_triggered"] = None
+    root = dom(("trial.json", older))
+    assert {c.text() for c in root.find_all("table", class_="cases")[0].find_all("td", class_="trigger")} == {
+        "not recorded"
+    }
+    assert root.find_all("table", class_="cases")[1].find_all("td", class_="trigger")[0].text() == "no skill to load"
 
 
 def _lines(block: Node) -> list[tuple[int, str]]:
