@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from aces_ci.report._common import printable
-from aces_ci.report.html._value import heat_class
+from aces_ci.report.html._value_document import heat_class
 from tests.report.html.dom import Node
 from tests.report.html.fixtures import HOSTILE, rerun_doc, scan_doc, trial_doc, trial_skill, trigger_doc, value_doc
 from tests.report.html.helpers import dom, page_data, render
