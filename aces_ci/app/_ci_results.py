@@ -138,16 +138,17 @@ def write_markdown(reports: CiReports, body: str) -> dict[str, Path | None]:
 def write_html_report(
     reports: CiReports, result: ScanResult, written: Mapping[str, Path | None]
 ) -> dict[str, Path | None]:
-    """One page of everything this run measured: the scan, then each trial and SkillSV report it wrote.
+    """One page of everything this run measured: the scan, then each trial, the trigger trial and each SkillSV
+    report it wrote.
 
     Rendered from the same JSON documents the run wrote (:mod:`aces_ci.report.html`), so ``aces-ci
-    report`` re-renders it from the artifact. The trigger trial's JSON has no part on the page yet.
+    report`` re-renders it from the artifact.
     """
     if reports.html is None:
         return {}
     from ..report.html import document_from, read_documents, write_html
 
-    files = [path for name, path in written.items() if name.startswith("trial") and path is not None]
+    files = [path for name, path in written.items() if name.startswith(("trial", "triggers")) and path is not None]
     folder = written.get("value")
     if folder is not None:
         files += sorted(folder.glob("*.json"))

@@ -147,8 +147,8 @@ def exit_code(result: TrialResult) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.html is not None and (args.triggers or args.plan):
-        raise InputError("--html renders a trial's result; --plan and --triggers write none", field="--html")
+    if args.html is not None and args.plan:
+        raise InputError("--html renders a trial's result; --plan writes none", field="--html")
     skill_dirs, project, config = app.trial_request(args.skill_dirs, trial_flags(args), args.config)
     if args.triggers:
         return run_triggers(app.triggers(skill_dirs, project, config), config, quiet=args.quiet)

@@ -81,7 +81,14 @@ if TYPE_CHECKING:
     from ._trial_markdown import TRIAL_MARKER, render_trial_markdown
     from ._trial_plan import PLAN_SCHEMA_VERSION, plan_to_dict, render_plan_text, write_plan_json
     from ._trial_text import render_trial_text, trial_warnings
-    from ._trigger_report import change_text, render_trigger_json, render_trigger_junit, render_trigger_markdown
+    from ._trigger_markdown import trigger_markdown, trigger_text
+    from ._trigger_report import (
+        render_trigger_json,
+        render_trigger_junit,
+        render_trigger_markdown,
+        trigger_document,
+        write_trigger_reports,
+    )
     from ._value_text import render_value_plan, render_value_text
 
 _LAZY = {
@@ -117,8 +124,16 @@ _LAZY = {
     **dict.fromkeys(("PLAN_SCHEMA_VERSION", "plan_to_dict", "render_plan_text", "write_plan_json"), "._trial_plan"),
     **dict.fromkeys(("render_trial_text", "trial_warnings"), "._trial_text"),
     **dict.fromkeys(
-        ("change_text", "render_trigger_json", "render_trigger_junit", "render_trigger_markdown"), "._trigger_report"
+        (
+            "render_trigger_json",
+            "render_trigger_junit",
+            "render_trigger_markdown",
+            "trigger_document",
+            "write_trigger_reports",
+        ),
+        "._trigger_report",
     ),
+    **dict.fromkeys(("trigger_markdown", "trigger_text"), "._trigger_markdown"),
     **dict.fromkeys(("hierarchy_text", "render_compile_text"), "._compile_text"),
     **dict.fromkeys(("write_trial_reports", "write_value_reports"), "._live_files"),
     **dict.fromkeys(("SUCCESS_SCORE", "render_rollout_text", "trajectory_text"), "._rollout_text"),
@@ -158,7 +173,6 @@ __all__ = [
     "append_gate_suite",
     "by_severity_then_location",
     "case_table",
-    "change_text",
     "cost_ratio",
     "cost_table",
     "estimand_section",
@@ -208,10 +222,14 @@ __all__ = [
     "trajectory_text",
     "trial_result_to_dict",
     "trial_warnings",
+    "trigger_document",
+    "trigger_markdown",
+    "trigger_text",
     "write_json",
     "write_plan_json",
     "write_sarif",
     "write_trial_json",
     "write_trial_reports",
+    "write_trigger_reports",
     "write_value_reports",
 ]

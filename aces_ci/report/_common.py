@@ -120,6 +120,11 @@ def _is_hidden(char: str) -> bool:
     return code in _BIDI_CONTROLS
 
 
+WEB_URL = re.compile(r"https?://[^\s/]", re.IGNORECASE)
+"""The start of an ``http(s)`` URL with a host: the only destination a link from a result may have, in the
+comment's Markdown (:func:`~aces_ci.report._md_escape.link_url`) and the HTML page
+(:func:`~aces_ci.report.html._escape.href`) alike."""
+
 _HIDDEN = re.compile("[^\n\t -~]")
 """Cheap pre-filter: only characters outside printable ASCII need the closer look of :func:`_is_hidden`."""
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 import html
 import re
 
-from ._common import clip, printable
+from ._common import WEB_URL, clip, printable
 
 NO_MENTION = "@\u200b"
 """An ``@`` followed by a zero-width space: shown as ``@``, never a mention."""
@@ -81,7 +81,7 @@ def code_span(text: str, limit: int) -> str:
 
 def link_url(url: str | None) -> str | None:
     """``url`` safe as a Markdown link's destination; None unless it is an ``http(s)`` URL."""
-    if url is None or not re.match(r"https?://[^\s/]", url):
+    if url is None or not WEB_URL.match(url):
         return None
     return _URL_UNSAFE.sub(lambda match: f"%{ord(match.group()):02X}", url)
 

@@ -227,9 +227,18 @@ def _tile(
     return tuple(segments)
 
 
+def decoded_text(data: bytes) -> str | None:
+    """A file's text as the units read it (UTF-8, leniently; newlines normalised); None for a binary file
+    (a NUL byte in its first 8 KiB)."""
+    if b"\x00" in data[:8192]:
+        return None
+    return data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
+
+
 def _resource_unit(index: int, rel: str, data: bytes) -> CutUnit:
-    binary = b"\x00" in data[:8192]
-    text = "" if binary else data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
+    decoded = decoded_text(data)
+    binary = decoded is None
+    text = decoded or ""
     line_count = max(1, text.count("\n") + (0 if text.endswith("\n") or not text else 1))
     shown = f"{rel} (binary, {len(data):,} bytes)" if binary else f"{rel}: {preview(text)}"
     unit = Unit(f"r{index}", "resource", (Span(rel, 1, line_count),), count_tokens(text), preview(shown))

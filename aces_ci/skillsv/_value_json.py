@@ -6,13 +6,22 @@ from typing import Any
 
 from ._compile import report_header, unit_json
 from ._decisions import decision_line, decision_summary
+from ._model import CompiledSkill, Unit
 from ._result import CUT_DECISIONS, Estimate, UnitValue
+from ._units import decoded_text
 from ._valuate import ValueReport
 
-VALUE_SCHEMA_VERSION = 2
-"""2: decisions with a margin δ (``negligible`` added, ``settings.resolution`` became ``margin``), a
+VALUE_SCHEMA_VERSION = 3
+"""3: ``documents``, the text of the files the units cover, so a report can show each unit's value beside
+its lines. 2: decisions with a margin δ (``negligible`` added, ``settings.resolution`` became ``margin``), a
 ``decisions`` summary, ``measured``, each unresolved unit's ``scores_to_decide``, and the chains a failed
-rollout left out (``chains.left_out``, ``failure``)."""
+rollout left out (``chains.left_out``, ``failure``). Readers accept 2 (no ``documents``) as well."""
+
+MAX_DOCUMENT_CHARS = 100_000
+"""Characters of one file's text the value JSON keeps; a longer file is cut at a line end, and says so."""
+
+MAX_DOCUMENTS_CHARS = 400_000
+"""Characters of all files' text together: a skill's documents never make its value JSON heavy."""
 
 
 def _estimate(estimate: Estimate | None) -> dict[str, Any] | None:
@@ -30,6 +39,69 @@ def _ci(estimate: Estimate | None) -> list[float] | None:
     if estimate is None or estimate.ci is None:
         return None
     return [estimate.ci.lo, estimate.ci.hi]
+
+
+def _covered_files(game: CompiledSkill) -> list[str]:
+    """Every file a unit (or a composite's member) covers, SKILL.md first, then in path order."""
+    files: set[str] = set()
+    stack: list[Unit] = list(game.players)
+    while stack:
+        unit = stack.pop()
+        files.update(span.file for span in unit.spans)
+        stack.extend(unit.members)
+    return sorted(files, key=lambda file: (file != game.skill_file, file))
+
+
+def _cut(text: str, limit: int) -> tuple[str, bool]:
+    """``text`` up to ``limit`` characters, cut after the last whole line that fits (inside the first line when
+    even that does not fit); whether anything was cut."""
+    if len(text) <= limit:
+        return text, False
+    head = text[:limit]
+    end = head.rfind("\n")
+    return (head[: end + 1] if end >= 0 else head), True
+
+
+def _line_count(text: str) -> int:
+    return text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+
+
+def documents_json(game: CompiledSkill) -> list[dict[str, Any]]:
+    """The text of each file the units cover, as the units read it, bounded by :data:`MAX_DOCUMENT_CHARS` per
+    file and :data:`MAX_DOCUMENTS_CHARS` in all (``truncated``, ``shown_lines`` of ``lines``); a binary file,
+    or one not in the staged source, keeps no text."""
+    left = MAX_DOCUMENTS_CHARS
+    out = []
+    for file in _covered_files(game):
+        data = game.source.get(file)
+        decoded = None if data is None else decoded_text(data)
+        if decoded is None:
+            out.append(
+                {
+                    "file": file,
+                    "binary": data is not None,
+                    "bytes": 0 if data is None else len(data),
+                    "lines": 0,
+                    "shown_lines": 0,
+                    "truncated": False,
+                    "text": None,
+                }
+            )
+            continue
+        kept, truncated = _cut(decoded, min(MAX_DOCUMENT_CHARS, left))
+        left -= len(kept)
+        out.append(
+            {
+                "file": file,
+                "binary": False,
+                "bytes": len(data or b""),
+                "lines": _line_count(decoded),
+                "shown_lines": _line_count(kept),
+                "truncated": truncated,
+                "text": kept,
+            }
+        )
+    return out
 
 
 def low_value_units(report: ValueReport) -> list[UnitValue]:
@@ -150,6 +222,7 @@ def value_json(report: ValueReport) -> dict[str, Any]:
         },
         "panel": {"attribution": report.attribution_tasks, "held_out": report.held_out.tasks if report.held_out else 0},
         "units": units,
+        "documents": documents_json(game),
         "groups": [
             {
                 "label": group.label,

@@ -256,10 +256,16 @@ def _shown(text: str | None) -> str | None:
 
 
 def _case_row(
-    table: RunTable, case: str, treatment: str, control: str, scores: tuple[list[float | None], ...]
+    table: RunTable,
+    case: str,
+    treatment: str,
+    control: str,
+    scores: tuple[list[float | None], ...],
+    *,
+    triggered: list[bool | None] | None,
 ) -> CaseRow:
-    """The case's run scores, its prompt and each condition's first answer (cut and redacted) and first run's
-    transcript, for the per-case table and the report's side-by-side view."""
+    """The case's run scores, whether each with-run loaded the skill, its prompt and each condition's first answer
+    (cut and redacted) and first run's transcript, for the per-case table and the report's side-by-side view."""
     runs = range(table.replicates)
     treated = [r for i in runs if (r := table.get(case, treatment, i)) is not None]
     controls = [r for i in runs if (r := table.get(case, control, i)) is not None]
@@ -277,6 +283,7 @@ def _case_row(
         control_answer=answer(controls),
         with_transcript=transcript_of(treated[0].result) if treated else None,
         control_transcript=transcript_of(controls[0].result) if controls else None,
+        with_triggered=None if triggered is None else tuple(triggered),
     )
 
 
@@ -401,10 +408,9 @@ def analyse_skill(
     usable = gate_lift.n_cases > 0
     discordance = stats.paired_discordance(scores) if usable else None
     degradation = stats.degradation_shares(scores) if usable and scores.scheduled_runs >= 2 else None
-    has_trigger = plan.conditions[primary.treatment].target is not None and usable
-    trigger = (
-        stats.trigger_strata(scores, trigger_rows(table, primary.treatment, plan.skill.name)) if has_trigger else None
-    )
+    targeted = plan.conditions[primary.treatment].target is not None
+    flags = trigger_rows(table, primary.treatment, plan.skill.name) if targeted else None
+    trigger = stats.trigger_strata(scores, flags) if flags is not None and usable else None
     costs = _costs(table, plan, settings.priced)
     walls = {label_: sum(r.result.duration_s for r in table.runs_of(label_)) for label_ in plan.conditions}
     per_dollar = stats.lift_per_dollar(gate_lift.delta, costs[primary.treatment], costs[primary.control])
@@ -468,8 +474,10 @@ def analyse_skill(
         triage=triage_cases(table, primary.treatment, primary.control, metric, plan.skill.name) if negative else (),
         sequential=tuple(sequential),
         cases=tuple(
-            _case_row(table, case, primary.treatment, primary.control, (w, c))
-            for case, w, c in zip(table.case_ids, with_rows, control_rows, strict=True)
+            _case_row(
+                table, case, primary.treatment, primary.control, (w, c), triggered=None if flags is None else flags[i]
+            )
+            for i, (case, w, c) in enumerate(zip(table.case_ids, with_rows, control_rows, strict=True))
         ),
         capped=_capped(table, primary.treatment, primary.control, settings),
         against=inputs.against,

@@ -268,6 +268,9 @@ class CaseRow:
     with_transcript: Transcript | None = None
     """The first with-run's trajectory as a transcript; None when the arm has no run of this case."""
     control_transcript: Transcript | None = None
+    with_triggered: tuple[bool | None, ...] | None = None
+    """Per with-run, in run order, whether it loaded the skill under test (the trigger the strata count; None:
+    that run gave no answer); None when the treatment has no skill to load (the per-case trigger column)."""
 
 
 @dataclass(frozen=True)

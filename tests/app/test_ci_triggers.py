@@ -17,6 +17,7 @@ from aces_ci.schemas import validator
 from tests.engine.helpers import MARKER_BODY, skill_md
 from tests.github.helpers import actions_env, event, read_outputs
 from tests.github.server import WRITE_TOKEN, GitHubServer
+from tests.report.html.dom import parse
 from tests.servers import Fault, ScriptedRequest, ScriptedServer, Text, ToolUse
 from tests.trials.helpers import commit
 from tests.trials.test_trigger_trial import keyword_model
@@ -80,6 +81,9 @@ def test_a_labelled_pull_request_shows_the_description_edit_raising_trigger_reca
     data = json.loads(report.read_text())
     assert [e.message for e in validator("trigger-result").iter_errors(data)] == []
     assert data["skills"][0]["against"]["change"]["label"] == "improvement"
+    page = parse((report.parent / "report.html").read_text(encoding="utf-8"))  # the run's one page shows it too
+    row = page.one("section", id="triggers").one("tr", **{"data-skill": "skills/marker"})
+    assert "1.00 (12/12 queries)" in row.text() and "change +1.00" in row.text()
 
 
 def test_a_later_push_keeps_the_trigger_trial_beside_the_kept_trials(

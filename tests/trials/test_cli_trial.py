@@ -51,6 +51,10 @@ def test_the_accuracy_interval_contains_the_planted_lift_and_a_rerun_makes_no_mo
         90,
     )
     assert trigger["cases_always"] + trigger["cases_sometimes"] + trigger["cases_never"] == 30
+    flags = [case["with_triggered"] for case in data["skills"][0]["cases"]]  # per case, the runs the strata count
+    assert all(len(runs) == 3 for runs in flags)
+    assert sum(runs.count(True) for runs in flags) == trigger["triggered_runs"]
+    assert sum(all(runs) for runs in flags) == trigger["cases_always"]
     assert "case's mean control score" in trigger["definition"]
     assert "accuracy" in out and "naive (pooled runs)" in out
     outcome = data["skills"][0]["lift"]["outcome"]  # the gated metric: the headline reads its numbers

@@ -17,6 +17,7 @@ import xmlschema
 
 from aces_ci.cli import main
 from aces_ci.schemas import validator
+from tests.report.html.dom import parse
 from tests.servers import ScriptedServer, model_flags
 from tests.trials.helpers import JUNIT_XSD
 from tests.trials.test_trigger_trial import keyword_model, repo, write_skill
@@ -68,6 +69,25 @@ def test_every_report_of_a_gated_run_is_valid_and_says_the_same_verdicts(
     assert "- `skills/gamma-charts`: recall 0.00 (0/12 queries) [0.00, 0.26]" in markdown and "❌ fail" in markdown
     details = markdown[markdown.index("<details>") :]
     assert "| skills/gamma-charts | skills/beta-charts | 36 |" in details and details.rstrip().count("\n") > 3
+
+
+def test_a_saved_trigger_result_renders_again_the_same_markdown_and_its_page(
+    scripted_server: Server, repo: Path, tmp_path: Path
+) -> None:
+    server = scripted_server(keyword_model)
+    alpha = repo / "skills" / "alpha-invoices"
+    rows = [{"query": f"query {i} about invoices", "should_trigger": True} for i in range(6)]
+    (alpha / "evals" / "eval_queries.json").write_text(json.dumps(rows))
+    page = tmp_path / "t.html"
+    flags = [*model_flags(server), "--no-cache", "--quiet", "--min-recall", "0.5", *_reports(tmp_path)]
+    assert main(["trial", "--triggers", str(alpha), *flags, "--html", str(page)]) == 0
+    assert "1.00 (6/6 queries)" in parse(page.read_text()).one("table", class_="triggers").text()
+    again, again_page = tmp_path / "again.md", tmp_path / "again.html"
+    argv = ["report", str(tmp_path / "t.json"), "--markdown", str(again), "--html", str(again_page)]
+    assert main(argv) == 0
+    assert again.read_text() == (tmp_path / "t.md").read_text()  # from the artifact, word for word
+    cells = [td.text() for td in parse(again_page.read_text()).one("table", class_="triggers").find_all("td")]
+    assert cells[:4] == ["skills/alpha-invoices", "1.00 (6/6 queries) [0.54, 1.00]", "not measured (n = 0)", "pass"]
 
 
 def test_an_unmeasured_skill_is_skipped_in_junit_and_ungated_runs_fail_nothing(

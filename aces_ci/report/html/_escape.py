@@ -25,9 +25,8 @@ import math
 import re
 from typing import Any
 
-from .._common import clip, printable
+from .._common import WEB_URL, clip, printable
 
-_URL = re.compile(r"https?://[^\s/]", re.IGNORECASE)
 _URL_UNSAFE = re.compile(r"[^A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]")
 _JSON_UNSAFE = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 
@@ -46,7 +45,7 @@ def href(url: object) -> str | None:
     Characters outside the URL alphabet (spaces, quotes, angle brackets, controls, bidi marks,
     non-ASCII) are percent-encoded as UTF-8, then the whole is entity-escaped for the attribute.
     """
-    if not isinstance(url, str) or not _URL.match(url) or len(url) > 2000:
+    if not isinstance(url, str) or not WEB_URL.match(url) or len(url) > 2000:
         return None
     encoded = _URL_UNSAFE.sub(lambda m: "".join(f"%{b:02X}" for b in m.group().encode("utf-8", "replace")), url)
     return html.escape(encoded, quote=True)

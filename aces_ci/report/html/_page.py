@@ -42,6 +42,10 @@ def _verdict(documents: Sequence[ResultDocument]) -> str:
         _sources(documents),
     ]
     parts += [verdict_block(d.data, d.source) for d in _of(documents, "trial")]
+    if _of(documents, "trigger"):
+        from ._triggers import trigger_verdicts
+
+        parts += [trigger_verdicts(d.data, d.source) for d in _of(documents, "trigger")]
     parts += [_value_verdict(d) for d in _of(documents, "value")]
     if _of(documents, "scan"):
         from ._scan import scan_verdicts
@@ -84,6 +88,18 @@ def _cost(documents: Sequence[ResultDocument], trial_cost: str) -> str:
     return "".join(parts)
 
 
+def _triggers(documents: Sequence[ResultDocument]) -> str:
+    triggers = _of(documents, "trigger")
+    if not triggers:
+        return missing(
+            "No trigger trial result given: aces-ci trial --triggers --json measures each skill's recall "
+            "and false triggers."
+        )
+    from ._triggers import trigger_block
+
+    return "".join(trigger_block(d.data, d.source) for d in triggers)
+
+
 def _skillsv(documents: Sequence[ResultDocument]) -> str:
     values = _of(documents, "value")
     if not values:
@@ -120,6 +136,17 @@ def _headline_data(documents: Sequence[ResultDocument]) -> dict[str, Any]:
                         "ci": None if lift is None else lift["ci"],
                     }
                 )
+        elif doc.kind == "trigger":
+            skills += [
+                {
+                    "kind": "trigger",
+                    "skill": s["skill"],
+                    "verdict": s["verdict"],
+                    "recall": s["recall"]["value"],
+                    "ci": s["recall"]["interval"],
+                }
+                for s in doc.data["skills"]
+            ]
         elif doc.kind == "scan":
             skills += [
                 {"kind": "scan", "skill": s["skill"], "verdict": s["verdict"], "score": s["score"]["value"]}
@@ -135,6 +162,7 @@ def render_html(documents: Sequence[ResultDocument]) -> str:
         "verdict": _verdict(documents),
         "lift": lift,
         "cases": cases,
+        "triggers": _triggers(documents),
         "skillsv": _skillsv(documents),
         "cost": _cost(documents, trial_cost),
         "scan": _scan(documents),

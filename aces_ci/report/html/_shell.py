@@ -53,8 +53,10 @@ circle.v-delete{fill:var(--fail)}circle.v-compress,circle.v-negligible,circle.v-
 .n3{fill:var(--n3);background:var(--n3)}.hx{fill:none;background:repeating-linear-gradient(45deg,var(--h0) 0 3px,
 var(--bg) 3px 6px)}
 .doc{border:1px solid var(--line);font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,monospace}
-.unit{display:grid;grid-template-columns:10px 170px 1fr 170px;gap:6px;border-bottom:1px solid var(--line)}
-.unit .heat{min-height:100%}.unit pre{margin:2px 0;white-space:pre-wrap;word-break:break-word}
+.blk{display:grid;grid-template-columns:10px 1fr 210px;gap:6px;border-bottom:1px solid var(--line)}
+.blk .heat{min-height:100%}.blk pre{margin:2px 0}.unit{font:12px/1.4 system-ui,sans-serif;padding:2px 0}
+.ln{display:inline-block;width:3.5em;margin-right:8px;text-align:right;color:var(--muted);user-select:none}
+details.document{margin:6px 0}details.document>summary{margin:4px 0}
 .pair,.transcripts{display:grid;grid-template-columns:1fr 1fr;gap:8px;margin-top:6px}.pair>div,.transcripts>div{
 border:1px solid var(--line);padding:6px;background:var(--panel)}.pair h4,.transcripts h4{margin:0 0 4px;font-size:12px}
 ol.steps{list-style:none;padding:0;margin:4px 0}.step{border-left:3px solid var(--line);padding:2px 6px;
@@ -66,7 +68,7 @@ pre{white-space:pre-wrap;word-break:break-word;font:12px/1.4 ui-monospace,SFMono
 details>summary{cursor:pointer;color:var(--accent)}input.filter{padding:4px;margin:4px 0;width:260px;
 background:var(--bg);color:var(--fg);border:1px solid var(--line)}
 @media print{nav,input.filter{display:none}body{font-size:11px}main{max-width:none}
-section,tr,.unit,svg{break-inside:avoid}a{color:inherit}}
+section,tr,.blk,svg{break-inside:avoid}a{color:inherit}}
 """
 """The one stylesheet; allowed by its hash in the page's Content-Security-Policy."""
 
@@ -111,6 +113,7 @@ SECTIONS = (
     ("verdict", "Verdict"),
     ("lift", "Lift"),
     ("cases", "Cases"),
+    ("triggers", "Triggers"),
     ("skillsv", "SkillSV"),
     ("cost", "Cost"),
     ("scan", "Scan"),

@@ -186,3 +186,45 @@ def curves(title: str, lines: Sequence[Curve]) -> str:
         )
     parts.append("</svg>")
     return "".join(parts)
+
+
+@dataclass(frozen=True)
+class RateRow:
+    """One share on the trigger chart: a label (plain text), the share and its interval, recall or false trigger."""
+
+    label: str
+    value: float
+    low: float
+    high: float
+    kind: str
+    """``recall`` (drawn blue) or ``false`` (the false-trigger rate, drawn purple)."""
+
+
+def rates(title: str, rows: Sequence[RateRow], floor: float | None) -> str:
+    """Shares on a 0–1 axis with their intervals; with ``--min-recall``, the recall that passes shaded green."""
+    left, right, top = 330, WIDTH - 20, 18
+    x = Scale(0.0, 1.0, left, right)
+    bottom = top + ROW * len(rows)
+    height = bottom + 26
+    parts = [
+        f'<svg class="rates" role="img" viewBox="0 0 {WIDTH} {height}" width="{WIDTH}" height="{height}">',
+        f"<title>{text(title, 200)}</title>",
+    ]
+    if floor is not None:
+        parts.append(
+            f'<rect class="band-pass" x="{x(floor)}" y="{top}" width="{right - x(floor)}" height="{bottom - top}"/>'
+            f'<text x="{x(floor)}" y="{top - 4}">recall ≥ {number(floor, 2)}</text>'
+        )
+    parts.append(f'<line class="axis" x1="{left}" y1="{bottom}" x2="{right}" y2="{bottom}"/>')
+    for tick in (0.0, 0.5, 1.0):
+        parts.append(f'<text x="{x(tick)}" y="{bottom + 14}" text-anchor="middle">{number(tick, 1)}</text>')
+    for i, row in enumerate(rows):
+        y = top + ROW * i + ROW / 2
+        parts.append(
+            f'<g class="row"><text x="4" y="{y + 4}">{text(row.label, 60)}</text>'
+            f'<line class="ci" x1="{x(row.low)}" y1="{y}" x2="{x(row.high)}" y2="{y}"/>'
+            f'<circle class="{"arm-with" if row.kind == "recall" else "arm-ctl"}" cx="{x(row.value)}" cy="{y}" r="5"/>'
+            "</g>"
+        )
+    parts.append("</svg>")
+    return "".join(parts)

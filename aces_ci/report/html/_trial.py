@@ -3,8 +3,8 @@
 Everything is read from the ``trial --json`` document (``schemas/trial-result.schema.json``);
 the headline and the cost line are worded by the same functions as the PR comment
 (:func:`~aces_ci.report._ci_sections.headline_parts`, ``cost_ratio``), so the numbers agree.
-What the JSON does not hold (the commit compared, each run's full trajectory, a per-case trigger)
-is said, not guessed.
+What the JSON does not hold (each run's full trajectory; in older results the commits compared or
+the per-case trigger) is said, not guessed.
 """
 
 from __future__ import annotations
@@ -190,6 +190,23 @@ def _answer(label: str, answer: str | None) -> str:
     )
 
 
+def _trigger_cell(raw: dict[str, Any]) -> str:
+    """Whether each with-run loaded the skill: ``2/3 loaded`` and a mark per run (✓ loaded, ✗ not, · unknown),
+    sorted by the share; a result written before it was recorded says so."""
+    if "with_triggered" not in raw:
+        return '<td class="trigger" data-v="">not recorded</td>'
+    flags = raw["with_triggered"]
+    if flags is None:
+        return '<td class="trigger" data-v="">no skill to load</td>'
+    known = [flag for flag in flags if flag is not None]
+    share = sum(known) / len(known) if known else None
+    marks = " ".join("·" if flag is None else "✓" if flag else "✗" for flag in flags)
+    return (
+        f'<td class="trigger" data-v="{number(share, 4, missing="")}">{sum(known)}/{len(known)} loaded'
+        f'<br><span class="muted">{marks}</span></td>'
+    )
+
+
 def _case_row(case: CaseView, raw: dict[str, Any]) -> str:
     with_text, with_mean = _arm_figure(list(case.with_scores))
     ctl_text, ctl_mean = _arm_figure(list(case.control_scores))
@@ -197,12 +214,13 @@ def _case_row(case: CaseView, raw: dict[str, Any]) -> str:
     label = "—" if diff is None else ("gain" if diff > 0 else "regression" if diff < 0 else "tie")
     prompt = "" if case.prompt is None else f"<p><b>Prompt</b></p><pre>{text(case.prompt, 4000)}</pre>"
     return (
-        f'<tr data-case="{text(case.case, 200)}"><td>{text(case.case, 200)}<details class="transcript"><summary>'
+        f'<tr data-case="{text(case.case, 200)}"><td data-v="{text(case.case, 200)}">{text(case.case, 200)}'
+        f'<details class="transcript"><summary>'
         f'rollouts side by side</summary>{prompt}<div class="pair">{_answer("With the skill", case.with_answer)}'
         f"{_answer('Control', case.control_answer)}</div>{transcript_pair(raw)}</details></td>"
         f'<td class="num" data-v="{number(with_mean, 4, missing="")}">{with_text}</td>'
         f'<td class="num" data-v="{number(ctl_mean, 4, missing="")}">{ctl_text}</td>'
-        f'<td data-v="{number(diff, 4, missing="")}">{label}</td></tr>'
+        f'<td data-v="{number(diff, 4, missing="")}">{label}</td>{_trigger_cell(raw)}</tr>'
     )
 
 
@@ -213,13 +231,14 @@ def cases_block(doc: dict[str, Any]) -> str:
     for index, skill in enumerate(doc["skills"]):
         view = skill_view(skill)
         table_id = f"cases-{index}"
+        metric = text(skill["gate_metric"], 40)
         trig = skill.get("trigger")
         trigger = (
             "Trigger: not measured in this trial."
             if trig is None
             else f"Trigger rate {number(trig['rate'], 2)} over {trig['triggered_runs'] + trig['skipped_runs']} runs "
             f"({trig['cases_always']} cases always, {trig['cases_sometimes']} sometimes, {trig['cases_never']} never "
-            f"triggered; event: {trig['trigger_event']}). The result keeps no per-case trigger."
+            f"triggered; event: {trig['trigger_event']})."
         )
         disc = skill.get("discordance")
         discord = "" if disc is None else f" Discordance: {text(disc['label'], 300)}."
@@ -229,8 +248,10 @@ def cases_block(doc: dict[str, Any]) -> str:
             f"<p>{text(trigger, 600)}{discord} Transcripts: each arm's first run of a case, redacted and cut as "
             "the trial recorded it; the rollout store holds the full trajectories.</p>"
             f'<input class="filter" type="search" placeholder="filter cases" data-table="{table_id}">'
-            f'<table class="cases sortable" id="{table_id}"><thead><tr><th>Case</th><th class="num">With (runs)</th>'
-            f'<th class="num">Control (runs)</th><th>Discordance</th></tr></thead><tbody>{rows}</tbody></table></div>'
+            f'<table class="cases sortable" id="{table_id}"><thead><tr><th>Case</th>'
+            f'<th class="num">With: {metric} (runs)</th><th class="num">Control: {metric} (runs)</th>'
+            f"<th>Discordance</th><th>Trigger (with-runs that loaded the skill)</th></tr></thead><tbody>{rows}"
+            "</tbody></table></div>"
         )
     return "".join(parts)
 

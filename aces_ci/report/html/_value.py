@@ -1,10 +1,6 @@
-"""A SkillSV result's part of the page: the document with each unit's value, the value-vs-cost map,
-the section tree and the pruning curves.
-
-Read from the ``value --json`` document (``schemas/skillsv-value.schema.json``). The JSON keeps
-each unit's file, line range and a preview of its text, not the whole skill: the document view is
-those previews in file and line order, each with its net effect as a heat margin (green helps,
-red hurts, in steps of the decision margin δ; hatched when not estimated) and its decision.
+"""A SkillSV result's part of the page: the document with each unit's value (:mod:`._value_document`), the
+value-vs-cost map, the section tree and the pruning curves, read from the ``value --json`` document
+(``schemas/skillsv-value.schema.json``).
 """
 
 from __future__ import annotations
@@ -14,50 +10,7 @@ from typing import Any
 from ._escape import interval, number, text
 from ._shell import missing
 from ._svg import Curve, MapPoint, curves, value_cost_map
-
-
-def heat_class(effect: float | None, margin: float) -> str:
-    """The heat margin's class: ``h1``–``h3`` helps by up to 1δ / 3δ / more, ``n1``–``n3`` hurts, ``hx`` unknown."""
-    if effect is None:
-        return "hx"
-    step = effect / (margin if margin > 0 else 0.01)
-    if step == 0:
-        return "h0"
-    if step > 0:
-        return "h1" if step < 1 else "h2" if step < 3 else "h3"
-    return "n1" if step > -1 else "n2" if step > -3 else "n3"
-
-
-def _badge(decision: str) -> str:
-    return f'<span class="verdict v-{text(decision, 20)}">{text(decision, 20)}</span>'
-
-
-def _unit(unit: dict[str, Any], margin: float, trigger: dict[str, Any] | None) -> str:
-    first, last = unit["lines"]
-    if unit["kind"] == "trigger":
-        effect = None if trigger is None else trigger["value"]
-        ci = None if trigger is None else trigger["ci"]
-        decision = "trigger"
-    else:
-        effect, ci, decision = unit.get("net_effect"), unit.get("ci"), unit.get("decision", "unresolved")
-    return (
-        f'<div class="unit" data-unit="{text(unit["id"], 20)}" data-effect="{number(effect, 4, missing="")}">'
-        f'<div class="heat {heat_class(effect, margin)}" title="net effect {number(effect, 3, signed=True)}"></div>'
-        f"<div>{text(unit['file'], 120)}:{first}–{last}<br>{text(unit['id'], 20)} · {unit['tokens']} tok</div>"
-        f"<pre>{text(unit['preview'], 2000)}</pre><div>{_badge(decision)}<br>{number(effect, 3, signed=True)}"
-        f"<br><span class=muted>{interval(ci)}</span></div></div>"
-    )
-
-
-def _document(doc: dict[str, Any]) -> str:
-    margin = doc["settings"]["margin"]
-    units = sorted(doc["units"], key=lambda u: (u["file"], u["lines"][0], u["id"]))
-    body = "".join(_unit(unit, margin, doc.get("trigger_value")) for unit in units)
-    return (
-        f"<h4>The skill, unit by unit</h4><p class=note>Previews of each unit as the result keeps them, in file "
-        f"and line order; the margin is the unit's net effect in steps of δ = {number(margin, 3)}.</p>"
-        f'<div class="doc">{body}</div>'
-    )
+from ._value_document import document_view
 
 
 def _pair(ci: list[float] | None) -> tuple[float, float] | None:
@@ -140,7 +93,7 @@ def value_block(doc: dict[str, Any], source: str) -> str:
     """One skill's SkillSV valuation: summary, document with heat margin, map, section tree, pruning curves."""
     return (
         f'<div class="skill-value" data-skill="{text(doc["skill"], 200)}"><h3>{text(doc["skill"], 120)} '
-        f"<span class=muted>from {text(source, 200)}</span></h3>{_summary(doc)}{_document(doc)}{_map(doc)}"
+        f"<span class=muted>from {text(source, 200)}</span></h3>{_summary(doc)}{document_view(doc)}{_map(doc)}"
         f"{_groups(doc)}{_pruning(doc)}</div>"
     )
 

@@ -167,14 +167,25 @@ class Browser:
             raise RuntimeError(json.dumps(result["exceptionDetails"])[:500])
         return result["result"].get("value")
 
-    def screenshot(self, path: Path, width: int = 1280) -> None:
-        """A PNG of the whole page at ``width`` pixels."""
+    def screenshot(
+        self, path: Path, width: int = 1280, *, selector: str | None = None, max_height: int = 16000
+    ) -> None:
+        """A PNG of the whole page at ``width`` pixels, or of the element ``selector`` picks (its first
+        ``max_height`` pixels)."""
         height = int(self.evaluate("document.documentElement.scrollHeight"))
         self.call(
             "Emulation.setDeviceMetricsOverride",
             {"width": width, "height": min(height, 16000), "deviceScaleFactor": 1, "mobile": False},
         )
-        shot = self.call("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True})
+        params: dict[str, object] = {"format": "png", "captureBeyondViewport": True}
+        if selector is not None:
+            box = self.evaluate(
+                f"(() => {{ const r = document.querySelector({json.dumps(selector)}).getBoundingClientRect();"
+                " return [r.left + scrollX, r.top + scrollY, r.width, r.height]; })()"
+            )
+            left, top, wide, high = (float(v) for v in box)
+            params["clip"] = {"x": left, "y": top, "width": wide, "height": min(high, max_height), "scale": 1}
+        shot = self.call("Page.captureScreenshot", params)
         path.write_bytes(base64.b64decode(shot["data"]))
 
     def close(self) -> None:

@@ -4,6 +4,7 @@ hostile strings planted where a pull request could put them."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from typing import Any
 
@@ -83,6 +84,14 @@ def _lift(with_scores: list[list[float]], control_scores: list[list[float]], run
 
 def _case_scores(rng: random.Random, cases: int, runs: int, p: float) -> list[list[float]]:
     return [[1.0 if rng.random() < p else 0.0 for _ in range(runs)] for _ in range(cases)]
+
+
+def _trigger_flags(rng: random.Random, cases: int, runs: int) -> list[list[bool | None]]:
+    """Whether each with-run loaded the skill: mostly yes, the first case's last run unknown (no answer)."""
+    flags: list[list[bool | None]] = [[rng.random() < 0.8 for _ in range(runs)] for _ in range(cases)]
+    if cases and runs:
+        flags[0][-1] = None
+    return flags
 
 
 def trial_skill(
@@ -235,8 +244,9 @@ def trial_skill(
                 "prompt": f"Prompt {i}: fill the form",
                 "with_answer": f"answer with {i}: " + filler[:answer_chars],
                 "control_answer": f"control {i}: " + filler[:answer_chars],
+                "with_triggered": flags,
             }
-            for i, (w, c) in enumerate(zip(with_s, ctl_s, strict=True))
+            for i, (w, c, flags) in enumerate(zip(with_s, ctl_s, _trigger_flags(rng, cases, runs), strict=True))
         ],
         "against": None,
         "rollouts": 2 * cases * runs,
@@ -300,19 +310,54 @@ def _estimate(value: float, half: float = 0.05, n: int = 40) -> dict[str, Any]:
     return {"value": value, "ci": [value - half, value + half], "n": n}
 
 
+FORMS_LINES = 80
+"""Lines of the fixture skill's text resource: more than a unit's run shows before folding."""
+
+
+def _documents(body: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The files the fixture's units cover, as ``value --json`` keeps them: SKILL.md (two lines per body unit
+    after the front matter and the title), a text resource and a binary one."""
+    lines = ["---", "name: pdf-tools", "description: Fill PDF forms", "---", "# pdf-tools", ""]
+    for unit in body:
+        if unit["kind"] == "body":
+            lines += [unit["preview"], ""]
+    skill_md = "\n".join(lines) + "\n"
+    forms = "".join(f"Form field {k}: what to type\n" for k in range(1, FORMS_LINES + 1))
+    documents = [
+        {
+            "file": file,
+            "binary": False,
+            "bytes": len(body_text.encode()),
+            "lines": count,
+            "shown_lines": count,
+            "truncated": False,
+            "text": body_text,
+        }
+        for file, body_text, count in (("SKILL.md", skill_md, len(lines)), ("references/forms.md", forms, FORMS_LINES))
+    ]
+    binary = {"binary": True, "bytes": 2048, "lines": 0, "shown_lines": 0, "truncated": False, "text": None}
+    documents.append({"file": "assets/logo.png", **binary})
+    return [d for d in documents if any(u["file"] == d["file"] for u in body) or d["file"] == "SKILL.md"]
+
+
 def value_doc(units: int = 60, *, hostile: bool = True) -> dict[str, Any]:
-    """SkillSV of a ``units``-unit skill (trigger m plus body units), with sections and pruning curves."""
+    """SkillSV of a ``units``-unit skill (trigger m plus body units, the last two of five or more a text and a
+    binary resource) with the text of its files, sections and pruning curves."""
     rng = random.Random(5)
     decisions = ("keep", "compress", "delete", "negligible", "unresolved")
+    resources = (
+        {units - 2: ("references/forms.md", FORMS_LINES), units - 1: ("assets/logo.png", 1)} if units >= 5 else {}
+    )
     body = []
     for i in range(1, units):
         effect = round(rng.uniform(-0.08, 0.12), 4)
+        file, last = resources.get(i, ("SKILL.md", 0))
         body.append(
             {
                 "id": f"u{i}",
-                "kind": "body",
-                "file": "SKILL.md",
-                "lines": [5 + 2 * i, 6 + 2 * i],
+                "kind": "body" if file == "SKILL.md" else "resource",
+                "file": file,
+                "lines": [5 + 2 * i, 6 + 2 * i] if file == "SKILL.md" else [1, last],
                 "tokens": 20 + i,
                 "preview": (HOSTILE if hostile and i == 7 else f"Rule {i}: do the thing number {i}."),
                 "fallback": False,
@@ -352,7 +397,7 @@ def value_doc(units: int = 60, *, hostile: bool = True) -> dict[str, Any]:
         for m, s in (("skillsv", 0.005), ("closure_loo", 0.01), ("random", 0.03))
     ]
     return {
-        "schema_version": 2,
+        "schema_version": 3,
         "tool": {"name": "aces-ci", "version": "0.1.0"},
         "skill": "pdf-tools",
         "skill_dir": "skills/pdf-tools",
@@ -385,6 +430,7 @@ def value_doc(units: int = 60, *, hostile: bool = True) -> dict[str, Any]:
         },
         "panel": {"attribution": 20, "held_out": 10},
         "units": [trigger, *body],
+        "documents": _documents(body),
         "groups": [
             {
                 "label": "## Usage" if not hostile else "## " + HOSTILE,
@@ -482,3 +528,119 @@ def rerun_doc(date: str, model: str, delta: float, *, note: str = "") -> dict[st
         "seed": 1,
         "skills": {"skills/pdf-tools": skill, "skills/other": dict(skill, lift=None, change=None)},
     }
+
+
+def _rate(hits: int, n: int, low: float, high: float) -> dict[str, Any]:
+    return {"value": hits / n if n else None, "interval": [low, high] if n else None, "n": n}
+
+
+def trigger_doc() -> dict[str, Any]:
+    """A trigger trial of three skills against an earlier ref: one passing, one (named by an attacker) failing
+    whose queries another skill took, one without should-trigger queries."""
+    change = {"delta": 0.25, "interval": [0.05, 0.45], "n": 12, "label": "improvement", "method": "paired t"}
+    return {
+        "host": "claude-code",
+        "runs": 2,
+        "min_recall": 0.7,
+        "against": {"ref": "v1.0.0", "commit": "0123abcd" * 5},
+        "skills": [
+            {
+                "skill": "skills/pdf-tools",
+                "recall": _rate(11, 12, 0.62, 0.99),
+                "false_trigger": _rate(1, 8, 0.0, 0.47),
+                "confusion": [{"taken_by": "(none)", "count": 1}],
+                "verdict": "pass",
+                "against": {"recall_then": _rate(8, 12, 0.35, 0.9), "change": change},
+            },
+            {
+                "skill": "skills/evil",
+                "recall": _rate(3, 12, 0.05, 0.57),
+                "false_trigger": _rate(0, 8, 0.0, 0.37),
+                "confusion": [{"taken_by": HOSTILE, "count": 9}],
+                "verdict": "fail",
+                "against": None,
+            },
+            {
+                "skill": "skills/quiet",
+                "recall": _rate(0, 0, 0.0, 0.0),
+                "false_trigger": _rate(0, 4, 0.0, 0.6),
+                "confusion": [],
+                "verdict": "unmeasured",
+                "against": None,
+            },
+        ],
+        "tokens": 52_000,
+        "model_calls": 80,
+    }
+
+
+@dataclasses.dataclass(frozen=True)
+class _SkillStub:
+    """The one field :func:`~aces_ci.trials._transcript.fit_transcripts` reads and replaces."""
+
+    cases: tuple[Any, ...]
+
+
+def full_transcript(i: int, filler: str = "x") -> Any:
+    """A transcript at every cap: the most a rollout can add to a result."""
+    from aces_ci.trials import Transcript, TranscriptCall, TranscriptStep
+    from aces_ci.trials._transcript import ARGUMENT_CHARS, MAX_STEPS, RESULT_CHARS, TEXT_CHARS
+
+    step = TranscriptStep(
+        "agent",
+        filler * TEXT_CHARS,
+        calls=(TranscriptCall("bash", filler * ARGUMENT_CHARS),),
+        results=(filler * RESULT_CHARS,),
+        skill_events=(f"script run demo/scripts/run{i}.sh",),
+    )
+    return Transcript((step,) * MAX_STEPS)
+
+
+def with_full_transcripts(skill: dict[str, Any]) -> list[Any]:
+    """Give every case of ``skill`` both arms' transcripts at every cap, fitted into the result's budget as a trial
+    fits them; the fitted case rows."""
+    from aces_ci.report._trial_json import _plain
+    from aces_ci.trials import CaseRow
+    from aces_ci.trials._transcript import fit_transcripts
+
+    rows = tuple(
+        CaseRow(c["case"], (), (), None, None, None, full_transcript(i), full_transcript(i))
+        for i, c in enumerate(skill["cases"])
+    )
+    (fitted,) = fit_transcripts([_SkillStub(rows)])  # type: ignore[list-item]
+    for case, row in zip(skill["cases"], fitted.cases, strict=True):
+        case["with_transcript"] = _plain(row.with_transcript)
+        case["control_transcript"] = _plain(row.control_transcript)
+    return list(fitted.cases)
+
+
+def value_doc_at_the_bound(units: int = 60) -> dict[str, Any]:
+    """:func:`value_doc` whose documents hold as much text as a value JSON may keep: the text resource at the
+    per-file bound, more reference files until the total bound is reached (the last one cut, as the JSON cuts)."""
+    from aces_ci.skillsv._value_json import MAX_DOCUMENT_CHARS, MAX_DOCUMENTS_CHARS
+
+    doc = value_doc(units)
+    line = "A reference line that a unit of the skill covers, long enough to wrap on a phone.\n"
+    full = line * (MAX_DOCUMENT_CHARS // len(line))
+    documents = [d for d in doc["documents"] if d["file"] != "references/forms.md"]
+    left = MAX_DOCUMENTS_CHARS - sum(len(d["text"] or "") for d in documents)
+    for k in range(MAX_DOCUMENTS_CHARS // MAX_DOCUMENT_CHARS + 1):
+        kept = full[: (min(len(full), left) // len(line)) * len(line)]
+        if not kept:
+            break
+        left -= len(kept)
+        lines = kept.count("\n")
+        file = "references/forms.md" if k == 0 else f"references/part{k}.md"
+        documents.append(
+            {
+                "file": file,
+                "binary": False,
+                "bytes": len(full),
+                "lines": full.count("\n"),
+                "shown_lines": lines,
+                "truncated": lines < full.count("\n"),
+                "text": kept,
+            }
+        )
+    doc["documents"] = documents
+    return doc

@@ -64,13 +64,12 @@ def test_trial_html_without_json_names_the_trial_as_its_source(scripted_server: 
     assert root.one("tr", class_="skill-verdict").find_all("span", class_="verdict")[0].text() == "fail"
 
 
-@pytest.mark.parametrize("mode", ["--plan", "--triggers"])
-def test_html_with_a_mode_that_has_no_trial_result_is_refused_before_anything_runs(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], mode: str
+def test_html_with_plan_which_writes_no_result_is_refused_before_anything_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     skill = repo_with_skill(tmp_path / "repo", cases=2)
     page = tmp_path / "trial.html"
-    assert main(["trial", str(skill), mode, "--html", str(page)]) == 2
+    assert main(["trial", str(skill), "--plan", "--html", str(page)]) == 2
     assert "--html" in capsys.readouterr().err and not page.exists()
 
 
@@ -95,4 +94,9 @@ def test_value_html_shows_each_unit_s_effect_and_the_decision_its_json_holds(tmp
         assert unit.one("span", class_="verdict").text() == raw["decision"]
     assert data["decisions"]["summary"].startswith("cut 2 units")
     assert data["decisions"]["summary"] in root.one("section", id="verdict").text()
+    assert data["schema_version"] == 3 and data["documents"][0]["text"] == (skill / "SKILL.md").read_text()
+    shown_files = [d.attrs["data-file"] for d in root.find_all("details", class_="document")]
+    assert shown_files == [d["file"] for d in data["documents"]] == ["SKILL.md", "scripts/tool.sh"]
+    numbered = root.find_all("details", class_="document")[0].find_all("span", class_="ln")
+    assert len(numbered) == len((skill / "SKILL.md").read_text().splitlines())
     assert page_data(root)["sources"] == [str(result)]

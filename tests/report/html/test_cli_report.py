@@ -1,4 +1,4 @@
-"""``aces-ci report … --html`` and ``aces-ci scan --html``: files in, one page out, bad input named (exit 2)."""
+"""``aces-ci report … --html/--markdown`` and ``scan --html``: files in, one page out, bad input named (exit 2)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,16 @@ import pytest
 
 from aces_ci.cli import main
 from tests.report.html.dom import parse
-from tests.report.html.fixtures import rerun_doc, scan_doc, trial_doc, trial_skill, value_doc
+from tests.report.html.fixtures import (
+    rerun_doc,
+    scan_doc,
+    trial_doc,
+    trial_skill,
+    trigger_doc,
+    value_doc,
+    value_doc_at_the_bound,
+    with_full_transcripts,
+)
 from tests.report.html.helpers import page_data
 
 
@@ -28,7 +37,15 @@ def test_report_renders_every_kind_of_result_into_one_page(tmp_path: Path) -> No
     out = tmp_path / "out" / "report.html"
     assert main(["report", *map(str, files), "--html", str(out)]) == 0
     root = parse(out.read_text(encoding="utf-8"))
-    assert [s.attrs["id"] for s in root.find_all("section")] == ["verdict", "lift", "cases", "skillsv", "cost", "scan"]
+    assert [s.attrs["id"] for s in root.find_all("section")] == [
+        "verdict",
+        "lift",
+        "cases",
+        "triggers",
+        "skillsv",
+        "cost",
+        "scan",
+    ]
     assert page_data(root)["sources"] == [str(f) for f in files]
     assert [p.name for p in out.parent.iterdir()] == ["report.html"]  # written atomically, no temporary left
 
@@ -58,7 +75,27 @@ def test_a_bad_result_exits_2_naming_the_file_and_writes_nothing(
 def test_a_missing_file_and_a_missing_flag_are_input_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["report", str(tmp_path / "nope.json"), "--html", str(tmp_path / "r.html")]) == 2
     assert "nope.json" in capsys.readouterr().err
-    assert main(["report", str(tmp_path / "nope.json")]) == 2
+    assert main(["report", str(_write(tmp_path / "scan.json", scan_doc()))]) == 2
+    assert "--html FILE, --markdown FILE" in capsys.readouterr().err
+
+
+def test_markdown_renders_scan_and_trigger_results_and_refuses_a_trial_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    scan, trigger = _write(tmp_path / "scan.json", scan_doc()), _write(tmp_path / "trigger.json", trigger_doc())
+    out = tmp_path / "report.md"
+    assert main(["report", str(scan), str(trigger), "--markdown", str(out)]) == 0
+    markdown = out.read_text(encoding="utf-8")
+    assert "#### Trigger trial: the skills as claude-code lists them, against `v1.0.0` (0123abcd0123)" in markdown
+    assert "- `skills/pdf-tools`: recall 0.92 (11/12 queries) [0.62, 0.99]" in markdown
+    assert "skills/evil" in markdown and "<script>" not in markdown  # the hostile taker is escaped
+    assert markdown.index("skills/clean") < markdown.index("#### Trigger trial")  # in the order given
+    trial = _write(tmp_path / "trial.json", trial_doc())
+    out.unlink()
+    assert main(["report", str(trigger), str(trial), "--markdown", str(out), "--html", str(tmp_path / "r.html")]) == 2
+    err = capsys.readouterr().err
+    assert str(trial) in err and "use --html" in err
+    assert not out.exists() and not (tmp_path / "r.html").exists()  # nothing written
 
 
 def test_scan_html_writes_the_page_of_its_own_result(tmp_path: Path) -> None:
@@ -84,15 +121,20 @@ def test_scan_html_writes_the_page_of_its_own_result(tmp_path: Path) -> None:
 
 
 def test_a_sixty_unit_skill_with_200_rollouts_makes_a_report_under_2_mb(tmp_path: Path) -> None:
-    """The issue's budget: 34 cases × 3 runs × 2 arms (204 rollouts) with 2,000-character answers, and SkillSV of
-    a 60-unit skill."""
-    trial = trial_doc([trial_skill("skills/pdf-tools", "pdf-tools", "pass", 0.8, 0.4, cases=34, answer_chars=2000)])
-    files = [_write(tmp_path / "trial.json", trial), _write(tmp_path / "value.json", value_doc(60))]
+    """The issue's budget at its worst: 34 cases × 3 runs × 2 arms (204 rollouts) with 2,000-character answers and
+    every transcript at every cap (fitted into the result's budget), and SkillSV of a 60-unit skill whose documents
+    hold all the text a value JSON may keep."""
+    skill = trial_skill("skills/pdf-tools", "pdf-tools", "pass", 0.8, 0.4, cases=34, answer_chars=2000)
+    with_full_transcripts(skill)
+    trial = trial_doc([skill])
+    value = value_doc_at_the_bound(60)
+    files = [_write(tmp_path / "trial.json", trial), _write(tmp_path / "value.json", value)]
     out = tmp_path / "report.html"
     assert main(["report", *map(str, files), "--html", str(out)]) == 0
     assert sum(2 * len(c["with_scores"]) for c in trial["skills"][0]["cases"]) >= 200
     size = out.stat().st_size
-    assert 150_000 < size < 2 * 1024 * 1024, size  # every answer is in it, and still under 2 MB
+    kept = sum(len(d["text"] or "") for d in value["documents"])
+    assert kept > 390_000 and 1_000_000 < size < 2 * 1024 * 1024, size  # everything is in it, still under 2 MB
 
 
 def test_a_nan_in_a_result_is_an_input_error_naming_the_field(

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from aces_ci.report._md_escape import link_url
 from aces_ci.report.html._escape import href, json_script, text
 
 
@@ -45,3 +46,19 @@ def test_json_in_a_script_element_cannot_close_it_and_reads_back_the_same() -> N
     assert "<" not in encoded and ">" not in encoded and "&" not in encoded
     assert "\u2028" not in encoded and "\u2029" not in encoded
     assert json.loads(encoded) == data
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://example.com/a",
+        "HTTP://EXAMPLE.COM",
+        "http:///no-host",
+        "javascript:alert(1)",
+        "data:text/html,x",
+        " https://example.com",
+        "ftp://example.com",
+    ],
+)
+def test_the_page_and_the_comment_take_the_same_urls_as_links(url: str) -> None:
+    assert (href(url) is None) == (link_url(url) is None)

@@ -4,20 +4,23 @@ from __future__ import annotations
 
 import pytest
 
-from aces_ci.report.html._value import heat_class
-from tests.report.html.fixtures import HOSTILE, rerun_doc, scan_doc, trial_doc, trial_skill, value_doc
+from aces_ci.report._common import printable
+from aces_ci.report.html._value_document import heat_class
+from tests.report.html.dom import Node
+from tests.report.html.fixtures import HOSTILE, rerun_doc, scan_doc, trial_doc, trial_skill, trigger_doc, value_doc
 from tests.report.html.helpers import dom, page_data, render
 
-SECTION_IDS = ["verdict", "lift", "cases", "skillsv", "cost", "scan"]
+SECTION_IDS = ["verdict", "lift", "cases", "triggers", "skillsv", "cost", "scan"]
 
 
 @pytest.mark.parametrize(
     ("given", "missing"),
     [
-        (("scan",), {"verdict", "lift", "cases", "skillsv", "cost"}),
-        (("trial",), {"skillsv", "scan"}),
-        (("value",), {"verdict", "lift", "cases", "scan"}),
-        (("scan", "trial", "value", "rerun"), set()),
+        (("scan",), {"verdict", "lift", "cases", "triggers", "skillsv", "cost"}),
+        (("trial",), {"triggers", "skillsv", "scan"}),
+        (("value",), {"verdict", "lift", "cases", "triggers", "scan"}),
+        (("trigger",), {"verdict", "lift", "cases", "skillsv", "cost", "scan"}),
+        (("scan", "trial", "trigger", "value", "rerun"), set()),
     ],
 )
 def test_every_section_is_on_the_page_and_says_when_its_results_were_not_given(
@@ -27,6 +30,7 @@ def test_every_section_is_on_the_page_and_says_when_its_results_were_not_given(
         "scan": scan_doc,
         "trial": trial_doc,
         "value": value_doc,
+        "trigger": trigger_doc,
         "rerun": lambda: rerun_doc("2026-10-01T00:00:00Z", "m", 0.3),
     }
     root = dom(*((f"{kind}.json", make[kind]()) for kind in given))
@@ -96,25 +100,96 @@ def test_each_case_row_holds_its_runs_its_discordance_and_both_answers_folded() 
         assert case["with_answer"] in pair and case["control_answer"] in pair
     long_answer = root.find_all("table", class_="cases")[1].find_all("tr")[1]
     assert "more characters" in long_answer.one("div", class_="pair").text()  # folded past 600 characters
-    assert "The result keeps no per-case trigger" in root.one("section", id="cases").text()
+    head = [th.text() for th in table.find_all("th")]
+    assert head == [
+        "Case",
+        "With: outcome (runs)",
+        "Control: outcome (runs)",
+        "Discordance",
+        "Trigger (with-runs that loaded the skill)",
+    ]
 
 
-def test_skillsv_shows_each_unit_with_its_heat_margin_decision_and_the_curves() -> None:
+def test_each_case_says_how_many_of_its_with_runs_loaded_the_skill() -> None:
+    data = trial_doc()
+    root = dom(("trial.json", data))
+    rows = root.find_all("table", class_="cases")[0].find_all("tr")[1:]
+    for row, case in zip(rows, data["skills"][0]["cases"], strict=True):
+        cell = row.one("td", class_="trigger")
+        known = [flag for flag in case["with_triggered"] if flag is not None]
+        marks = " ".join("·" if f is None else "✓" if f else "✗" for f in case["with_triggered"])
+        assert cell.text() == f"{sum(known)}/{len(known)} loaded{marks}"
+        assert float(cell.attrs["data-v"]) == pytest.approx(sum(known) / len(known), abs=5e-5)
+    assert rows[0].one("td", class_="trigger").text().endswith("·")  # the run with no answer is unknown, not "no"
+    older = trial_doc()
+    for case in older["skills"][0]["cases"]:
+        del case["with_triggered"]
+    older["skills"][1]["cases"][0]["with_triggered"] = None
+    root = dom(("trial.json", older))
+    assert {c.text() for c in root.find_all("table", class_="cases")[0].find_all("td", class_="trigger")} == {
+        "not recorded"
+    }
+    assert root.find_all("table", class_="cases")[1].find_all("td", class_="trigger")[0].text() == "no skill to load"
+
+
+def _lines(block: Node) -> list[tuple[int, str]]:
+    """A block's numbered lines as (number, text), folded ones included."""
+    out = []
+    for pre in block.one("div", class_="src").find_all("pre"):
+        number = None
+        for child in pre.children:
+            if isinstance(child, Node):
+                number = int(child.text())
+            elif number is not None:
+                out.append((number, child.removesuffix("\n")))
+                number = None
+    return out
+
+
+def test_skillsv_shows_the_skill_s_lines_with_each_unit_s_heat_margin_and_decision() -> None:
     data = value_doc(60)
     root = dom(("value.json", data))
-    units = root.find_all("div", class_="unit")
-    assert len(units) == 60
     by_id = {u["id"]: u for u in data["units"]}
     margin = data["settings"]["margin"]
+    units = root.find_all("div", class_="unit")
+    assert sorted(u.attrs["data-unit"] for u in units) == sorted(by_id)  # every unit annotated exactly once
     for unit in units:
         raw = by_id[unit.attrs["data-unit"]]
-        heat = unit.one("div", class_="heat").attrs["class"].split()[1]
         if raw["kind"] == "trigger":
-            assert heat == heat_class(data["trigger_value"]["value"], margin)
+            assert unit.one("span", class_="verdict").text() == "trigger"
             continue
         assert float(unit.attrs["data-effect"]) == raw["net_effect"]
-        assert heat == heat_class(raw["net_effect"], margin)
         assert unit.one("span", class_="verdict").text() == raw["decision"]
+    skill_md = root.one("details", class_="document", **{"data-file": "SKILL.md"})
+    shown: dict[int, str] = {}
+    for block in skill_md.find_all("div", class_="blk"):
+        owner = block.attrs.get("data-owner")
+        heat = block.one("div", class_="heat").attrs["class"].split()
+        lines = _lines(block)
+        for number, line in lines:
+            shown[number] = line
+            unit = next(
+                (u for u in data["units"] if u["file"] == "SKILL.md" and u["lines"][0] <= number <= u["lines"][1]), None
+            )
+            assert owner == (None if unit is None else unit["id"]), number
+        if owner is None:
+            assert heat == ["heat"]
+            continue
+        raw = by_id[owner]
+        effect = data["trigger_value"]["value"] if raw["kind"] == "trigger" else raw["net_effect"]
+        assert heat[1] == heat_class(effect, margin)
+        beside = block.find_all("div", class_="unit")
+        assert [u.attrs["data-unit"] for u in beside] == [owner]  # the decision sits beside the unit's first line
+    document = next(d for d in data["documents"] if d["file"] == "SKILL.md")
+    expected = [printable(line) for line in document["text"].splitlines()]  # bidi controls written visibly
+    assert [shown[n] for n in sorted(shown)] == expected  # every line, in order, as text
+    assert sorted(shown) == list(range(1, document["lines"] + 1))
+    assert printable(HOSTILE) in shown.values()  # the planted line is text, not markup
+    forms = root.one("details", class_="document", **{"data-file": "references/forms.md"})
+    assert "open" not in forms.attrs and "68 more lines" in forms.find_all("details")[1].text()  # a long resource folds
+    logo = root.one("details", class_="document", **{"data-file": "assets/logo.png"})
+    assert "binary, 2,048 bytes, not embedded" in logo.text()
+    assert "references/forms.md:1–80" in forms.one("div", class_="unit", **{"data-unit": "u58"}).text()
     points = root.one("svg", class_="value-map").find_all("circle")
     assert len(points) == 59
     pruning = root.one("svg", class_="pruning")
@@ -124,6 +199,31 @@ def test_skillsv_shows_each_unit_with_its_heat_margin_decision_and_the_curves() 
     groups = root.one("table", class_="groups").find_all("tr")[1:]
     assert [len(g.find_all("td")) for g in groups] == [5, 5] and "no interval" in groups[1].text()
     assert data["decisions"]["summary"] in root.one("section", id="verdict").text()
+
+
+def test_a_cut_document_says_where_and_lists_the_units_past_the_cut() -> None:
+    data = value_doc(60)
+    skill_md = data["documents"][0]
+    kept = skill_md["text"].splitlines(keepends=True)[:50]
+    skill_md.update(text="".join(kept), shown_lines=50, truncated=True)
+    root = dom(("value.json", data))
+    section = root.one("section", id="skillsv")
+    assert f"Cut at line 50 of {skill_md['lines']}" in section.one("p", class_="cut").text()
+    past = [u["id"] for u in data["units"] if u["file"] == "SKILL.md" and u["lines"][0] > 50]
+    listed = [u.attrs["data-unit"] for u in section.find_all("div", class_="unit") if u.find_all("pre")]
+    assert past and set(past) <= set(listed)
+    assert len(section.find_all("div", class_="unit")) == len(data["units"])
+
+
+def test_a_schema_2_value_result_without_documents_still_renders_each_unit_s_preview() -> None:
+    data = value_doc(60)
+    del data["documents"]
+    data["schema_version"] = 2
+    root = dom(("value.json", data))
+    section = root.one("section", id="skillsv")
+    assert "keeps no document text" in section.text()
+    assert len(section.find_all("div", class_="unit")) == 60
+    assert printable(HOSTILE) in [pre.text() for pre in section.find_all("pre")]
 
 
 @pytest.mark.parametrize(
@@ -225,7 +325,9 @@ def test_a_result_that_measured_little_says_what_is_missing_instead_of_inventing
     assert "no score" in root.one("table", class_="cases").find_all("tr")[1].text()
     assert "Pruning curves: not measured" in text and "Section tree: the result holds no sections." in text
     assert "Content value vs context cost: not in this result" in text
-    assert {u.one("div", class_="heat").attrs["class"] for u in root.find_all("div", class_="unit")} == {"heat hx"}
+    owned = [b for b in root.find_all("div", class_="blk") if "data-owner" in b.attrs]
+    assert len({b.attrs["data-owner"] for b in owned}) == 4
+    assert {b.one("div", class_="heat").attrs["class"] for b in owned} == {"heat hx"}  # hatched: not estimated
 
 
 def test_without_a_price_the_lift_is_given_per_extra_1k_tokens() -> None:
@@ -242,3 +344,33 @@ def test_without_a_price_the_lift_is_given_per_extra_1k_tokens() -> None:
     )
     delta = skill["lift"]["outcome"]["delta"]
     assert f"Lift per extra 1k tokens: {delta / extra_k:+.3f}" in root.one("div", class_="skill-cost").text()
+
+
+def test_a_trigger_trial_shows_recall_and_false_triggers_with_intervals_the_verdicts_and_the_confusion() -> None:
+    data = trigger_doc()
+    root = dom(("trigger.json", data))
+    section = root.one("section", id="triggers")
+    rows = section.one("table", class_="triggers").find_all("tr")[1:]
+    assert [r.attrs["data-skill"] for r in rows] == [s["skill"] for s in data["skills"]]
+    first = [td.text() for td in rows[0].find_all("td")]
+    assert first[1:4] == ["0.92 (11/12 queries) [0.62, 0.99]", "0.12 (1/8 queries) [0.00, 0.47]", "pass"]
+    assert first[4] == "recall at the earlier ref 0.67, change +0.25 [+0.05, +0.45] over 12 queries: improvement"
+    assert [td.text() for td in rows[2].find_all("td")][1] == "not measured (n = 0)"  # said, not drawn as zero
+    chart = section.one("svg", class_="rates")
+    drawn = [g.one("text").text() for g in chart.find_all("g", class_="row")]
+    assert drawn == [
+        "skills/pdf-tools recall n=12",
+        "skills/pdf-tools false triggers n=8",
+        "skills/evil recall n=12",
+        "skills/evil false triggers n=8",
+        "skills/quiet false triggers n=4",
+    ]
+    assert "recall ≥ 0.70" in chart.text() and "v1.0.0 (0123abcd0123)" in section.text()
+    confusion = section.one("table", class_="confusion").find_all("tr")[2]
+    assert confusion.find_all("td")[1].text() == printable(HOSTILE) and not root.find_all("img")
+    verdicts = [li.text() for li in root.one("section", id="verdict").find_all("li", **{"data-skill": "skills/evil"})]
+    assert verdicts == ["skills/evil: fail recall 0.25 (3/12 queries) [0.05, 0.57]"]
+    machine = [s for s in page_data(root)["skills"] if s["kind"] == "trigger"]
+    assert [(s["skill"], s["verdict"], s["recall"], s["ci"]) for s in machine] == [
+        (s["skill"], s["verdict"], s["recall"]["value"], s["recall"]["interval"]) for s in data["skills"]
+    ]

@@ -9,7 +9,6 @@ transcripts says they were not recorded.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -17,11 +16,9 @@ from typing import Any
 import pytest
 
 from aces_ci.cli import main
-from aces_ci.report._trial_json import _plain
-from aces_ci.trials import Transcript, TranscriptCall, TranscriptStep
-from aces_ci.trials._transcript import ARGUMENT_CHARS, MAX_STEPS, RESULT_CHARS, TEXT_CHARS, fit_transcripts
+from aces_ci.trials._transcript import MAX_STEPS
 from tests.report.html.dom import Node, parse
-from tests.report.html.fixtures import HOSTILE, hostile_transcript, trial_doc, trial_skill
+from tests.report.html.fixtures import HOSTILE, hostile_transcript, trial_doc, trial_skill, with_full_transcripts
 from tests.report.html.helpers import dom, render
 from tests.servers import Reply, ScriptedRequest, Text, ToolUse
 from tests.servers.fixtures import ServerFactory
@@ -94,50 +91,21 @@ def valid_reports_json(tmp_path: Path) -> dict[str, Any]:
     return data
 
 
-def _full_transcript(i: int, filler: str = "x") -> Transcript:
-    """A transcript at every cap: the most a rollout can add to a result."""
-    step = TranscriptStep(
-        "agent",
-        filler * TEXT_CHARS,
-        calls=(TranscriptCall("bash", filler * ARGUMENT_CHARS),),
-        results=(filler * RESULT_CHARS,),
-        skill_events=(f"script run demo/scripts/run{i}.sh",),
-    )
-    return Transcript((step,) * MAX_STEPS)
-
-
 def test_two_hundred_rollouts_of_full_transcripts_stay_within_the_budget_and_the_page_under_2_mb(
     tmp_path: Path,
 ) -> None:
-    from aces_ci.trials import CaseRow
-
     skill = trial_skill("skills/pdf-tools", "pdf-tools", "pass", 0.8, 0.4, cases=100, answer_chars=2000)
-    rows = tuple(
-        CaseRow(c["case"], (), (), None, None, None, _full_transcript(i), _full_transcript(i))
-        for i, c in enumerate(skill["cases"])
-    )
-    holder = _SkillStub(rows)
-    (fitted,) = fit_transcripts([holder])  # type: ignore[list-item]
-    kept = [t for row in fitted.cases for t in (row.with_transcript, row.control_transcript) if t and t.steps]
-    dropped = [t for row in fitted.cases for t in (row.with_transcript, row.control_transcript) if t and not t.steps]
+    fitted = with_full_transcripts(skill)
+    kept = [t for row in fitted for t in (row.with_transcript, row.control_transcript) if t and t.steps]
+    dropped = [t for row in fitted for t in (row.with_transcript, row.control_transcript) if t and not t.steps]
     assert kept and dropped and len(kept) + len(dropped) == 200
     assert all(t.note and "budget" in t.note and t.omitted_steps == MAX_STEPS for t in dropped)
-    for case, row in zip(skill["cases"], fitted.cases, strict=True):
-        case["with_transcript"] = _plain(row.with_transcript)
-        case["control_transcript"] = _plain(row.control_transcript)
     path = tmp_path / "trial.json"
     path.write_text(json.dumps(trial_doc([skill])), encoding="utf-8")
     out = tmp_path / "report.html"
     assert main(["report", str(path), "--html", str(out)]) == 0
     assert out.stat().st_size < 2 * 1024 * 1024, out.stat().st_size
     assert "transcript budget was spent" in out.read_text(encoding="utf-8")
-
-
-@dataclasses.dataclass(frozen=True)
-class _SkillStub:
-    """The one field :func:`fit_transcripts` reads and replaces."""
-
-    cases: tuple[Any, ...]
 
 
 def test_hostile_transcripts_render_as_text_and_old_results_say_transcripts_were_not_recorded() -> None:
