@@ -61,6 +61,7 @@ def _main(argv: Sequence[str] | None) -> int:
         args = parser.parse_args(arguments)
     except SystemExit as exc:  # argparse: --help exits 0, bad usage exits 2 (the contract's input error)
         return int(exc.code or 0)
+    args.argv = tuple(arguments)  # the command line as given: a trial shard records it for the merge job
     try:
         return int(args.run(args))
     except AcesError as exc:

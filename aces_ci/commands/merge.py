@@ -1,10 +1,11 @@
-"""``aces-ci merge``: put the shards of a matrix scan back together into one report and one verdict.
+"""``aces-ci merge``: put the shards of a matrix scan (or a sharded trial) back together into one report and verdict.
 
 Each matrix job runs ``aces-ci scan --shard i/n --json shard-i.json`` (or ``ci --shard``); a final
 job downloads the files and runs ``aces-ci merge shard-*.json --junit … --sarif …``. The merge is
 strict, because a gate that passes on three shards of four has checked nothing about the fourth:
 every shard 1..n exactly once, no skill twice, and the same aces-ci version, profile, minimum score,
-rules and baseline in all of them — otherwise exit 2 naming the file.
+rules and baseline in all of them — otherwise exit 2 naming the file. The files' kind picks the merge:
+``trial --shard i/n --part FILE`` parts go to :mod:`._merge_trial`, which replays the trial over them.
 """
 
 from __future__ import annotations
@@ -16,17 +17,20 @@ from ..errors import InputError
 from ..gate import exit_code
 from ..report import read_scan_result
 from ..scan import ScanResult, default_registry, overall_verdict
+from ._merge_trial import is_trial_part, run_trial_merge
 from .scan import write_scan_reports
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "merge",
-        help="combine the JSON results of sharded scans into one report and one verdict",
-        description="Combine `scan --shard i/n --json` results: checks all n shards are present once, then writes "
-        "the reports of the whole repository and exits with its verdict.",
+        help="combine the JSON results of sharded scans (or a sharded trial's parts) into one report and one verdict",
+        description="Combine `scan --shard i/n --json` results, or `trial --shard i/n --part` parts: checks all n "
+        "shards are present once, then writes the reports of the whole repository and exits with its verdict.",
     )
-    parser.add_argument("results", nargs="+", type=Path, metavar="RESULT.json", help="one JSON result per shard")
+    parser.add_argument(
+        "results", nargs="+", type=Path, metavar="RESULT.json", help="one JSON result (or trial part) per shard"
+    )
     parser.add_argument("--json", type=Path, metavar="FILE", help="write the merged result as JSON")
     parser.add_argument("--junit", type=Path, metavar="FILE", help="write a JUnit XML report")
     parser.add_argument("--sarif", type=Path, metavar="FILE", help="write a SARIF 2.1.0 log")
@@ -101,6 +105,8 @@ def merge_results(parts: list[tuple[Path, ScanResult]]) -> ScanResult:
 
 
 def run(args: argparse.Namespace) -> int:
+    if any(is_trial_part(path) for path in args.results):
+        return run_trial_merge(args)
     parts = [(path, read_scan_result(path)) for path in args.results]
     merged = merge_results(parts)
     registry = default_registry()

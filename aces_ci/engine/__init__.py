@@ -8,7 +8,7 @@ One engine serves trials and SkillSV alike: a command opens one :class:`RolloutE
 from ._batch import NotRun, RolloutBatch, RolloutRecord, RolloutSource
 from ._breaker import DEFAULT_BREAKER_AFTER, CircuitBreaker
 from ._budget import Budget, BudgetCap, BudgetMeter, StopReason
-from ._cache import CACHE_VERSION, RolloutCache
+from ._cache import CACHE_VERSION, RolloutCache, RolloutStore
 from ._engine import RolloutEngine, default_batch_id
 from ._journal import JOURNAL_VERSION, Journal, JournalAppender
 from ._progress import BarProgress, LineProgress, NoProgress, Progress, auto_progress
@@ -37,6 +37,7 @@ __all__ = [
     "RolloutEngine",
     "RolloutRecord",
     "RolloutSource",
+    "RolloutStore",
     "Schedule",
     "StopReason",
     "auto_progress",

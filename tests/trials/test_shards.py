@@ -1,0 +1,143 @@
+"""A trial split over a workflow matrix: shards as separate processes with their own caches, merged into one result.
+
+The planted trial (3 skills, 12 cases, 3 runs, a scripted server whose answers depend on the skill
+being in context and on the sampling seed) runs once unsharded and then in 1, 2 and 4 shards; the
+merge must give the unsharded JSON field for field, timings aside, and refuse a missing, duplicated,
+foreign or unknown part with exit 2 naming the file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from aces_ci.cli import main
+from aces_ci.schemas import validator
+from tests.engine.helpers import write_skill
+from tests.servers import ScriptedServer
+from tests.trials.helpers import cases_json, planted_accuracy, repo_with_skill, run_flags
+
+Server = Callable[..., ScriptedServer]
+
+SKILLS = ("alpha", "beta", "gamma")
+CASES = 12
+RUNS = 3
+TIMINGS = frozenset({"generated_at", "latency_s", "duration_s", "seconds", "wall_s"})
+"""Keys whose values are measured time: the only fields a merge may not reproduce."""
+
+
+def _without_timings(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_timings(v) for k, v in value.items() if k not in TIMINGS and "latency" not in k}
+    if isinstance(value, list):
+        return [_without_timings(v) for v in value]
+    return value
+
+
+def planted_repo(root: Path) -> list[Path]:
+    first = repo_with_skill(root, SKILLS[0], cases=CASES)
+    others = [write_skill(root / "skills", name, evals=cases_json(name, CASES)) for name in SKILLS[1:]]
+    return [first, *others]
+
+
+def trial_argv(skills: list[Path], server: ScriptedServer, cache: Path, *extra: str, seed: str = "7") -> list[str]:
+    flags = run_flags(server, cache.parent, "--runs", str(RUNS), "--seed", seed, "--quiet")
+    at = flags.index("--cache-dir")
+    flags[at + 1] = str(cache)
+    return ["trial", *map(str, skills), *flags, *extra]
+
+
+def run_shards(argvs: list[list[str]]) -> list[subprocess.CompletedProcess[str]]:
+    """Every shard as its own process, all at once, as a workflow matrix runs them."""
+    env = {**os.environ, "CI": "true"}
+    processes = [
+        subprocess.Popen(
+            [sys.executable, "-m", "aces_ci.cli", *argv],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        for argv in argvs
+    ]
+    done = []
+    for process, argv in zip(processes, argvs, strict=True):
+        out, err = process.communicate(timeout=600)
+        done.append(subprocess.CompletedProcess(argv, process.returncode, out, err))
+    return done
+
+
+def shard_parts(
+    skills: list[Path], server: ScriptedServer, tmp_path: Path, count: int, seed: str = "7"
+) -> list[Path]:
+    parts = [tmp_path / f"parts-{count}-{seed}" / f"part-{i}.json" for i in range(1, count + 1)]
+    argvs = [
+        trial_argv(
+            skills,
+            server,
+            tmp_path / f"cache-{count}-{seed}-{i}",
+            "--shard",
+            f"{i}/{count}",
+            "--part",
+            str(part),
+            seed=seed,
+        )
+        for i, part in enumerate(parts, start=1)
+    ]
+    for done in run_shards(argvs):
+        assert done.returncode == 0, done.stderr
+    return parts
+
+
+def test_one_two_and_four_shards_merge_into_the_unsharded_result_and_bad_parts_are_refused(
+    scripted_server: Server, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = scripted_server(planted_accuracy(0.8, 0.4))
+    skills = planted_repo(tmp_path / "repo")
+    whole = tmp_path / "whole.json"
+    assert main([*trial_argv(skills, server, tmp_path / "cache-whole"), "--json", str(whole)]) == 0
+    expected = json.loads(whole.read_text())
+    rollouts = len(SKILLS) * CASES * RUNS * 2
+    assert server.calls == rollouts
+    assert expected["spent"]["rollouts_run"] == rollouts
+
+    four: list[Path] = []
+    for count in (1, 2, 4):
+        before = server.calls
+        parts = shard_parts(skills, server, tmp_path, count)
+        assert server.calls - before == rollouts, "the shards together pay for the design once, each rollout once"
+        for part in parts:
+            data = json.loads(part.read_text())
+            assert [e.message for e in validator("trial-part").iter_errors(data)] == []
+            assert {r["result"]["key"] for r in data["records"]}, "every shard holds some of the 36 (skill, case) units"
+        merged = tmp_path / f"merged-{count}.json"
+        assert main(["merge", *map(str, parts), "--json", str(merged)]) == 0
+        result = json.loads(merged.read_text())
+        assert _without_timings(result) == _without_timings(expected)
+        assert result["spent"] == expected["spent"]
+        four = parts
+
+    capsys.readouterr()
+    assert main(["merge", *map(str, four[:3])]) == 2, "a missing shard"
+    assert "shards missing: 4/4" in capsys.readouterr().err
+
+    assert main(["merge", *map(str, four), str(four[1])]) == 2, "a duplicated shard"
+    err = capsys.readouterr().err
+    assert "given twice" in err and str(four[1]) in err
+
+    foreign = shard_parts(skills, server, tmp_path, 4, seed="8")[2]  # shard 3/4 of another trial (another seed)
+    assert main(["merge", *map(str, four[:2]), str(foreign), str(four[3])]) == 2, "a foreign shard"
+    err = capsys.readouterr().err
+    assert str(foreign) in err and "parts must come from one trial" in err
+
+    damaged = tmp_path / "damaged.json"
+    damaged.write_text(four[0].read_text().replace('"schema_version": 1', '"schema_version": 99'))
+    assert main(["merge", str(damaged), *map(str, four[1:])]) == 2
+    assert str(damaged) in capsys.readouterr().err
