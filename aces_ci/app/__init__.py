@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from ._inputs import SkillSources, load_cases
     from ._merge_trial import merge_trial
     from ._rollout import ARMS, Arm, build_requests, rollout, rollout_cases
+    from ._rollout_cache import export_cache, import_cache
     from ._scan import ScanOutcome, ScanRequest, available_cpus, scan, scan_request
     from ._trial import trial, trial_plan, triggers
     from ._trial_part import trial_part
@@ -69,6 +70,7 @@ _MODULES = {
     **dict.fromkeys(("CiOutcome", "ci"), "._ci"),
     "compile": "._compile",
     **dict.fromkeys(("SkillSources", "load_cases"), "._inputs"),
+    **dict.fromkeys(("export_cache", "import_cache"), "._rollout_cache"),
     **dict.fromkeys(("ARMS", "Arm", "build_requests", "rollout", "rollout_cases"), "._rollout"),
     **dict.fromkeys(("ScanOutcome", "ScanRequest", "available_cpus", "scan", "scan_request"), "._scan"),
     **dict.fromkeys(("trial", "trial_plan", "triggers"), "._trial"),
@@ -104,6 +106,8 @@ __all__ = [
     "build_requests",
     "ci",
     "compile",
+    "export_cache",
+    "import_cache",
     "load_cases",
     "load_skill",
     "merge_trial",

@@ -15,6 +15,7 @@ from ._progress import BarProgress, LineProgress, NoProgress, Progress, auto_pro
 from ._rollout import TIMEOUT_GRACE_S
 from ._schedule import Schedule, in_order, paired_schedule
 from ._serialize import result_from_dict, result_to_dict
+from ._transfer import Imported, export_rollouts, import_rollouts
 
 __all__ = [
     "CACHE_VERSION",
@@ -26,6 +27,7 @@ __all__ = [
     "BudgetCap",
     "BudgetMeter",
     "CircuitBreaker",
+    "Imported",
     "Journal",
     "JournalAppender",
     "LineProgress",
@@ -42,6 +44,8 @@ __all__ = [
     "StopReason",
     "auto_progress",
     "default_batch_id",
+    "export_rollouts",
+    "import_rollouts",
     "in_order",
     "paired_schedule",
     "result_from_dict",

@@ -8,10 +8,14 @@ foreign or unknown part with exit 2 naming the file.
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
+import signal
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -21,7 +25,7 @@ import pytest
 from aces_ci.cli import main
 from aces_ci.schemas import validator
 from tests.engine.helpers import write_skill
-from tests.servers import ScriptedServer
+from tests.servers import Reply, ScriptedRequest, ScriptedServer, Text
 from tests.trials.helpers import cases_json, planted_accuracy, repo_with_skill, run_flags
 
 Server = Callable[..., ScriptedServer]
@@ -140,4 +144,79 @@ def test_one_two_and_four_shards_merge_into_the_unsharded_result_and_bad_parts_a
     damaged = tmp_path / "damaged.json"
     damaged.write_text(four[0].read_text().replace('"schema_version": 1', '"schema_version": 99'))
     assert main(["merge", str(damaged), *map(str, four[1:])]) == 2
+    assert str(damaged) in capsys.readouterr().err
+
+
+def test_a_killed_shard_rerun_with_its_imported_cache_pays_only_its_unfinished_rollouts(
+    scripted_server: Server, tmp_path: Path
+) -> None:
+    finished_before_kill = 7
+    release = threading.Event()
+    answer = planted_accuracy(0.8, 0.4)
+
+    def script(req: ScriptedRequest) -> Reply:
+        if req.index >= finished_before_kill:  # the 8th call hangs until the shard is dead
+            release.wait(timeout=600)
+        return answer(req)
+
+    server = scripted_server(script)
+    skills = planted_repo(tmp_path / "repo")[:2]
+    journal, part = tmp_path / "shard.journal", tmp_path / "part.json"
+    shard = ["--shard", "1/2", "--part", str(part), "--concurrency", "1"]
+    argv = trial_argv(skills, server, tmp_path / "cache-killed", *shard, "--journal", str(journal))
+    process = subprocess.Popen([sys.executable, "-m", "aces_ci.cli", *argv], env={**os.environ, "CI": "true"})
+    try:
+        deadline = time.monotonic() + 600  # a hang guard only: the test waits for counts, not for time
+        while server.calls <= finished_before_kill or _lines(journal) < finished_before_kill:
+            assert process.poll() is None and time.monotonic() < deadline, "the shard ended before it was killed"
+            time.sleep(0.05)
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=60)
+    finally:
+        release.set()
+        if process.poll() is None:
+            process.kill()
+    assert not part.exists()
+
+    archive = tmp_path / "shard-1.jsonl.gz"
+    export = ["cache", "export", "--cache-dir", str(tmp_path / "cache-killed"), "--journal", str(journal)]
+    assert main([*export, "--out", str(archive)]) == 0
+    fresh = tmp_path / "cache-restored"
+    assert main(["cache", "import", str(archive), "--cache-dir", str(fresh)]) == 0
+    assert main(["cache", "import", str(archive), "--cache-dir", str(fresh)]) == 0, "importing twice is a union"
+
+    before = server.calls
+    rerun = trial_argv(skills, server, fresh, *shard)
+    (done,) = run_shards([rerun])
+    assert done.returncode == 0, done.stderr
+    data = json.loads(part.read_text())
+    total = len(data["records"])
+    assert server.calls - before == total - finished_before_kill
+    assert (data["spent"]["rollouts_run"], data["spent"]["rollouts_reused"]) == (
+        total - finished_before_kill,
+        finished_before_kill,
+    )
+
+
+def _lines(path: Path) -> int:
+    return path.read_bytes().count(b"\n") if path.exists() else 0
+
+
+def test_an_exported_cache_holds_no_secret_and_a_damaged_archive_is_an_input_error(
+    scripted_server: Server, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    token = "gh" + "p_" + "Zq8xKd93LmZp0qW7rT5vB2nC4yH6jF1gA9sD"
+    server = scripted_server(lambda req: Text(f"42, and the deploy token is {token}"))
+    skill = repo_with_skill(tmp_path / "repo", "alpha", cases=2)
+    argv = trial_argv([skill], server, tmp_path / "cache", "--runs", "1")
+    assert main(argv) == 0
+    archive = tmp_path / "cache.jsonl.gz"
+    assert main(["cache", "export", "--cache-dir", str(tmp_path / "cache"), "--out", str(archive)]) == 0
+    text = gzip.decompress(archive.read_bytes()).decode()
+    assert len(text.splitlines()) == 4 and token not in text and "[REDACTED:github-token]" in text
+
+    damaged = tmp_path / "damaged.jsonl.gz"
+    damaged.write_bytes(archive.read_bytes()[:40])
+    capsys.readouterr()
+    assert main(["cache", "import", str(damaged), "--cache-dir", str(tmp_path / "other")]) == 2
     assert str(damaged) in capsys.readouterr().err
