@@ -11,6 +11,8 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -21,14 +23,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
-from aces_ci.cli import main
+from aces_ci.cli import build_parser, main
 from aces_ci.schemas import validator
 from tests.engine.helpers import write_skill
 from tests.servers import Reply, ScriptedRequest, ScriptedServer, Text
 from tests.trials.helpers import cases_json, planted_accuracy, repo_with_skill, run_flags
 
 Server = Callable[..., ScriptedServer]
+ROOT = Path(__file__).resolve().parents[2]
 
 SKILLS = ("alpha", "beta", "gamma")
 CASES = 12
@@ -78,9 +82,7 @@ def run_shards(argvs: list[list[str]]) -> list[subprocess.CompletedProcess[str]]
     return done
 
 
-def shard_parts(
-    skills: list[Path], server: ScriptedServer, tmp_path: Path, count: int, seed: str = "7"
-) -> list[Path]:
+def shard_parts(skills: list[Path], server: ScriptedServer, tmp_path: Path, count: int, seed: str = "7") -> list[Path]:
     parts = [tmp_path / f"parts-{count}-{seed}" / f"part-{i}.json" for i in range(1, count + 1)]
     argvs = [
         trial_argv(
@@ -220,3 +222,26 @@ def test_an_exported_cache_holds_no_secret_and_a_damaged_archive_is_an_input_err
     capsys.readouterr()
     assert main(["cache", "import", str(damaged), "--cache-dir", str(tmp_path / "other")]) == 2
     assert str(damaged) in capsys.readouterr().err
+
+
+def test_the_release_matrix_workflow_commands_parse_and_agree_on_shard_cache_and_journal() -> None:
+    """Every aces-ci command of the example parses, and the shard, its cache export and import name the same files."""
+    workflow = yaml.safe_load((ROOT / "examples" / "workflows" / "skill-release-matrix.yml").read_text())
+    shards = workflow["jobs"]["shard"]["strategy"]["matrix"]["shard"]
+    assert shards == list(range(1, int(workflow["env"]["SHARDS"]) + 1))
+    env = {"MODEL": workflow["env"]["MODEL"], "SHARDS": workflow["env"]["SHARDS"], "SHARD": "2"}
+    parsed = {}
+    for job in workflow["jobs"].values():
+        for step in job["steps"]:
+            line = step.get("run", "").split("then ")[-1].split(";")[0]  # `if …; then aces-ci …; fi`
+            if "aces-ci " not in line:
+                continue
+            words = [re.sub(r"\$(\w+)", lambda m: env[m.group(1)], word) for word in shlex.split(line)]
+            args = build_parser().parse_args(words[words.index("aces-ci") + 1 :])
+            parsed[args.verb if args.verb != "cache" else f"cache {args.action}"] = args
+    assert set(parsed) == {"trial", "merge", "cache import", "cache export"}
+    trial = parsed["trial"]
+    assert str(trial.shard) == "2/4" and trial.part == Path("part-2.json") and not trial.sequential
+    assert trial.journal == parsed["cache export"].journal, "the export carries what a killed shard finished"
+    assert trial.cache_dir == parsed["cache export"].cache_dir == parsed["cache import"].cache_dir
+    assert parsed["merge"].results == [Path("part-*.json")] and parsed["merge"].junit is not None
