@@ -21,22 +21,12 @@ from ..config import TrialReports
 from ..errors import ConfigError, InputError
 from ..report import render_trial_text, trial_warnings, write_trial_reports
 from ..skill import read_bounded
-from ..trials import PART_FORMAT, TrialPart, part_from_dict
+from ..trials import TrialPart, part_from_dict
 from .trial import add_parser as add_trial_parser
 from .trial import exit_code, trial_flags
 
 MAX_PART_BYTES = 2 * 1024**3
 """A part holds every rollout of its shard, trajectories included: large, but not without end."""
-
-
-def is_trial_part(path: Path) -> bool:
-    """Whether ``path`` starts like a part file (its first key names the format); the full read checks it."""
-    try:
-        with path.open("rb") as handle:
-            head = handle.read(256)
-    except OSError:
-        return False
-    return PART_FORMAT.encode("ascii") in head
 
 
 def read_part(path: Path) -> TrialPart:

@@ -17,7 +17,6 @@ from ..errors import InputError
 from ..gate import exit_code
 from ..report import read_scan_result
 from ..scan import ScanResult, default_registry, overall_verdict
-from ._merge_trial import is_trial_part, run_trial_merge
 from .scan import write_scan_reports
 
 
@@ -37,6 +36,19 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument("--markdown", type=Path, metavar="FILE", help="write a Markdown report")
     parser.add_argument("--html", type=Path, metavar="FILE", help="write a self-contained HTML report")
     parser.set_defaults(run=run)
+
+
+TRIAL_PART_FORMAT = b"aces-ci-trial-part"
+"""The first key of every trial part (``trials.PART_FORMAT``); the full read checks the whole file."""
+
+
+def _is_trial_part(path: Path) -> bool:
+    """Whether ``path`` starts like a trial part: the kind of merge is picked by the files, not by a flag."""
+    try:
+        with path.open("rb") as handle:
+            return TRIAL_PART_FORMAT in handle.read(256)
+    except OSError:
+        return False  # the scan's reader names the file it cannot read
 
 
 _SAME = ("tool_version", "root", "profile", "min_score", "rules", "baseline")
@@ -105,7 +117,9 @@ def merge_results(parts: list[tuple[Path, ScanResult]]) -> ScanResult:
 
 
 def run(args: argparse.Namespace) -> int:
-    if any(is_trial_part(path) for path in args.results):
+    if any(_is_trial_part(path) for path in args.results):
+        from ._merge_trial import run_trial_merge  # the live tier's modules load only for a trial's parts
+
         return run_trial_merge(args)
     parts = [(path, read_scan_result(path)) for path in args.results]
     merged = merge_results(parts)

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from aces_ci.cli import main
-from aces_ci.trials import partition, unit_of
+from aces_ci.commands.merge import TRIAL_PART_FORMAT
+from aces_ci.trials import PART_FORMAT, partition, unit_of
 from tests.engine.helpers import case, rendered, request
 from tests.trials.helpers import repo_with_skill
 
@@ -83,3 +84,7 @@ def test_a_merge_of_a_part_with_a_scan_result_or_a_broken_part_names_the_file(
     scan.write_text(json.dumps({"tool_version": "0.1.0", "skills": []}))
     assert main(["merge", str(scan), str(part)]) == 2, "a scan result among trial parts"
     assert f"{scan}: not a readable trial part: not an aces-ci trial part" in capsys.readouterr().err
+
+
+def test_the_merge_recognises_a_part_by_the_format_the_trials_write() -> None:
+    assert TRIAL_PART_FORMAT.decode() == PART_FORMAT
