@@ -249,6 +249,12 @@ def check_parts(parts: Sequence[tuple[Path, TrialPart]]) -> None:
                     f"{first.identity.get(name)!r}): parts must come from one trial",
                     path=str(path),
                 )
+        if part.grader != first.grader:
+            raise InputError(
+                f"graded with {part.grader[0]} over {list(part.grader[1])}, {first_path} with {first.grader[0]} over "
+                f"{list(first.grader[1])}: parts must come from one trial",
+                path=str(path),
+            )
         if part.not_run or part.stopped_by is not None:
             raise InputError(
                 f"shard {part.shard} stopped ({part.stopped_by}) with {part.not_run} rollout(s) of its units not run: "

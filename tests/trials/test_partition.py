@@ -10,7 +10,9 @@ import pytest
 
 from aces_ci.cli import main
 from aces_ci.commands.merge import TRIAL_PART_FORMAT
-from aces_ci.trials import PART_FORMAT, partition, unit_of
+from aces_ci.errors import InputError
+from aces_ci.scan import Shard
+from aces_ci.trials import PART_FORMAT, Spent, TrialPart, check_parts, partition, unit_of
 from tests.engine.helpers import case, rendered, request
 from tests.trials.helpers import repo_with_skill
 
@@ -88,3 +90,33 @@ def test_a_merge_of_a_part_with_a_scan_result_or_a_broken_part_names_the_file(
 
 def test_the_merge_recognises_a_part_by_the_format_the_trials_write() -> None:
     assert TRIAL_PART_FORMAT.decode() == PART_FORMAT
+
+
+def _part(index: int, count: int = 2, **changes: object) -> TrialPart:
+    fields: dict = {
+        "shard": Shard(index, count),
+        "identity": {"model": "m", "design": "d" * 64},
+        "invocation": ("skills/a", "--shard", f"{index}/{count}", "--part", "p.json"),
+        "grader": ("aces-metrics", ("accuracy",)),
+        "units": ((f"skill-{index}", "c1"),),
+        "records": (),
+        "spent": Spent(0, 0, 0, 0, None),
+    }
+    fields.update(changes)
+    return TrialPart(**fields)
+
+
+@pytest.mark.parametrize(
+    ("second", "says"),
+    [
+        (_part(2, grader=("byog", ("accuracy", "score"))), "parts must come from one trial"),
+        (_part(2, identity={"model": "other", "design": "d" * 64}), "'model' differs"),
+        (_part(2, not_run=3, stopped_by="max_usd"), "stopped (max_usd) with 3 rollout(s) of its units not run"),
+        (_part(2, units=(("skill-1", "c1"),)), "skill skill-1 case c1 is also in"),
+        (_part(2, count=3), "does not belong to a split into 2"),
+    ],
+)
+def test_check_parts_refuses_a_shard_of_another_trial_or_an_unfinished_one(second: TrialPart, says: str) -> None:
+    with pytest.raises(InputError) as raised:
+        check_parts([(Path("part-1.json"), _part(1)), (Path("part-2.json"), second)])
+    assert says in str(raised.value) and "part-2.json" in str(raised.value)
