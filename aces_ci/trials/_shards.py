@@ -110,6 +110,9 @@ def _grades_to_dict(grades: Grades) -> dict[str, Any]:
     }
 
 
+_USAGE_COUNTS = ("prompt_tokens", "completion_tokens", "cache_read_tokens", "cache_write_tokens", "model_calls")
+
+
 def _usage_dict(usage: Usage) -> dict[str, Any]:
     return {
         "prompt_tokens": usage.prompt_tokens,
@@ -151,10 +154,10 @@ def part_to_dict(part: TrialPart) -> dict[str, Any]:
     }
 
 
-def _get(data: Mapping[str, Any], name: str, kind: type | tuple[type, ...], where: str) -> Any:
+def _get(data: Mapping[str, Any], name: str, kind: Any, where: str) -> Any:
     value = data.get(name)
     if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
-        raise ValueError(f"{where}{name} is missing or not a {getattr(kind, '__name__', kind)}")
+        raise ValueError(f"{where}{name} is missing or not of type {getattr(kind, '__name__', kind)}")
     return value
 
 
@@ -170,7 +173,9 @@ def _grades_from(data: Any, where: str) -> Grades | None:
         status: GradeStatus = entry["status"]
         metrics.append(MetricGrade(_get(entry, "metric", str, where), status, entry.get("value"), entry.get("reason")))
     usage = _get(data, "usage", dict, where)
-    return Grades(_get(data, "grader", str, where), tuple(metrics), Usage(**usage))
+    counts = {name: _get(usage, name, int, f"{where}grades.usage.") for name in _USAGE_COUNTS}
+    cost = _get(usage, "cost_usd", int | float, f"{where}grades.usage.")
+    return Grades(_get(data, "grader", str, where), tuple(metrics), Usage(**counts, cost_usd=float(cost)))
 
 
 def part_from_dict(data: Any, path: Path) -> TrialPart:
