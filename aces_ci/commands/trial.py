@@ -20,7 +20,9 @@ Exit codes:
   cache). A budget stop is not an error: the report says what ran and what did not. The circuit breaker
   (consecutive infrastructure errors, :mod:`aces_ci.engine._breaker`) is one: exit 3, the rest not run.
 
-An identical rerun with the same cache makes zero model calls.
+An identical rerun with the same cache makes zero model calls. ``--shard I/N --part FILE`` runs one
+matrix job's share of a fixed design and writes its part instead of a verdict
+(:mod:`aces_ci.commands._trial_shard`); ``aces-ci merge`` replays the trial over every part.
 """
 
 from __future__ import annotations
