@@ -19,7 +19,7 @@ from . import __version__, commands
 from .errors import EXIT_RUNTIME_ERROR, AcesError
 from .redact import redact_text, redacted_stdio
 
-VERBS = ("scan", "rules", "rollout", "trial", "ci", "merge", "compile", "value", "report", "init")
+VERBS = ("scan", "rules", "rollout", "trial", "ci", "merge", "cache", "compile", "value", "report", "init")
 """Every verb, in ``--help`` order; each is the module :mod:`aces_ci.commands.<verb>`."""
 
 
@@ -61,6 +61,10 @@ def _main(argv: Sequence[str] | None) -> int:
         args = parser.parse_args(arguments)
     except SystemExit as exc:  # argparse: --help exits 0, bad usage exits 2 (the contract's input error)
         return int(exc.code or 0)
+    except AcesError as exc:  # a flag's own parser refused it (`--shard 3/2`): exit 2 with its message
+        print(f"aces-ci: error: {redact_text(str(exc))}", file=sys.stderr)
+        return exc.exit_code
+    args.argv = tuple(arguments)  # the command line as given: a trial shard records it for the merge job
     try:
         return int(args.run(args))
     except AcesError as exc:

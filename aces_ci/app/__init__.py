@@ -12,7 +12,8 @@ one ``aces-ci trial`` runs on the same settings. Nothing here sees an ``argparse
   (:mod:`._scan`).
 * :func:`trial`, :func:`trial_plan`, :func:`triggers` — paired trials, their design from a pilot,
   and the trigger trial (:mod:`._trial`, with :mod:`._inputs`, :mod:`._engine`, :mod:`._judge`,
-  :mod:`._plan`, :mod:`._triggers`).
+  :mod:`._plan`, :mod:`._triggers`); :func:`trial_part` one shard of a trial over a workflow matrix
+  (:mod:`._trial_part`), :func:`merge_trial` the trial replayed over every shard's part (:mod:`._merge_trial`).
 * :func:`value`, :func:`value_plan` — SkillSV on the live agent or a Python oracle (:mod:`._value`,
   :mod:`._value_live`).
 * :func:`run_trial`, :func:`run_value`, :func:`load_skill` — the same from plain paths and the settings a caller
@@ -41,9 +42,12 @@ if TYPE_CHECKING:
     from ._ci import CiOutcome, ci
     from ._compile import compile
     from ._inputs import SkillSources, load_cases
+    from ._merge_trial import merge_trial
     from ._rollout import ARMS, Arm, build_requests, rollout, rollout_cases
+    from ._rollout_cache import export_cache, import_cache
     from ._scan import ScanOutcome, ScanRequest, available_cpus, scan, scan_request
     from ._trial import trial, trial_plan, triggers
+    from ._trial_part import trial_part
     from ._triggers import HOSTS
     from ._value import MAX_EXACT_UNITS, ValuePlan, value, value_plan
 
@@ -66,9 +70,12 @@ _MODULES = {
     **dict.fromkeys(("CiOutcome", "ci"), "._ci"),
     "compile": "._compile",
     **dict.fromkeys(("SkillSources", "load_cases"), "._inputs"),
+    **dict.fromkeys(("export_cache", "import_cache"), "._rollout_cache"),
     **dict.fromkeys(("ARMS", "Arm", "build_requests", "rollout", "rollout_cases"), "._rollout"),
     **dict.fromkeys(("ScanOutcome", "ScanRequest", "available_cpus", "scan", "scan_request"), "._scan"),
     **dict.fromkeys(("trial", "trial_plan", "triggers"), "._trial"),
+    "trial_part": "._trial_part",
+    "merge_trial": "._merge_trial",
     "HOSTS": "._triggers",
     **dict.fromkeys(("MAX_EXACT_UNITS", "ValuePlan", "value", "value_plan"), "._value"),
 }
@@ -99,8 +106,11 @@ __all__ = [
     "build_requests",
     "ci",
     "compile",
+    "export_cache",
+    "import_cache",
     "load_cases",
     "load_skill",
+    "merge_trial",
     "rollout",
     "rollout_cases",
     "run_trial",
@@ -108,6 +118,7 @@ __all__ = [
     "scan",
     "scan_request",
     "trial",
+    "trial_part",
     "trial_plan",
     "trial_request",
     "triggers",

@@ -10,7 +10,7 @@ from ..engine import Budget, RolloutCache, RolloutEngine, auto_progress, paired_
 from ..trials import SkillUnderTrial, trial_guard
 
 
-def _labels(skills: list[SkillUnderTrial]) -> list[str]:
+def condition_order(skills: list[SkillUnderTrial]) -> list[str]:
     """Every condition label, each skill's primary pair first: the order conditions of a (case, run) launch in."""
     order: dict[str, None] = {}
     for skill in skills:
@@ -31,7 +31,7 @@ def open_engine(
         journal=options.journal,
         budget=budget,
         progress=auto_progress(sys.stderr),
-        schedule=paired_schedule(_labels(skills)),
+        schedule=paired_schedule(condition_order(skills)),
         guard=trial_guard(
             {s.plan.skill.name: s.plan.conditions for s in skills}, {s.plan.skill.name: s.plan.skill for s in skills}
         ),

@@ -52,6 +52,17 @@ async def _run(config: TrialConfig, skills: list[SkillUnderTrial]) -> TrialResul
             await judge.aclose()
 
 
+def refuse_unpriced_cap(config: TrialConfig) -> None:
+    """A dollar cap without the model's price is an input error before anything runs (a shard's too)."""
+    cap = config.design.budget_cap
+    if cap is not None and cap.dollars is not None and not priced(config.run):
+        raise InputError(
+            f"--cap-usd needs the model's price, and {config.run.model.model} is not in the price table: add it "
+            "under run.prices in aces.yml, or cap tokens with --cap-tokens",
+            field="--cap-usd",
+        )
+
+
 def trial(
     skill_dirs: Sequence[Path], project: Project, config: TrialConfig, *, read: Mapping[Path, Dataset] | None = None
 ) -> TrialResult:
@@ -61,13 +72,7 @@ def trial(
     task commands and graders); ``read`` holds datasets the caller already loaded (by resolved skill
     directory), so a task command runs once (``ci`` reads them to choose the skills it can trial).
     """
-    cap = config.design.budget_cap
-    if cap is not None and cap.dollars is not None and not priced(config.run):
-        raise InputError(
-            f"--cap-usd needs the model's price, and {config.run.model.model} is not in the price table: add it "
-            "under run.prices in aces.yml, or cap tokens with --cap-tokens",
-            field="--cap-usd",
-        )
+    refuse_unpriced_cap(config)
     skills = _skills(skill_dirs, project, config, read or {})
     return asyncio.run(_run(config, skills))
 

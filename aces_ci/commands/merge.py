@@ -1,10 +1,11 @@
-"""``aces-ci merge``: put the shards of a matrix scan back together into one report and one verdict.
+"""``aces-ci merge``: put the shards of a matrix scan (or a sharded trial) back together into one report and verdict.
 
 Each matrix job runs ``aces-ci scan --shard i/n --json shard-i.json`` (or ``ci --shard``); a final
 job downloads the files and runs ``aces-ci merge shard-*.json --junit … --sarif …``. The merge is
 strict, because a gate that passes on three shards of four has checked nothing about the fourth:
 every shard 1..n exactly once, no skill twice, and the same aces-ci version, profile, minimum score,
-rules and baseline in all of them — otherwise exit 2 naming the file.
+rules and baseline in all of them — otherwise exit 2 naming the file. The files' kind picks the merge:
+``trial --shard i/n --part FILE`` parts go to :mod:`._merge_trial`, which replays the trial over them.
 """
 
 from __future__ import annotations
@@ -22,17 +23,32 @@ from .scan import write_scan_reports
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "merge",
-        help="combine the JSON results of sharded scans into one report and one verdict",
-        description="Combine `scan --shard i/n --json` results: checks all n shards are present once, then writes "
-        "the reports of the whole repository and exits with its verdict.",
+        help="combine the JSON results of sharded scans (or a sharded trial's parts) into one report and one verdict",
+        description="Combine `scan --shard i/n --json` results, or `trial --shard i/n --part` parts: checks all n "
+        "shards are present once, then writes the reports of the whole repository and exits with its verdict.",
     )
-    parser.add_argument("results", nargs="+", type=Path, metavar="RESULT.json", help="one JSON result per shard")
+    parser.add_argument(
+        "results", nargs="+", type=Path, metavar="RESULT.json", help="one JSON result (or trial part) per shard"
+    )
     parser.add_argument("--json", type=Path, metavar="FILE", help="write the merged result as JSON")
     parser.add_argument("--junit", type=Path, metavar="FILE", help="write a JUnit XML report")
     parser.add_argument("--sarif", type=Path, metavar="FILE", help="write a SARIF 2.1.0 log")
     parser.add_argument("--markdown", type=Path, metavar="FILE", help="write a Markdown report")
     parser.add_argument("--html", type=Path, metavar="FILE", help="write a self-contained HTML report")
     parser.set_defaults(run=run)
+
+
+TRIAL_PART_FORMAT = b"aces-ci-trial-part"
+"""The first key of every trial part (``trials.PART_FORMAT``); the full read checks the whole file."""
+
+
+def _is_trial_part(path: Path) -> bool:
+    """Whether ``path`` starts like a trial part: the kind of merge is picked by the files, not by a flag."""
+    try:
+        with path.open("rb") as handle:
+            return TRIAL_PART_FORMAT in handle.read(256)
+    except OSError:
+        return False  # the scan's reader names the file it cannot read
 
 
 _SAME = ("tool_version", "root", "profile", "min_score", "rules", "baseline")
@@ -101,6 +117,10 @@ def merge_results(parts: list[tuple[Path, ScanResult]]) -> ScanResult:
 
 
 def run(args: argparse.Namespace) -> int:
+    if any(_is_trial_part(path) for path in args.results):
+        from ._merge_trial import run_trial_merge  # the live tier's modules load only for a trial's parts
+
+        return run_trial_merge(args)
     parts = [(path, read_scan_result(path)) for path in args.results]
     merged = merge_results(parts)
     registry = default_registry()

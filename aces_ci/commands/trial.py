@@ -20,7 +20,9 @@ Exit codes:
   cache). A budget stop is not an error: the report says what ran and what did not. The circuit breaker
   (consecutive infrastructure errors, :mod:`aces_ci.engine._breaker`) is one: exit 3, the rest not run.
 
-An identical rerun with the same cache makes zero model calls.
+An identical rerun with the same cache makes zero model calls. ``--shard I/N --part FILE`` runs one
+matrix job's share of a fixed design and writes its part instead of a verdict
+(:mod:`aces_ci.commands._trial_shard`); ``aces-ci merge`` replays the trial over every part.
 """
 
 from __future__ import annotations
@@ -33,8 +35,10 @@ from .. import app
 from ..config import NOT_GIVEN, Given, TrialFlags, TrialReports, given
 from ..errors import EXIT_GATE_FAILED, EXIT_PASS, EXIT_RUNTIME_ERROR, InputError
 from ..report import render_plan_text, render_trial_text, trial_warnings, write_plan_json, write_trial_reports
+from ..scan import Shard
 from ..trials import TRIAL_METRICS, TrialResult
 from ._run_options import add_judge_options, add_run_options, band, judge_flags, positive, run_flags, stress_levels
+from ._trial_shard import run_shard
 from ._trial_triggers import recall_floor, run_triggers
 
 
@@ -96,6 +100,15 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     reports.add_argument("--junit", metavar="FILE", help="write JUnit XML (one testcase per skill)")
     reports.add_argument("--html", type=Path, metavar="FILE", help="write the self-contained HTML report to FILE")
     reports.add_argument("--quiet", action="store_true", help="do not print the report on stdout")
+    scale = parser.add_argument_group("scale-out over a workflow matrix (README: Scale-out)")
+    scale.add_argument(
+        "--shard",
+        type=Shard.parse,
+        metavar="I/N",
+        help="run only shard I of N of a fixed design ((skill, case) units balanced by expected cost) and write "
+        "--part; `aces-ci merge` replays the trial over every part",
+    )
+    scale.add_argument("--part", type=Path, metavar="FILE", help="--shard: write the shard's part file here")
     add_run_options(parser)
     add_judge_options(parser)
     parser.set_defaults(run=run)
@@ -147,6 +160,8 @@ def exit_code(result: TrialResult) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.shard is not None or args.part is not None:
+        return run_shard(args, trial_flags(args))
     if args.html is not None and args.plan:
         raise InputError("--html renders a trial's result; --plan writes none", field="--html")
     skill_dirs, project, config = app.trial_request(args.skill_dirs, trial_flags(args), args.config)

@@ -23,6 +23,7 @@ import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Protocol
 
 from ..agents import RolloutResult
 from ..atomic import write_atomic
@@ -39,6 +40,18 @@ CACHE_VERSION = 2
 MAX_ENTRY_BYTES = 64 * 1024 * 1024
 """Far above any entry aces-ci writes (replies, trajectory and artifacts are each capped); a larger file is a miss."""
 _KEY = re.compile(r"^[0-9a-f]{64}$")
+
+
+class RolloutStore(Protocol):
+    """Where the engine looks a rollout up before paying for it, and puts a finished one.
+
+    :class:`RolloutCache` is the store of every run; a merge of sharded trials hands the engine a read-only
+    store of the shards' part files instead (:mod:`aces_ci.trials._shards`), so the merge replays, never runs.
+    """
+
+    def get(self, key: str) -> RolloutResult | None: ...
+
+    def put(self, result: RolloutResult, rollout: Mapping[str, str | int] | None = None) -> bool: ...
 
 
 GITIGNORE = "# Written by aces-ci: a cache of paid rollouts, never committed.\n*\n"

@@ -57,7 +57,7 @@ from ..redact import environment_secrets, get_logger
 from ._batch import NotRun, RolloutBatch, RolloutRecord, RolloutSource
 from ._breaker import DEFAULT_BREAKER_AFTER, CircuitBreaker
 from ._budget import Budget, BudgetMeter, StopReason
-from ._cache import RolloutCache
+from ._cache import RolloutStore
 from ._journal import Journal, JournalAppender
 from ._progress import NoProgress, Progress
 from ._rollout import RolloutRunner, Tidy
@@ -105,7 +105,7 @@ class RolloutEngine:
         harness: Harness,
         *,
         concurrency: int = 4,
-        cache: RolloutCache | None = None,
+        cache: RolloutStore | None = None,
         journal: Path | None = None,
         budget: Budget | None = None,
         progress: Progress | None = None,

@@ -92,6 +92,22 @@ class Journal:
             _sync_directory(path.parent)
         return records
 
+    def read(self) -> dict[str, RolloutResult]:
+        """Every rollout key's record, without opening for appending or repairing anything (``cache export``):
+        a torn last line is skipped, not cut off."""
+        try:
+            data = self.path.read_bytes()
+        except FileNotFoundError:
+            return {}
+        except OSError as exc:
+            raise InputError(f"cannot read the rollout journal: {exc}", path=str(self.path)) from exc
+        records: dict[str, RolloutResult] = {}
+        other_versions: list[int] = []
+        for number, line in enumerate(data.split(b"\n"), start=1):
+            if line.strip():
+                self._take(line, number, records, other_versions, quiet=True)
+        return records
+
     def _load(self) -> dict[str, RolloutResult]:
         try:
             data = self.path.read_bytes()

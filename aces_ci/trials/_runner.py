@@ -104,6 +104,23 @@ class TrialRunner:
             name = missing.request.skills.target
             self._not_run[name] = self._not_run.get(name, 0) + 1
 
+    def design_requests(self, skills: Sequence[SkillUnderTrial]) -> list[RolloutRequest]:
+        """Every request of the fixed design: what one shard runs a part of, and what a merge replays."""
+        return [request for skill in skills for request in self._requests(skill, range(self.design.runs))]
+
+    async def run_part(self, skills: Sequence[SkillUnderTrial], units: frozenset[tuple[str, str]]) -> RolloutBatch:
+        """Run one shard's (skill, case) units of the fixed design, graded; no analysis (the merge job does it)."""
+        if self.design.sequential:
+            raise ValueError("a sequential trial is not sharded")  # the command refuses it first, with the reason
+        requests = [r for r in self.design_requests(skills) if (r.skills.target, r.case.id) in units]
+        result = await self.engine.run(requests, grader=self.grader, batch="trial")
+        self._batches.append(result)
+        return result
+
+    def spent(self) -> Spent:
+        """What this runner's engine calls paid so far."""
+        return self._spent()
+
     def _table(self, skill: SkillUnderTrial, replicates: int) -> RunTable:
         return RunTable.of([case.id for case in skill.cases], self._records.get(skill.plan.skill.name, ()), replicates)
 

@@ -1,0 +1,123 @@
+"""One shard of a trial split over a workflow matrix: run its (skill, case) units, return its part.
+
+``aces-ci trial … --shard i/n --part FILE`` comes here instead of :func:`aces_ci.app.trial`. The
+skills, datasets and engine are the trial's own (the same cache, journal, budget, guard and
+grader), the design's requests are partitioned with :func:`aces_ci.trials.partition`, and only
+shard i's are run. Nothing is analysed here: the merge job replays the analysis over every part
+(:mod:`aces_ci.app._merge_trial`). A sequential trial is refused: its looks read every case's
+scores, which no shard holds (ARCHITECTURE.md, "A trial over a workflow matrix").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .. import __version__
+from ..agents import Harness, ModelClients
+from ..config import Project, TrialConfig
+from ..errors import ConfigError
+from ..models import ConcurrencyLimiter
+from ..scan import Shard
+from ..trials import (
+    PartRecord,
+    RunSetup,
+    SkillUnderTrial,
+    TrialPart,
+    TrialRunner,
+    design_digest,
+    partition,
+    trial_grader,
+)
+from ._engine import open_engine
+from ._inputs import SkillSources, skills_under_trial
+from ._judge import open_judge, priced
+from ._trial import refuse_unpriced_cap
+
+
+def _plain(value: Any) -> Any:
+    """A config value as plain JSON (tuples as lists, paths as text), so parts compare equal after a round trip."""
+    return json.loads(json.dumps(value, default=str))
+
+
+def trial_identity(
+    config: TrialConfig, harness: Harness, keys: Sequence[str], skills: Sequence[SkillUnderTrial]
+) -> dict[str, Any]:
+    """Everything that changes a rollout or its analysis: equal in every shard of one trial, checked by the merge.
+
+    ``design`` digests every rollout key of the whole design, which covers the skills' rendered files,
+    the cases, conditions, seeds, runs, model settings and the harness's identity at once; the named
+    fields beside it say which of them differs when a part is foreign.
+    """
+    run = config.run
+    return {
+        "tool_version": __version__,
+        "provider": run.model.provider,
+        "model": run.model.model,
+        "harness": run.harness.name,
+        "harness_identity": harness.cache_identity(),
+        "harness_version": harness.version(),
+        "disclosure": run.harness.disclosure,
+        "judge": None if config.judge is None else f"{config.judge.provider}/{config.judge.model}",
+        "protocol": _plain(dataclasses.asdict(config.design)),
+        "gate": _plain(dataclasses.asdict(config.gate)),
+        "skills": {s.plan.skill.name: {"digest": s.plan.skill.digest, "cases": len(s.cases)} for s in skills},
+        "design": design_digest(keys),
+    }
+
+
+async def _run_part(
+    config: TrialConfig, skills: list[SkillUnderTrial], shard: Shard, invocation: Sequence[str]
+) -> TrialPart:
+    options = config.run
+    limiter = ConcurrencyLimiter(options.concurrency)
+    clients = ModelClients(prices=options.prices, seed=options.seed, limiter=limiter)
+    judge = open_judge(config.judge, options, limiter)
+    try:
+        if options.harness.name == "builtin":
+            clients.get(options.model)  # a missing key or an unknown provider is a config error: say so now
+        grader = trial_grader(judge, {s.plan.skill.name: s.grader for s in skills})
+        async with open_engine(options, skills, clients, options.budget) as engine:
+            setup = RunSetup(options.harness, options.model, priced(options, config.judge), config.judge)
+            runner = TrialRunner(engine, config.design, config.gate, setup, grader)
+            requests = runner.design_requests(skills)
+            keys = [request.cache_key(engine.harness.cache_identity()) for request in requests]
+            units = partition(requests, shard.count)[shard.index - 1]
+            batch = await runner.run_part(skills, units)
+            records = tuple(PartRecord(r.request.identity(), r.result, r.grades) for r in batch.records)
+            return TrialPart(
+                shard=shard,
+                identity=trial_identity(config, engine.harness, keys, skills),
+                invocation=tuple(invocation),
+                grader=(grader.name, tuple(grader.metrics)),
+                units=tuple(sorted(units)),
+                records=records,
+                spent=runner.spent(),
+                not_run=len(batch.not_run),
+                stopped_by=batch.stopped_by,
+            )
+    finally:
+        await clients.aclose()
+        if judge is not None:
+            await judge.aclose()
+
+
+def trial_part(
+    skill_dirs: Sequence[Path], project: Project, config: TrialConfig, shard: Shard, invocation: Sequence[str]
+) -> TrialPart:
+    """Run shard ``shard`` of the trial of ``skill_dirs`` and return its part; ``invocation`` is the trial's command
+    line after ``trial``, which the merge job replays."""
+    if config.design.sequential:
+        raise ConfigError(
+            "--sequential cannot be sharded: its looks read every case's scores after each round, and a shard holds "
+            "only its own cases. Shard a fixed design (drop --sequential), or run the sequential trial in one job",
+            field="--shard",
+        )
+    refuse_unpriced_cap(config)
+    sources = SkillSources(decoys=config.decoys, supporting=config.supporting, evals=config.evals, read={})
+    skills = skills_under_trial(skill_dirs, project, config.design, sources)
+    return asyncio.run(_run_part(config, skills, shard, invocation))
