@@ -14,7 +14,8 @@ one ``aces-ci trial`` runs on the same settings. Nothing here sees an ``argparse
   and the trigger trial (:mod:`._trial`, with :mod:`._inputs`, :mod:`._engine`, :mod:`._judge`,
   :mod:`._plan`, :mod:`._triggers`).
 * :func:`value`, :func:`value_plan` — SkillSV on the live agent or a Python oracle (:mod:`._value`,
-  :mod:`._value_live`).
+  :mod:`._value_live`); :func:`value_shard` — one shard's share of its scores (:mod:`._value_shard`),
+  :func:`merge_value` — the shards' parts replayed into the valuation (:mod:`._merge_value`).
 * :func:`run_trial`, :func:`run_value`, :func:`load_skill` — the same from plain paths and the settings a caller
   gave, what :mod:`aces_ci`'s face exports; :func:`trial_request`/:func:`value_request` resolve them as the
   CLI does (:mod:`._api`).
@@ -41,11 +42,13 @@ if TYPE_CHECKING:
     from ._ci import CiOutcome, ci
     from ._compile import compile
     from ._inputs import SkillSources, load_cases
+    from ._merge_value import merge_value
     from ._rollout import ARMS, Arm, build_requests, rollout, rollout_cases
     from ._scan import ScanOutcome, ScanRequest, available_cpus, scan, scan_request
     from ._trial import trial, trial_plan, triggers
     from ._triggers import HOSTS
     from ._value import MAX_EXACT_UNITS, ValuePlan, value, value_plan
+    from ._value_shard import value_shard
 
 _MODULES = {
     **dict.fromkeys(
@@ -71,6 +74,8 @@ _MODULES = {
     **dict.fromkeys(("trial", "trial_plan", "triggers"), "._trial"),
     "HOSTS": "._triggers",
     **dict.fromkeys(("MAX_EXACT_UNITS", "ValuePlan", "value", "value_plan"), "._value"),
+    "value_shard": "._value_shard",
+    "merge_value": "._merge_value",
 }
 """Where each public name lives, imported when first asked for."""
 
@@ -101,6 +106,7 @@ __all__ = [
     "compile",
     "load_cases",
     "load_skill",
+    "merge_value",
     "rollout",
     "rollout_cases",
     "run_trial",
@@ -114,4 +120,5 @@ __all__ = [
     "value",
     "value_plan",
     "value_request",
+    "value_shard",
 ]

@@ -82,6 +82,7 @@ if TYPE_CHECKING:
     from ._trial_plan import PLAN_SCHEMA_VERSION, plan_to_dict, render_plan_text, write_plan_json
     from ._trial_text import render_trial_text, trial_warnings
     from ._trigger_report import change_text, render_trigger_json, render_trigger_junit, render_trigger_markdown
+    from ._value_part import is_value_part, read_value_part, write_value_part
     from ._value_text import render_value_plan, render_value_text
 
 _LAZY = {
@@ -123,6 +124,7 @@ _LAZY = {
     **dict.fromkeys(("write_trial_reports", "write_value_reports"), "._live_files"),
     **dict.fromkeys(("SUCCESS_SCORE", "render_rollout_text", "trajectory_text"), "._rollout_text"),
     **dict.fromkeys(("render_value_plan", "render_value_text"), "._value_text"),
+    **dict.fromkeys(("is_value_part", "read_value_part", "write_value_part"), "._value_part"),
 }
 """Names whose modules import numpy or the live tier (its sections; the trial's, rollout's, compile's and value's
 reports), and where each lives."""
@@ -169,6 +171,7 @@ __all__ = [
     "headline",
     "headline_parts",
     "hierarchy_text",
+    "is_value_part",
     "json_bytes",
     "lift_chart",
     "lift_table",
@@ -182,6 +185,7 @@ __all__ = [
     "pruning_chart",
     "read_json_file",
     "read_scan_result",
+    "read_value_part",
     "render_compile_text",
     "render_junit",
     "render_markdown",
@@ -213,5 +217,6 @@ __all__ = [
     "write_sarif",
     "write_trial_json",
     "write_trial_reports",
+    "write_value_part",
     "write_value_reports",
 ]
