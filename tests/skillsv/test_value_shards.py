@@ -47,7 +47,7 @@ def _command(skill: Path, evals: Path, cache: Path, *extra: str) -> list[str]:
 
 
 def _run(command: list[str], log: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(command, env=_env(log), capture_output=True, text=True, timeout=600)
+    return subprocess.run(command, check=False, env=_env(log), capture_output=True, text=True, timeout=600)
 
 
 def _shards(tmp_path: Path, skill: Path, evals: Path, count: int, *extra: str) -> list[Path]:
@@ -206,6 +206,24 @@ def test_a_shard_writes_its_part_to_json_only(tmp_path: Path) -> None:
     skill, evals = _planted(tmp_path)
     done = _run(_command(skill, evals, tmp_path / "cache", "--shard", "1/2"))
     assert done.returncode == 2 and "--json FILE" in done.stderr
+
+
+def test_a_shard_whose_oracle_failed_keeps_its_scores_and_the_merge_stops_where_it_did(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    skill, evals = _planted(tmp_path)
+    one, _ = _shards(tmp_path, skill, evals, 2)
+    failed = tmp_path / "failed-2.json"
+    command = _command(skill, evals, tmp_path / "failed-cache", "--shard", "2/2", "--json", str(failed))
+    env = {**_env(tmp_path / "calls.log"), "PLANTED_ORACLE_FAIL_AFTER": "100"}
+    done = subprocess.run(command, check=False, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 3, done.stderr
+    part = _json(failed)
+    assert part["stopped_by"] == "oracle_error" and "lost its database connection" in part["error"]
+    assert 0 < len(part["records"]) < part["owned"]
+    code, _ = _merge(tmp_path, [one, failed], capsys)
+    merged = _json(tmp_path / "merged.json")
+    assert code == 3 and merged["stopped_by"] == "oracle_error" and "lost its database connection" in merged["error"]
 
 
 def test_a_killed_shard_run_again_pays_only_the_scores_it_had_not_stored(
