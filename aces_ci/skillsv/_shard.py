@@ -77,7 +77,7 @@ def unshardable(settings: ValueSettings) -> str | None:
     if estimator.max_usd is not None:
         return (
             "--budget-usd stops the valuation when its dollars run out, in the order scores arrive across every "
-            "shard; size each shard with --max-rollouts instead"
+            "shard; size the design with --max-rollouts, or cap each shard's engine with aces.yml run.budget_usd"
         )
     if not (estimator.reuse and estimator.paired):
         return "only the paired design with coalition reuse can be split"
