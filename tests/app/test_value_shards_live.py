@@ -59,8 +59,8 @@ def test_live_shards_merge_into_the_unsharded_valuation_and_pay_each_rollout_onc
     parts = []
     for index in (1, 2):
         part = tmp_path / f"part-{index}.json"
-        done = subprocess.run([*_value(skill, server, tmp_path / f"shard-{index}"), "--shard", f"{index}/2", "--json",
-                               str(part)], check=False, env=env, capture_output=True, text=True, timeout=300)  # fmt: skip
+        command = [*_value(skill, server, tmp_path / f"shard-{index}"), "--shard", f"{index}/2", "--json", str(part)]
+        done = subprocess.run(command, check=False, env=env, capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, done.stderr
         parts.append(part)
     assert server.calls - unsharded_calls == unsharded_calls  # the shards together called the model as often
