@@ -141,7 +141,7 @@ def shard_design(
             rules=settings.rules,
         )
     else:
-        Estimator(structure, panel, recorder, replace(estimator, max_usd=None)).estimate()
+        Estimator(structure, panel, recorder, estimator).estimate()
     requests = tuple(recorder.requests.values())
     return ShardDesign(requests, _split(game, requests, count), count)
 
