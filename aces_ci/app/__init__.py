@@ -15,7 +15,8 @@ one ``aces-ci trial`` runs on the same settings. Nothing here sees an ``argparse
   :mod:`._plan`, :mod:`._triggers`); :func:`trial_part` one shard of a trial over a workflow matrix
   (:mod:`._trial_part`), :func:`merge_trial` the trial replayed over every shard's part (:mod:`._merge_trial`).
 * :func:`value`, :func:`value_plan` — SkillSV on the live agent or a Python oracle (:mod:`._value`,
-  :mod:`._value_live`).
+  :mod:`._value_live`); :func:`value_shard` — one shard's share of its scores (:mod:`._value_shard`),
+  :func:`merge_value` — the shards' parts replayed into the valuation (:mod:`._merge_value`).
 * :func:`run_trial`, :func:`run_value`, :func:`load_skill` — the same from plain paths and the settings a caller
   gave, what :mod:`aces_ci`'s face exports; :func:`trial_request`/:func:`value_request` resolve them as the
   CLI does (:mod:`._api`).
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
     from ._compile import compile
     from ._inputs import SkillSources, load_cases
     from ._merge_trial import merge_trial
+    from ._merge_value import merge_value
     from ._rollout import ARMS, Arm, build_requests, rollout, rollout_cases
     from ._rollout_cache import export_cache, import_cache
     from ._scan import ScanOutcome, ScanRequest, available_cpus, scan, scan_request
@@ -50,6 +52,7 @@ if TYPE_CHECKING:
     from ._trial_part import trial_part
     from ._triggers import HOSTS
     from ._value import MAX_EXACT_UNITS, ValuePlan, value, value_plan
+    from ._value_shard import value_shard
 
 _MODULES = {
     **dict.fromkeys(
@@ -78,6 +81,8 @@ _MODULES = {
     "merge_trial": "._merge_trial",
     "HOSTS": "._triggers",
     **dict.fromkeys(("MAX_EXACT_UNITS", "ValuePlan", "value", "value_plan"), "._value"),
+    "value_shard": "._value_shard",
+    "merge_value": "._merge_value",
 }
 """Where each public name lives, imported when first asked for."""
 
@@ -111,6 +116,7 @@ __all__ = [
     "load_cases",
     "load_skill",
     "merge_trial",
+    "merge_value",
     "rollout",
     "rollout_cases",
     "run_trial",
@@ -125,4 +131,5 @@ __all__ = [
     "value",
     "value_plan",
     "value_request",
+    "value_shard",
 ]

@@ -17,6 +17,7 @@ from ..errors import InputError
 from ..gate import exit_code
 from ..report import read_scan_result
 from ..scan import ScanResult, default_registry, overall_verdict
+from ._merge_value import holds_value_part, merge_value_parts
 from .scan import write_scan_reports
 
 
@@ -117,6 +118,8 @@ def merge_results(parts: list[tuple[Path, ScanResult]]) -> ScanResult:
 
 
 def run(args: argparse.Namespace) -> int:
+    if holds_value_part(args.results[0]):  # SkillSV shards: the valuation is replayed from their scores
+        return merge_value_parts(args)
     if any(_is_trial_part(path) for path in args.results):
         from ._merge_trial import run_trial_merge  # the live tier's modules load only for a trial's parts
 

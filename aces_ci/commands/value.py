@@ -19,6 +19,13 @@ function instead, on the cases of ``--evals`` as written.
 Every score is kept in a cache on disk as it arrives, and every rollout in the engine's cache and
 journal, so a killed valuation loses nothing and an unchanged rerun calls the model zero times.
 
+``--shard I/N`` splits the valuation over a workflow matrix: the shard draws the whole design from the
+seed and scores only its share (each coalition with every case the design scores it on, balanced by
+expected cost), writing a part to ``--json``; ``aces-ci merge part-*.json --json value.json`` replays the
+valuation from the parts into the report an unsharded run gives. Settings whose scores depend on earlier
+scores (``--tolerance``, ``--holdout``, ``--budget-usd``, aces.yml ``value.adaptive``) are refused with
+``--shard`` (exit 2). A shard exits 3 when its oracle failed, its part written with what it scored.
+
 Exit codes: 0 the valuation ran (a budget stop after a completed chain included: the values so far
 are reported, with their wider intervals); 2 bad input or configuration (no skill, no cases, a bad ``--oracle``, an
 oracle module that cannot be imported, a case the live agent's answer cannot be scored on with
@@ -36,9 +43,10 @@ import sys
 from pathlib import Path
 
 from .. import app
-from ..config import ValueFlags, given
-from ..errors import EXIT_PASS, EXIT_RUNTIME_ERROR
-from ..report import render_value_plan, render_value_text, write_value_reports
+from ..config import Project, ValueConfig, ValueFlags, given
+from ..errors import EXIT_PASS, EXIT_RUNTIME_ERROR, ConfigError
+from ..report import render_value_plan, render_value_text, write_value_part, write_value_reports
+from ..scan import Shard
 from ..skillsv import ORDER_DISTRIBUTIONS
 from ._run_options import _COUNT, _number, add_judge_options, add_run_options, judge_flags, run_flags
 
@@ -138,6 +146,13 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         metavar="DELTA",
         help="δ: a net effect whose interval lies inside ±δ is negligible (default: aces.yml value.margin, else 0.05)",
     )
+    parser.add_argument(
+        "--shard",
+        type=Shard.parse,
+        metavar="I/N",
+        help="score only shard I of N of the valuation's design and write its part to --json; "
+        "`aces-ci merge part-*.json` replays the whole valuation from the N parts",
+    )
     add_run_options(parser)
     add_judge_options(parser)
     parser.set_defaults(run=run)
@@ -174,12 +189,33 @@ def _print_plan(planned: app.ValuePlan) -> None:
     sys.stdout.flush()
 
 
+def _run_shard(args: argparse.Namespace, skill_dir: Path, project: Project, config: ValueConfig) -> int:
+    """One shard: its share of the design scored, its part written to --json; exit 3 if the oracle failed."""
+    shard: Shard = args.shard
+    if args.json is None:
+        raise ConfigError("a shard writes its part to --json FILE, which `aces-ci merge` reads", field="--shard")
+    if args.html is not None:
+        raise ConfigError("a shard has no values to show; --html goes to `aces-ci merge`", field="--html")
+    part = app.value_shard(skill_dir, project, config, shard.index, shard.count, on_plan=_print_plan)
+    write_value_part(part, args.json)
+    scored = len(part.records)
+    print(
+        f"shard {shard}: {scored} of its {part.owned} scores ({part.identity.design_scores} in the whole design), "
+        f"{part.paid} rollouts paid; part written to {args.json}"
+    )
+    if part.stopped_by is not None:
+        print(f"stopped early ({part.stopped_by}): {part.error or 'no detail'}; run this shard again to resume")
+    return EXIT_RUNTIME_ERROR if part.stopped_by == "oracle_error" else EXIT_PASS
+
+
 def run(args: argparse.Namespace) -> int:
     skill_dir, project, config = app.value_request(args.skill_dir, value_flags(args), args.config)
     if args.plan:
         _print_plan(app.value_plan(skill_dir, project, config))
         return EXIT_PASS
 
+    if args.shard is not None:
+        return _run_shard(args, skill_dir, project, config)
     report = app.value(skill_dir, project, config, on_plan=_print_plan)
     render_value_text(report, sys.stdout)
     write_value_reports(report, args.json, args.html)

@@ -89,6 +89,7 @@ if TYPE_CHECKING:
         trigger_document,
         write_trigger_reports,
     )
+    from ._value_part import is_value_part, read_value_part, write_value_part
     from ._value_text import render_value_plan, render_value_text
 
 _LAZY = {
@@ -138,6 +139,7 @@ _LAZY = {
     **dict.fromkeys(("write_trial_reports", "write_value_reports"), "._live_files"),
     **dict.fromkeys(("SUCCESS_SCORE", "render_rollout_text", "trajectory_text"), "._rollout_text"),
     **dict.fromkeys(("render_value_plan", "render_value_text"), "._value_text"),
+    **dict.fromkeys(("is_value_part", "read_value_part", "write_value_part"), "._value_part"),
 }
 """Names whose modules import numpy or the live tier (its sections; the trial's, rollout's, compile's and value's
 reports), and where each lives."""
@@ -183,6 +185,7 @@ __all__ = [
     "headline",
     "headline_parts",
     "hierarchy_text",
+    "is_value_part",
     "json_bytes",
     "lift_chart",
     "lift_table",
@@ -196,6 +199,7 @@ __all__ = [
     "pruning_chart",
     "read_json_file",
     "read_scan_result",
+    "read_value_part",
     "render_compile_text",
     "render_junit",
     "render_markdown",
@@ -231,5 +235,6 @@ __all__ = [
     "write_trial_json",
     "write_trial_reports",
     "write_trigger_reports",
+    "write_value_part",
     "write_value_reports",
 ]
