@@ -20,6 +20,8 @@ one ``aces-ci trial`` runs on the same settings. Nothing here sees an ``argparse
   CLI does (:mod:`._api`).
 * :func:`rollout` — one skill's cases in one or both arms, no verdict (:mod:`._rollout`);
   :func:`compile` — SkillSV's game of a skill, no model run (:mod:`._compile`).
+* :func:`compress` — a shorter skill from SkillSV's decisions, verified on held-out cases
+  (:mod:`._compress`; :func:`compress_request` resolves it, :func:`write_proposal` writes the accepted one).
 
 Names load on first use (PEP 562): a scan imports :mod:`._scan` and none of the live tier.
 """
@@ -40,6 +42,7 @@ if TYPE_CHECKING:
     )
     from ._ci import CiOutcome, ci
     from ._compile import compile
+    from ._compress import CompressConfig, CompressFlags, EditorFlags, compress, compress_request, write_proposal
     from ._inputs import SkillSources, load_cases
     from ._rollout import ARMS, Arm, build_requests, rollout, rollout_cases
     from ._scan import ScanOutcome, ScanRequest, available_cpus, scan, scan_request
@@ -65,6 +68,10 @@ _MODULES = {
     ),
     **dict.fromkeys(("CiOutcome", "ci"), "._ci"),
     "compile": "._compile",
+    **dict.fromkeys(
+        ("CompressConfig", "CompressFlags", "EditorFlags", "compress", "compress_request", "write_proposal"),
+        "._compress",
+    ),
     **dict.fromkeys(("SkillSources", "load_cases"), "._inputs"),
     **dict.fromkeys(("ARMS", "Arm", "build_requests", "rollout", "rollout_cases"), "._rollout"),
     **dict.fromkeys(("ScanOutcome", "ScanRequest", "available_cpus", "scan", "scan_request"), "._scan"),
@@ -88,6 +95,9 @@ __all__ = [
     "MAX_EXACT_UNITS",
     "Arm",
     "CiOutcome",
+    "CompressConfig",
+    "CompressFlags",
+    "EditorFlags",
     "PathLike",
     "ScanOutcome",
     "ScanRequest",
@@ -99,6 +109,8 @@ __all__ = [
     "build_requests",
     "ci",
     "compile",
+    "compress",
+    "compress_request",
     "load_cases",
     "load_skill",
     "rollout",
@@ -114,4 +126,5 @@ __all__ = [
     "value",
     "value_plan",
     "value_request",
+    "write_proposal",
 ]

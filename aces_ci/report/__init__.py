@@ -73,6 +73,7 @@ if TYPE_CHECKING:
         spearman,
     )
     from ._compile_text import hierarchy_text, render_compile_text
+    from ._compress import COMPRESS_MARKER, render_compress_markdown, render_compress_text
     from ._live_files import write_trial_reports, write_value_reports
     from ._mermaid import lift_chart, pruning_chart
     from ._rollout_text import SUCCESS_SCORE, render_rollout_text, trajectory_text
@@ -120,6 +121,7 @@ _LAZY = {
         ("change_text", "render_trigger_json", "render_trigger_junit", "render_trigger_markdown"), "._trigger_report"
     ),
     **dict.fromkeys(("hierarchy_text", "render_compile_text"), "._compile_text"),
+    **dict.fromkeys(("COMPRESS_MARKER", "render_compress_markdown", "render_compress_text"), "._compress"),
     **dict.fromkeys(("write_trial_reports", "write_value_reports"), "._live_files"),
     **dict.fromkeys(("SUCCESS_SCORE", "render_rollout_text", "trajectory_text"), "._rollout_text"),
     **dict.fromkeys(("render_value_plan", "render_value_text"), "._value_text"),
@@ -136,6 +138,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "COMPRESS_MARKER",
     "GATE_SUITE",
     "MARKER",
     "PLAN_SCHEMA_VERSION",
@@ -183,6 +186,8 @@ __all__ = [
     "read_json_file",
     "read_scan_result",
     "render_compile_text",
+    "render_compress_markdown",
+    "render_compress_text",
     "render_junit",
     "render_markdown",
     "render_plan_text",
