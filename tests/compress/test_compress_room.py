@@ -40,7 +40,7 @@ def _ids(tmp_path: Path) -> tuple[Any, dict[str, str]]:
 
 def test_pruning_cuts_harmful_and_null_units_but_spares_a_null_script_a_kept_rule_runs(tmp_path: Path) -> None:
     game, u = _ids(tmp_path)
-    decisions = {unit: "keep" for unit in game.player_ids}
+    decisions = dict.fromkeys(game.player_ids, "keep")
     decisions |= {u["HARM"]: "delete", u["DEAD"]: "negligible", u["script"]: "negligible", u["BETA"]: "unresolved"}
     pruning = prune(game, decisions)
     assert {r.unit for r in pruning.removed} == {u["HARM"], u["DEAD"]}
