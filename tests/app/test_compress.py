@@ -241,3 +241,21 @@ def test_a_killed_compress_resumes_without_paying_twice(server: ScriptedServer, 
     resumed = json.loads(out.read_text())
     expected = json.loads((reference / "c.json").read_text())
     assert resumed["candidates"] == expected["candidates"] and resumed["accepted"] == "pruned"
+
+
+def test_a_budget_stop_reports_what_was_verified_and_a_resumed_run_pays_only_the_rest(
+    server: ScriptedServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    skill = planted_skill(tmp_path, cases=24)
+    capped = compress_args(skill, server, tmp_path, "--max-rollouts", "250")
+    code, stopped = run_compress(capped, tmp_path)
+    assert code == 1, capsys.readouterr().err
+    assert_valid(stopped)
+    assert stopped["stopped_by"] == "max_rollouts" and server.calls <= 250
+    assert stopped["cost"]["rollouts"] == server.calls
+    pruned = candidate(stopped, "pruned")
+    assert pruned["verdict"] == "unverified" and "stopped by max_rollouts" in capsys.readouterr().out
+    before = server.calls
+    code, resumed = run_compress(compress_args(skill, server, tmp_path), tmp_path)
+    assert resumed["stopped_by"] is None and candidate(resumed, "pruned")["verdict"] != "unverified"
+    assert resumed["cost"]["rollouts"] == server.calls - before  # what the capped run paid is not paid again
