@@ -22,35 +22,22 @@ the engine's budget, so ``--budget-usd`` covers the loop; a budget stop leaves l
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
-import hashlib
 import json
 import shutil
-import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from ..agents import ModelClients
-from ..atomic import write_atomic
 from ..compress import (
-    EDITOR_PROTOCOL,
-    SYSTEM,
     Candidate,
     CandidateKind,
     CompressCost,
     CompressResult,
-    InvalidEdit,
     Judgement,
-    UnitRow,
-    Verdict,
     contrast,
-    editor_prompt,
     judge,
-    parse_edit,
     prune,
     tree_diff,
     unit_changes,
@@ -58,19 +45,18 @@ from ..compress import (
 from ..config import Project, ValueConfig, ValueFlags, find_project, resolve_value
 from ..errors import ConfigError, InfraError, InputError
 from ..evals import find_datasets
-from ..models import LOCAL_MODEL_ID, PROVIDERS, Message, ModelRequest, ModelSpec, Provider
-from ..scan import ScanConfig, scan_repo
-from ..skill import files_digest
+from ..models import LOCAL_MODEL_ID, PROVIDERS, ModelSpec, Provider
+from ..scan import ScanConfig
 from ..skillsv import (
     CompiledSkill,
     EvaluationStore,
     LiveScorer,
     PythonScorer,
     RenderingOracle,
-    ScoreRequest,
     ScoreSettings,
     SkillScorer,
     Task,
+    UnitValue,
     ValueSettings,
     compile_skill,
     decision_line,
@@ -79,10 +65,11 @@ from ..skillsv import (
     plan_valuation,
     render,
     split_panels,
-    store_key,
     tree_tokens,
     valuate,
 )
+from ._compress_editor import Edit, Editor, edited, unit_rows
+from ._compress_score import Spend, Verifier, new_findings, scan_findings, verification_seeds
 from ._inputs import relative
 from ._value_live import STORE_DIR, LivePanel, live_panel, live_session
 
@@ -192,24 +179,6 @@ def compress_request(
     )
 
 
-@dataclass
-class _Spend:
-    rollouts: int = 0
-    cost_usd: float = 0.0
-    editor_calls: int = 0
-    editor_cost_usd: float = 0.0
-    stopped_by: str | None = None
-
-
-def _seeds(seed: int, runs: int) -> list[int]:
-    """``runs`` distinct verification seeds, a pure function of the run's seed."""
-    out = []
-    for run in range(runs):
-        digest = hashlib.sha256(f"aces-compress:{seed}:{run}".encode()).digest()
-        out.append(int.from_bytes(digest[:4], "big") & 0x7FFFFFFF)
-    return out
-
-
 def _tasks(skill_dir: Path, project: Project, config: ValueConfig) -> tuple[list[Task], LivePanel | None]:
     if config.oracle == "live":
         panel = live_panel(skill_dir, project, config.evals, config.metric, config.judge)
@@ -261,191 +230,150 @@ def _values_from_file(path: Path, game: CompiledSkill) -> dict[str, str]:
     return decisions
 
 
-class _Verifier:
-    """Scores trees on the held-out cases, ``seeds`` per case, through the store; counts what it paid."""
+@dataclass(frozen=True)
+class _Decided:
+    """The SkillSV decisions the candidates are built from, and what the editor is shown of the values."""
+
+    decisions: dict[str, str]
+    units: Mapping[str, UnitValue]
+    """Per unit id, its values (empty when the decisions were read from a file)."""
+    line: str
+    notes: tuple[str, ...] = ()
+
+
+def _valued(
+    game: CompiledSkill, attribution: Sequence[Task], oracle: RenderingOracle, settings: ValueSettings, spend: Spend
+) -> _Decided:
+    """Value the skill on the attribution cases; InfraError when the oracle failed or nothing was measured."""
+    report = valuate(game, attribution, oracle, settings, plan_valuation(game, attribution, settings))
+    valuation = report.valuation
+    spend.rollouts += report.paid_now
+    spend.cost_usd += valuation.cost.cost_usd
+    if valuation.stopped_by == "oracle_error":
+        raise InfraError(f"the oracle failed during the valuation: {valuation.error}")
+    if not valuation.measured and valuation.stopped_by is None:
+        raise InfraError("the valuation measured nothing: no chain completed")
+    spend.stopped_by = valuation.stopped_by
+    return _Decided(
+        {unit.unit: unit.decision for unit in valuation.units},
+        {unit.unit: unit for unit in valuation.units},
+        decision_line(decision_summary(game, valuation), valuation.margin),
+    )
+
+
+def _from_file(path: Path, game: CompiledSkill) -> _Decided:
+    note = (
+        "decisions read from --values: the held-out cases are disjoint from the attribution split only if that "
+        "valuation was run on it"
+    )
+    return _Decided(_values_from_file(path, game), {}, f"decisions read from {path.name}", (note,))
+
+
+@dataclass(frozen=True)
+class _Built:
+    """A candidate before verification: its tree (None: the editor gave no valid one) and how it came about."""
+
+    kind: CandidateKind
+    tree: dict[str, bytes] | None
+    because: Mapping[str, str]
+    edit: Edit | None = None
+
+
+def _unbuilt(built: _Built) -> Candidate:
+    """An edited candidate without a valid answer: refused with the last reason, or unverified on a budget stop."""
+    edit = built.edit or Edit(None, 0, ())
+    if edit.rejected:
+        judgement = Judgement("rejected", f"no valid answer in {edit.attempts} attempt(s): {edit.rejected[-1]}")
+    else:
+        judgement = Judgement("unverified", "the budget ran out before the editor answered")
+    return Candidate(built.kind, {}, 0, (), None, judgement, edit.findings, edit.attempts, edit.rejected)
+
+
+def _proposed(candidates: Sequence[Candidate]) -> CandidateKind | None:
+    """The shortest accepted candidate's kind, or None."""
+    accepted = [c for c in candidates if c.judgement.verdict == "accepted"]
+    return min(accepted, key=lambda c: c.tokens).kind if accepted else None
+
+
+class _Run:
+    """One compress run over one scorer: builds the candidates from the decisions and verifies each."""
 
     def __init__(
-        self, scorer: SkillScorer, store: EvaluationStore | None, name: str, held: Sequence[Task], seeds: list[int]
+        self, game: CompiledSkill, config: CompressConfig, scan_settings: ScanConfig, verifier: Verifier, prefix: str
     ) -> None:
-        self.scorer, self.store, self.name, self.held, self.seeds = scorer, store, name, held, seeds
+        self.game, self.config, self.scan_settings = game, config, scan_settings
+        self.verifier, self.prefix = verifier, prefix
+        self.original = render(game, game.player_ids, "del")
+        self.baseline = scan_findings(self.original, game.name, scan_settings)
+        self._original_scores: list[list[float | None]] | None = None
 
-    def scores(self, files: Mapping[str, bytes], spend: _Spend) -> list[list[float | None]]:
-        digest = files_digest(files)
-        table: list[list[float | None]] = [[None] * len(self.seeds) for _ in self.held]
-        pending: list[tuple[int, int, ScoreRequest, str]] = []
-        for i, task in enumerate(self.held):
-            for r, seed in enumerate(self.seeds):
-                key = store_key(self.scorer.identity, digest, task, seed)
-                stored = self.store.get(key) if self.store is not None else None
-                if stored is not None:
-                    table[i][r] = stored
-                    continue
-                request = ScoreRequest(self.name, files, f"skillsv-{digest[:16]}", task, seed, digest)
-                pending.append((i, r, request, key))
-        if not pending or spend.stopped_by is not None:
-            return table
-        outcomes = self.scorer.score([request for _, _, request, _ in pending])
-        fresh: list[tuple[str, float, Mapping[str, Any]]] = []
-        for (i, r, request, key), outcome in zip(pending, outcomes, strict=True):
-            spend.rollouts += outcome.rollouts
-            spend.cost_usd += outcome.cost_usd
-            if outcome.score is not None:
-                table[i][r] = outcome.score
-                fresh.append((key, outcome.score, {"compress": request.condition, "task": request.task.id}))
-            elif outcome.budget_stop:
-                spend.stopped_by = outcome.cap or "budget"
-            elif outcome.fatal:
-                raise InfraError(f"the oracle failed while verifying: {outcome.error}")
-        if fresh and self.store is not None:
-            self.store.put(fresh)
-        return table
-
-
-def _findings(files: Mapping[str, bytes], name: str, settings: ScanConfig) -> list[str]:
-    """The active static-scan findings of a staged tree, as ``RULE: message`` (no line: lines move)."""
-    with tempfile.TemporaryDirectory(prefix="aces-compress-") as folder:
-        root = Path(folder)
-        for path, data in files.items():
-            target = root / name / path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
-        result = scan_repo(root, settings)
-    return [f"{f.rule_id}: {f.message}" for report in result.skills for f in report.active_findings]
-
-
-def _new_findings(before: Sequence[str], after: Sequence[str]) -> tuple[str, ...]:
-    left = list(before)
-    new = []
-    for finding in after:
-        if finding in left:
-            left.remove(finding)
+    def built(self, decided: _Decided, scorer: SkillScorer, spend: Spend, notes: list[str]) -> list[_Built]:
+        out: list[_Built] = []
+        pruning = prune(self.game, decided.decisions)
+        if pruning.removed:
+            because = {r.unit: r.because_of for r in pruning.removed if r.because_of is not None}
+            out.append(_Built("pruned", dict(pruning.files), because))
         else:
-            new.append(finding)
-    return tuple(new)
-
-
-def _rows(game: CompiledSkill, report_units: Mapping[str, Any], decisions: Mapping[str, str]) -> list[UnitRow]:
-    rows = []
-    for player in game.players:
-        unit = report_units.get(player.id)
-        rows.append(
-            UnitRow(
-                unit=player.id,
-                file=player.file,
-                lines=player.lines,
-                tokens=player.tokens,
-                decision=decisions.get(player.id, "unvalued"),
-                net_effect=unit.net_effect.value if unit is not None and unit.net_effect is not None else None,
-                content_value=unit.content_value.value if unit is not None and unit.content_value is not None else None,
-                context_cost=unit.context_cost.value if unit is not None and unit.context_cost is not None else None,
-                preview=player.preview,
+            notes.append("the valuation allows no cut (no unit is delete or negligible): there is no pruned candidate")
+        spec = self.config.editor
+        if spec is not None:
+            meter = scorer.engine.meter if isinstance(scorer, LiveScorer) else None
+            run = self.config.value.run
+            editor = Editor(
+                spec,
+                self.config.editor_attempts,
+                self.config.keep_tokens,
+                run.prices if run is not None else None,
+                self.config.value.estimator.seed,
+                self.config.value.cache_root,
+                meter.spend if meter is not None else (lambda _usd: None),
             )
+            edit = edited(
+                editor,
+                game=self.game,
+                original=self.original,
+                rows=unit_rows(self.game, decided.units, decided.decisions),
+                baseline=self.baseline,
+                spend=spend,
+                budget_left=(lambda: meter.exhausted() is None) if meter is not None else (lambda: True),
+                scan_settings=self.scan_settings,
+            )
+            out.append(_Built("edited", edit.tree, {}, edit))
+        return out
+
+    def verified(self, built: _Built, decisions: Mapping[str, str], spend: Spend) -> Candidate:
+        tree = built.tree
+        if tree is None:
+            return _unbuilt(built)
+        new = new_findings(self.baseline, scan_findings(tree, self.game.name, self.scan_settings))
+        found = None
+        if not new:  # a candidate the scan refuses costs no score
+            if self._original_scores is None:
+                self._original_scores = self.verifier.scores(self.original, spend)
+            held = [task.id for task in self.verifier.held]
+            found = contrast(held, self._original_scores, self.verifier.scores(tree, spend))
+        edit = built.edit
+        return Candidate(
+            built.kind,
+            tree,
+            tree_tokens(tree),
+            unit_changes(self.game, tree, decisions, built.because),
+            found,
+            judge(found, self.config.tolerance, new),
+            new,
+            edit.attempts if edit is not None else 0,
+            edit.rejected if edit is not None else (),
+            tree_diff(self.original, tree, self.prefix),
         )
-    return rows
-
-
-class _Editor:
-    """Asks the editor model for a rewrite; every answer is kept on disk by what was asked."""
-
-    def __init__(self, spec: ModelSpec, config: CompressConfig, cache: Path | None, charge: Callable[[float], None]):
-        self.spec, self.config, self.cache, self.charge = spec, config, cache, charge
-
-    def _path(self, prompt: str) -> Path | None:
-        if self.cache is None:
-            return None
-        identity = json.dumps(
-            [EDITOR_PROTOCOL, self.spec.cache_identity(), SYSTEM, prompt], sort_keys=True, default=str
-        )
-        return self.cache / EDITOR_DIR / f"{hashlib.sha256(identity.encode()).hexdigest()}.json"
-
-    def answer(self, prompt: str, spend: _Spend) -> str:
-        path = self._path(prompt)
-        if path is not None and path.is_file():
-            try:
-                kept = json.loads(path.read_text(encoding="utf-8"))
-                if isinstance(kept, dict) and isinstance(kept.get("text"), str):
-                    return str(kept["text"])
-            except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-                pass  # a torn or foreign file: ask again
-        run = self.config.value.run
-        clients = ModelClients(prices=run.prices if run is not None else None, seed=self.config.value.estimator.seed)
-
-        async def ask() -> tuple[str, float]:
-            try:
-                client = clients.get(self.spec)
-                request = ModelRequest(
-                    system=SYSTEM,
-                    messages=(Message("user", prompt),),
-                    max_tokens=self.spec.max_tokens,
-                    temperature=self.spec.temperature,
-                    seed=self.config.value.estimator.seed,
-                )
-                response = await client.generate(request)
-                return response.text, response.usage.cost_usd
-            finally:
-                await clients.aclose()
-
-        text, cost = asyncio.run(ask())
-        spend.editor_calls += 1
-        spend.editor_cost_usd += cost
-        self.charge(cost)
-        if path is not None:
-            write_atomic(path, json.dumps({"model": f"{self.spec.provider}/{self.spec.model}", "text": text}).encode())
-        return text
-
-
-def _edited(
-    editor: _Editor,
-    *,
-    game: CompiledSkill,
-    original: Mapping[str, bytes],
-    rows: Sequence[UnitRow],
-    baseline: Sequence[str],
-    spend: _Spend,
-    budget_left: Callable[[], bool],
-    scan_settings: ScanConfig,
-) -> tuple[dict[str, bytes] | None, int, tuple[str, ...], tuple[str, ...]]:
-    """(a valid tree or None, answers asked, why each invalid one was refused, the last one's new findings)."""
-    config = editor.config
-    rejected: list[str] = []
-    findings: tuple[str, ...] = ()
-    original_tokens = tree_tokens(original)
-    for attempt in range(1, config.editor_attempts + 1):
-        if not budget_left():
-            spend.stopped_by = spend.stopped_by or "budget_usd"
-            return None, attempt - 1, tuple(rejected), findings
-        prompt = editor_prompt(original, rows, keep_tokens=config.keep_tokens, rejected=rejected)
-        answer = editor.answer(prompt, spend)
-        try:
-            tree = parse_edit(answer, original)
-            findings = _new_findings(baseline, _findings(tree, game.name, scan_settings))
-            if findings:
-                raise InvalidEdit(f"its static scan has a new finding: {findings[0]}")
-            share = tree_tokens(tree) / original_tokens if original_tokens else 1.0
-            if config.keep_tokens is not None and share > config.keep_tokens:
-                raise InvalidEdit(f"it keeps {share:.0%} of the tokens, above the target {config.keep_tokens:.0%}")
-            if tree == dict(original):
-                raise InvalidEdit("it changes nothing")
-            return tree, attempt, tuple(rejected), ()
-        except InvalidEdit as exc:
-            rejected.append(str(exc))
-    return None, config.editor_attempts, tuple(rejected), findings
 
 
 def compress(skill_dir: Path, project: Project, config: CompressConfig) -> CompressResult:
     """Run the whole loop for the skill in ``skill_dir`` (resolved); InputError/ConfigError before anything is paid."""
-    scan_settings = project.config.scan
     game = compile_skill(skill_dir)
-    original = render(game, game.player_ids, "del")
     tasks, panel = _tasks(skill_dir, project, config.value)
     seed = config.value.estimator.seed
     attribution, held = split_panels(tasks, config.held_out, seed)
-    if not held or (config.values_file is None and not attribution):
-        raise InputError(
-            f"{len(tasks)} case(s) cannot be split into attribution and held-out cases: compress needs at least 2",
-            path=str(skill_dir),
-        )
-    decisions_from_file = _values_from_file(config.values_file, game) if config.values_file is not None else None
+    from_file = _from_file(config.values_file, game) if config.values_file is not None else None
     value = config.value
     settings = ValueSettings(
         estimator=value.estimator,
@@ -454,132 +382,34 @@ def compress(skill_dir: Path, project: Project, config: CompressConfig) -> Compr
         values_from=value.values_from,
         adaptive=value.adaptive,
     )
-    plan = plan_valuation(game, attribution, settings) if decisions_from_file is None else None
-    root = value.cache_root
-    store = EvaluationStore(root / STORE_DIR) if root is not None else None
-    spend = _Spend()
-    notes: list[str] = []
+    store = EvaluationStore(value.cache_root / STORE_DIR) if value.cache_root is not None else None
+    spend = Spend()
     try:
         with _scorer(value, panel, skill_dir) as scorer:
-            meter = scorer.engine.meter if isinstance(scorer, LiveScorer) else None
-            report_units: dict[str, Any] = {}
-            if decisions_from_file is None:
-                report = valuate(game, attribution, RenderingOracle(game, scorer, store), settings, plan)
-                valuation = report.valuation
-                spend.rollouts += report.paid_now
-                spend.cost_usd += valuation.cost.cost_usd
-                if valuation.stopped_by == "oracle_error":
-                    raise InfraError(f"the oracle failed during the valuation: {valuation.error}")
-                if not valuation.measured:
-                    if valuation.stopped_by is None:
-                        raise InfraError("the valuation measured nothing: no chain completed")
-                    spend.stopped_by = valuation.stopped_by
-                elif valuation.stopped_by is not None:
-                    spend.stopped_by = valuation.stopped_by
-                decisions: dict[str, str] = {unit.unit: unit.decision for unit in valuation.units}
-                report_units = {unit.unit: unit for unit in valuation.units}
-                line = decision_line(decision_summary(game, valuation), valuation.margin)
-            else:
-                decisions = decisions_from_file
-                line = f"decisions read from {config.values_file}"
-                notes.append(
-                    "decisions read from --values: the held-out cases are disjoint from the attribution split "
-                    "only if that valuation was run on it"
-                )
-            baseline = _findings(original, game.name, scan_settings)
-            verifier = _Verifier(scorer, store, game.name, held, _seeds(seed, config.runs))
-            built: list[tuple[CandidateKind, dict[str, bytes] | None, dict[str, Any]]] = []
-            pruning = prune(game, decisions)
-            if pruning.removed:
-                because = {r.unit: r.because_of for r in pruning.removed if r.because_of is not None}
-                built.append(("pruned", dict(pruning.files), {"because": because}))
-            else:
-                notes.append(
-                    "the valuation allows no cut: no unit is delete or negligible, so there is no pruned candidate"
-                )
-            if config.editor is not None:
-                charge = meter.spend if meter is not None else (lambda _usd: None)
-                left = (lambda: meter.exhausted() is None) if meter is not None else (lambda: True)
-                editor = _Editor(config.editor, config, root, charge)
-                rows = _rows(game, report_units, decisions)
-                tree, attempts, rejected, findings = _edited(
-                    editor,
-                    game=game,
-                    original=original,
-                    rows=rows,
-                    baseline=baseline,
-                    spend=spend,
-                    budget_left=left,
-                    scan_settings=scan_settings,
-                )
-                built.append(("edited", tree, {"attempts": attempts, "rejected": rejected, "findings": findings}))
-            candidates: list[Candidate] = []
-            base_scores: list[list[float | None]] | None = None
-            prefix = relative(skill_dir, project.root)
-            for kind, tree, extra in built:
-                if tree is None:
-                    reason = (
-                        f"no valid answer in {extra['attempts']} attempt(s): {extra['rejected'][-1]}"
-                        if extra["rejected"]
-                        else "the budget ran out before the editor answered"
-                    )
-                    verdict: Verdict = "rejected" if extra["rejected"] else "unverified"
-                    candidates.append(
-                        Candidate(
-                            kind,
-                            {},
-                            0,
-                            (),
-                            None,
-                            Judgement(verdict, reason),
-                            tuple(extra["findings"]),
-                            extra["attempts"],
-                            tuple(extra["rejected"]),
-                        )
-                    )
-                    continue
-                new = _new_findings(baseline, _findings(tree, game.name, scan_settings))
-                found = None
-                if not new:
-                    if base_scores is None:
-                        base_scores = verifier.scores(original, spend)
-                    found = contrast([t.id for t in held], base_scores, verifier.scores(tree, spend))
-                judgement = judge(found, config.tolerance, new)
-                candidates.append(
-                    Candidate(
-                        kind,
-                        tree,
-                        tree_tokens(tree),
-                        unit_changes(game, tree, decisions, extra.get("because")),
-                        found,
-                        judgement,
-                        new,
-                        extra.get("attempts", 0),
-                        tuple(extra.get("rejected", ())),
-                        tree_diff(original, tree, prefix),
-                    )
-                )
+            decided = from_file or _valued(game, attribution, RenderingOracle(game, scorer, store), settings, spend)
+            verifier = Verifier(scorer, store, game.name, held, verification_seeds(seed, config.runs))
+            run = _Run(game, config, project.config.scan, verifier, relative(skill_dir, project.root))
+            notes = list(decided.notes)
+            candidates = [run.verified(b, decided.decisions, spend) for b in run.built(decided, scorer, spend, notes)]
+            identity = scorer.identity
     finally:
         if store is not None:
             store.close()
-    accepted = [c for c in candidates if c.judgement.verdict == "accepted"]
-    chosen = min(accepted, key=lambda c: c.tokens).kind if accepted else None
-    identity = scorer.identity
     return CompressResult(
         skill=game.name,
-        skill_dir=prefix,
-        original_tokens=tree_tokens(original),
+        skill_dir=run.prefix,
+        original_tokens=tree_tokens(run.original),
         oracle=identity,
         seed=seed,
         runs=config.runs,
         tolerance=config.tolerance,
-        attribution=tuple(t.id for t in attribution) if decisions_from_file is None else (),
+        attribution=tuple(t.id for t in attribution) if from_file is None else (),
         held_out=tuple(t.id for t in held),
-        values_from="valued" if decisions_from_file is None else "file",
-        decisions=decisions,
-        decision_line=line,
+        values_from="valued" if from_file is None else "file",
+        decisions=decided.decisions,
+        decision_line=decided.line,
         candidates=tuple(candidates),
-        accepted=chosen,
+        accepted=_proposed(candidates),
         editor=f"{config.editor.provider}/{config.editor.model}" if config.editor is not None else None,
         cost=CompressCost(spend.rollouts, spend.cost_usd, spend.editor_calls, spend.editor_cost_usd),
         stopped_by=spend.stopped_by,
