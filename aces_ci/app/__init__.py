@@ -42,7 +42,15 @@ if TYPE_CHECKING:
     )
     from ._ci import CiOutcome, ci
     from ._compile import compile
-    from ._compress import CompressConfig, CompressFlags, EditorFlags, compress, compress_request, write_proposal
+    from ._compress import (
+        CompressConfig,
+        CompressFlags,
+        EditorFlags,
+        check_out,
+        compress,
+        compress_request,
+        write_proposal,
+    )
     from ._inputs import SkillSources, load_cases
     from ._rollout import ARMS, Arm, build_requests, rollout, rollout_cases
     from ._scan import ScanOutcome, ScanRequest, available_cpus, scan, scan_request
@@ -69,7 +77,15 @@ _MODULES = {
     **dict.fromkeys(("CiOutcome", "ci"), "._ci"),
     "compile": "._compile",
     **dict.fromkeys(
-        ("CompressConfig", "CompressFlags", "EditorFlags", "compress", "compress_request", "write_proposal"),
+        (
+            "CompressConfig",
+            "CompressFlags",
+            "EditorFlags",
+            "check_out",
+            "compress",
+            "compress_request",
+            "write_proposal",
+        ),
         "._compress",
     ),
     **dict.fromkeys(("SkillSources", "load_cases"), "._inputs"),
@@ -107,6 +123,7 @@ __all__ = [
     "ValueRequest",
     "available_cpus",
     "build_requests",
+    "check_out",
     "ci",
     "compile",
     "compress",

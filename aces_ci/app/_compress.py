@@ -417,6 +417,16 @@ def compress(skill_dir: Path, project: Project, config: CompressConfig) -> Compr
     )
 
 
+def check_out(skill_dir: Path, out: Path) -> Path:
+    """``out`` resolved, or InputError when it lies inside the skill or holds anything: checked before the run."""
+    out = out.resolve()
+    if out == skill_dir or skill_dir in out.parents:
+        raise InputError("--out cannot lie inside the skill it compresses", path=str(out), field="--out")
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise InputError("--out must be a new or empty folder", path=str(out), field="--out")
+    return out
+
+
 def write_proposal(result: CompressResult, skill_dir: Path, out: Path) -> Path | None:
     """The accepted candidate as a whole skill folder at ``out`` (the original's other files, such as evals/, kept).
 
@@ -426,11 +436,7 @@ def write_proposal(result: CompressResult, skill_dir: Path, out: Path) -> Path |
     proposal = result.proposal
     if proposal is None:
         return None
-    out = out.resolve()
-    if out == skill_dir or skill_dir in out.parents:
-        raise InputError("--out cannot lie inside the skill it compresses", path=str(out), field="--out")
-    if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        raise InputError("--out must be a new or empty folder", path=str(out), field="--out")
+    out = check_out(skill_dir, out)
     out.parent.mkdir(parents=True, exist_ok=True)
     if out.exists():
         out.rmdir()

@@ -5,7 +5,8 @@ The editor is asked at most ``attempts`` times. Each answer is parsed into a ski
 finding, the token target met, something changed — and an invalid one is refused with the
 reason, which the next prompt carries. Every answer is kept on disk under the cache root by what
 was asked (the editor, the protocol, the prompt), so a rerun asks nothing and a killed run asks
-only what it had not; the dollars an answer cost are charged to the run's budget as they are paid.
+only what it had not; an answer in which the redactor finds a secret is never kept (it is asked
+again). The dollars an answer cost are charged to the run's budget as they are paid.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from ..agents import ModelClients
 from ..atomic import write_atomic
 from ..compress import EDITOR_PROTOCOL, SYSTEM, InvalidEdit, UnitRow, editor_prompt, parse_edit
 from ..models import Message, ModelRequest, ModelSpec, PriceTable
+from ..redact import redact_text
 from ..scan import ScanConfig
 from ..skillsv import CompiledSkill, tree_tokens
 from ._compress_score import Spend, new_findings, scan_findings
@@ -103,7 +105,7 @@ class Editor:
         spend.editor_calls += 1
         spend.editor_cost_usd += cost
         self.charge(cost)
-        if path is not None:
+        if path is not None and redact_text(text) == text:  # an answer quoting a secret is never kept on disk
             write_atomic(path, json.dumps({"model": f"{self.spec.provider}/{self.spec.model}", "text": text}).encode())
         return text
 

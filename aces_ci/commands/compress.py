@@ -111,6 +111,7 @@ def compress_flags(args: argparse.Namespace) -> app.CompressFlags:
 
 def run(args: argparse.Namespace) -> int:
     skill_dir, project, config = app.compress_request(args.skill_dir, compress_flags(args), args.config)
+    app.check_out(skill_dir, args.out)  # a folder the proposal cannot go to is said before anything is paid
     result = app.compress(skill_dir, project, config)
     written = app.write_proposal(result, skill_dir, args.out)
     proposal = result.proposal

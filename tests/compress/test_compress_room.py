@@ -133,7 +133,7 @@ def test_a_python_oracle_is_verified_with_distinct_seeds_per_run_and_a_rerun_cal
 
 
 def test_input_errors_name_what_is_wrong_before_anything_is_scored(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     skill, evals = _planted(tmp_path, cases=1)
     base = ["compress", str(skill), "--evals", str(evals), "--oracle", f"{ORACLE}:noisy", "--out", str(tmp_path / "o")]
@@ -151,3 +151,12 @@ def test_input_errors_name_what_is_wrong_before_anything_is_scored(
     assert "an editor needs its provider" in capsys.readouterr().err
     assert main([*base, "--tolerance", "0.2"]) == 2
     assert os.listdir(tmp_path).count("o") == 0
+    (tmp_path / "o").mkdir()
+    (tmp_path / "o" / "kept.txt").write_text("mine")
+    log = tmp_path / "calls.log"
+    import tests.skillsv.planted_oracle as oracle
+
+    monkeypatch.setattr(oracle, "CALLS", log)
+    assert main(base) == 2  # a folder holding anything is never overwritten, and it is said before any score
+    assert "--out must be a new or empty folder" in capsys.readouterr().err and not log.exists()
+    assert (tmp_path / "o" / "kept.txt").read_text() == "mine"
