@@ -160,3 +160,21 @@ def test_input_errors_name_what_is_wrong_before_anything_is_scored(
     assert main(base) == 2  # a folder holding anything is never overwritten, and it is said before any score
     assert "--out must be a new or empty folder" in capsys.readouterr().err and not log.exists()
     assert (tmp_path / "o" / "kept.txt").read_text() == "mine"
+
+
+def test_the_tolerance_comes_from_aces_yml_and_the_flag_overrides_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    skill, evals = _planted(tmp_path, cases=12)
+    config = tmp_path / "aces.yml"
+    config.write_text("compress:\n  tolerance: -0.2\n", encoding="utf-8")
+    out = tmp_path / "c.json"
+    base = ["compress", str(skill), "--evals", str(evals), "--oracle", f"{ORACLE}:noisy", "--config", str(config)]
+    base += ["--json", str(out), "-K", "4"]
+    assert main([*base, "--out", str(tmp_path / "a")]) in (0, 1)
+    assert json.loads(out.read_text())["tolerance"] == -0.2
+    assert main([*base, "--out", str(tmp_path / "b"), "--tolerance", "-0.1"]) in (0, 1)
+    assert json.loads(out.read_text())["tolerance"] == -0.1
+    config.write_text("compress:\n  tolerance: 0.5\n", encoding="utf-8")
+    assert main([*base, "--out", str(tmp_path / "c")]) == 2
+    assert "compress.tolerance" in capsys.readouterr().err
