@@ -121,5 +121,6 @@ def render_compress_markdown(result: CompressResult, links: SourceLinks | None =
             lines += ["", f"**{candidate.kind}**", "", *table, *([""] if table and refused else []), *refused]
     if result.stopped_by:
         lines += ["", f"Stopped by {cell(result.stopped_by, 40)}: a candidate not yet scored is reported unverified."]
-    lines += ["", "_The proposal is never committed: apply the patch `aces-ci compress --patch` wrote to adopt it._"]
+    if result.proposal is not None:
+        lines += ["", "_Nothing is committed: apply the patch `aces-ci compress --patch` wrote to adopt the proposal._"]
     return "\n".join(lines) + "\n"
