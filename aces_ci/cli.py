@@ -19,7 +19,7 @@ from . import __version__, commands
 from .errors import EXIT_RUNTIME_ERROR, AcesError
 from .redact import redact_text, redacted_stdio
 
-VERBS = ("scan", "rules", "rollout", "trial", "ci", "merge", "cache", "compile", "value", "report", "init")
+VERBS = ("scan", "rules", "rollout", "trial", "ci", "merge", "cache", "compile", "value", "compress", "report", "init")
 """Every verb, in ``--help`` order; each is the module :mod:`aces_ci.commands.<verb>`."""
 
 

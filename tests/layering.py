@@ -40,6 +40,7 @@ LAYERS: tuple[str, ...] = (
     "trials",
     "skillsv",
     "config",
+    "compress",
     "report",
     "gate",
     "github",

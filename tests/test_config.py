@@ -146,7 +146,7 @@ def test_a_misspelt_field_names_file_line_field_and_the_fix(tmp_path: Path) -> N
 
 def test_an_unknown_section_lists_the_allowed_ones(tmp_path: Path) -> None:
     error = error_of(tmp_path, "scan: {}\nreport:\n  x: 1\n")
-    assert "unknown field 'report'; allowed here: evals, gate, judge, run, scan, trial" in str(error)
+    assert "unknown field 'report'; allowed here: compress, evals, gate, judge, run, scan, trial" in str(error)
     assert error.line == 2
 
 

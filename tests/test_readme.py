@@ -93,7 +93,7 @@ def find(*words: str) -> Command:
 
 def test_the_readmes_hold_the_commands_these_tests_run() -> None:
     verbs = sorted({command.verb for command in ALL})
-    assert verbs == ["compile", "merge", "rollout", "rules", "scan", "trial", "value"]
+    assert verbs == ["compile", "compress", "merge", "rollout", "rules", "scan", "trial", "value"]
     assert len(ALL) >= 10, [command.text for command in ALL]
 
 

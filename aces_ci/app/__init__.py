@@ -22,6 +22,8 @@ one ``aces-ci trial`` runs on the same settings. Nothing here sees an ``argparse
   CLI does (:mod:`._api`).
 * :func:`rollout` — one skill's cases in one or both arms, no verdict (:mod:`._rollout`);
   :func:`compile` — SkillSV's game of a skill, no model run (:mod:`._compile`).
+* :func:`compress` — a shorter skill from SkillSV's decisions, verified on held-out cases
+  (:mod:`._compress`; :func:`compress_request` resolves it, :func:`write_proposal` writes the accepted one).
 
 Names load on first use (PEP 562): a scan imports :mod:`._scan` and none of the live tier.
 """
@@ -42,6 +44,15 @@ if TYPE_CHECKING:
     )
     from ._ci import CiOutcome, ci
     from ._compile import compile
+    from ._compress import (
+        CompressConfig,
+        CompressFlags,
+        EditorFlags,
+        check_out,
+        compress,
+        compress_request,
+        write_proposal,
+    )
     from ._inputs import SkillSources, load_cases
     from ._merge_trial import merge_trial
     from ._merge_value import merge_value
@@ -72,6 +83,18 @@ _MODULES = {
     ),
     **dict.fromkeys(("CiOutcome", "ci"), "._ci"),
     "compile": "._compile",
+    **dict.fromkeys(
+        (
+            "CompressConfig",
+            "CompressFlags",
+            "EditorFlags",
+            "check_out",
+            "compress",
+            "compress_request",
+            "write_proposal",
+        ),
+        "._compress",
+    ),
     **dict.fromkeys(("SkillSources", "load_cases"), "._inputs"),
     **dict.fromkeys(("export_cache", "import_cache"), "._rollout_cache"),
     **dict.fromkeys(("ARMS", "Arm", "build_requests", "rollout", "rollout_cases"), "._rollout"),
@@ -100,6 +123,9 @@ __all__ = [
     "MAX_EXACT_UNITS",
     "Arm",
     "CiOutcome",
+    "CompressConfig",
+    "CompressFlags",
+    "EditorFlags",
     "PathLike",
     "ScanOutcome",
     "ScanRequest",
@@ -109,8 +135,11 @@ __all__ = [
     "ValueRequest",
     "available_cpus",
     "build_requests",
+    "check_out",
     "ci",
     "compile",
+    "compress",
+    "compress_request",
     "export_cache",
     "import_cache",
     "load_cases",
@@ -132,4 +161,5 @@ __all__ = [
     "value_plan",
     "value_request",
     "value_shard",
+    "write_proposal",
 ]

@@ -29,6 +29,7 @@ from ._ci import (
 from ._file import (
     CONFIG_NAMES,
     AcesConfig,
+    CompressSettings,
     EvalSettings,
     Project,
     RunSettings,
@@ -96,6 +97,7 @@ __all__ = [
     "CiConfig",
     "CiMode",
     "CiReports",
+    "CompressSettings",
     "EvalSettings",
     "GateFlags",
     "GitHubOutput",

@@ -144,6 +144,20 @@ def _value_settings(data: dict[str, Any]) -> ValueSettings:
 
 
 @dataclass(frozen=True)
+class CompressSettings:
+    """How ``aces-ci compress`` accepts a shorter skill (``compress:`` in aces.yml)."""
+
+    tolerance: float = -0.05
+    """A candidate is accepted only when its held-out Δ's interval has its lower bound above this: the loss a
+    compression may risk (the gate's pass band, negated)."""
+
+
+def _compress_settings(data: dict[str, Any]) -> CompressSettings:
+    """``compress:`` (the schema has checked its keys and range)."""
+    return CompressSettings(tolerance=float(data.get("tolerance", CompressSettings().tolerance)))
+
+
+@dataclass(frozen=True)
 class AcesConfig:
     path: Path | None = None
     """Where the config was read from; None when defaults are used."""
@@ -156,6 +170,7 @@ class AcesConfig:
     """How a lift becomes a verdict (``gate:``): the one :class:`aces_ci.stats.Bands` the trial, its result and
     ``aces-ci ci`` carry."""
     value: ValueSettings = field(default_factory=ValueSettings)
+    compress: CompressSettings = field(default_factory=CompressSettings)
     field_lines: dict[str, int] = field(default_factory=dict)
     """Line of each field in aces.yml by dotted path (``scan.rules.SPEC001``, ``scan.ignore[0].rule``),
     so checks made after loading (unknown rule ids) can point at the line."""
@@ -565,5 +580,6 @@ def _parsed(text: str, path: Path) -> AcesConfig:
         trial=_trial_settings(data.get("trial", {}), base),
         gate=_gate_settings(data.get("gate", {}), path, lines),
         value=_value_settings(data.get("value", {})),
+        compress=_compress_settings(data.get("compress", {})),
         field_lines=lines,
     )
