@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from aces_ci.scan import Finding, Location, Severity, Suppression
+from aces_ci.scan import Finding, Location, Severity, Suppression, skill_checks
 from aces_ci.scan._finding import finding_from_row, finding_to_row
 from aces_ci.scan._finding_rows import (
     FindingRows,
@@ -19,7 +19,6 @@ from aces_ci.scan._finding_rows import (
     valid_rows,
 )
 from aces_ci.scan._score import ScoreMemo, structural_score
-from aces_ci.scan._verdict import skill_checks
 from aces_ci.scan.rules import default_registry
 
 EVERY_KIND: frozenset[str | None] = frozenset({None, "inline", "config", "baseline", "policy"})
