@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from operator import itemgetter
 from typing import Any, TypeGuard, overload
 
 from ._finding import Finding, Location, Severity, Suppression
@@ -147,11 +148,20 @@ class ReportFindings(_Lazy):
     :class:`FindingRows`, without building their findings.
     """
 
-    __slots__ = ("parts",)
+    __slots__ = ("_counts", "parts")
 
     def __init__(self, parts: Sequence[Sequence[Finding]]) -> None:
         super().__init__()
         self.parts = tuple(parts)
+        self._counts: ActiveCounts | None = None
+
+    def counts(self) -> ActiveCounts:
+        """:func:`active_counts` of these findings, counted once (the score and the verdict both ask)."""
+        if self._counts is None:
+            self._counts = Counter()
+            for part in self.parts:
+                _count_into(self._counts, part)
+        return self._counts
 
     def __len__(self) -> int:
         return sum(len(part) for part in self.parts)
@@ -160,18 +170,25 @@ class ReportFindings(_Lazy):
         return tuple(sorted((finding for part in self.parts for finding in part), key=report_order))
 
 
-def _parts(findings: Iterable[Finding]) -> Iterable[Iterable[Finding]]:
-    return findings.parts if isinstance(findings, ReportFindings) else (findings,)
+_RULE_SEVERITY_KIND = itemgetter(0, 1, 9)
+
+
+def _count_into(counts: ActiveCounts, findings: Iterable[Finding]) -> None:
+    if isinstance(findings, FindingRows):
+        # Counted in C over (rule, severity, suppression kind); then the few distinct ones are sorted out.
+        for (rule_id, severity, kind), count in Counter(map(_RULE_SEVERITY_KIND, findings.rows)).items():
+            if kind is None:
+                counts[rule_id, severity] += count
+    else:
+        counts.update((f.rule_id, f.severity.value) for f in findings if f.active)
 
 
 def active_counts(findings: Iterable[Finding]) -> ActiveCounts:
     """How many active (unsuppressed) findings each rule has at each severity."""
+    if isinstance(findings, ReportFindings):
+        return findings.counts()
     counts: ActiveCounts = Counter()
-    for part in _parts(findings):
-        if isinstance(part, FindingRows):
-            counts.update((row[0], row[1]) for row in part.rows if row[9] is None)
-        else:
-            counts.update((f.rule_id, f.severity.value) for f in part if f.active)
+    _count_into(counts, findings)
     return counts
 
 
@@ -180,10 +197,12 @@ def active_errors(findings: Iterable[Finding]) -> list[Finding]:
     or a :class:`ReportFindings`): only those are built from rows."""
     if not isinstance(findings, ReportFindings):
         return [f for f in findings if f.active and f.severity == Severity.ERROR]
+    if not any(severity == "error" for _, severity in findings.counts()):
+        return []
     errors: list[Finding] = []
     for part in findings.parts:
         if isinstance(part, FindingRows):
-            rows = (row for row in part.rows if row[1] == "error" and row[9] is None)
+            rows = [row for row in part.rows if row[1] == "error" and row[9] is None]
             errors.extend(finding_of(row, part.skill, part.fixes) for row in rows)
         else:
             errors.extend(f for f in part if f.active and f.severity == Severity.ERROR)

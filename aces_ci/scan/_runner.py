@@ -46,7 +46,14 @@ from ._config import IgnoreEntry, ScanConfig
 from ._context import ScanContext
 from ._finding import Finding, FindingRow, Hit, Location, Severity, Suppression, finding_from_row, finding_to_row
 from ._finding_rows import ReportFindings, report_order
-from ._fingerprint import KnownStats, SkillFingerprint, repository_digest, scan_digest, skill_fingerprint
+from ._fingerprint import (
+    KnownStats,
+    SkillFingerprint,
+    repository_digest,
+    scan_digest,
+    scan_environment,
+    skill_fingerprint,
+)
 from ._git_index import GitWitness
 from ._inputs import ScanMemo, SkillInputs
 from ._internal_rules import (
@@ -442,13 +449,17 @@ def _judge_all(job: _ScanJob, scans: Sequence[_SkillScan], judge: ModelSettings)
 
 
 def _repository_store(
-    cache: ResultCache | None, enabled: EnabledRules, config: ScanConfig, fixes: Mapping[str, str | None]
+    cache: ResultCache | None,
+    enabled: EnabledRules,
+    config: ScanConfig,
+    fixes: Mapping[str, str | None],
+    environment: Mapping[str, object] | None,
 ) -> RepositoryStore | None:
     """Where the repository rules' findings are kept, when a cache is in use and their code can be keyed."""
     if cache is None:
         return None
     repo_rules = [pair for pair in enabled if is_repository_rule(pair[0])]
-    rules_key = repository_digest(repo_rules, config, REPOSITORY_CHECKS) if repo_rules else None
+    rules_key = repository_digest(repo_rules, config, REPOSITORY_CHECKS, environment) if repo_rules else None
     return None if rules_key is None else RepositoryStore(cache, rules_key, fixes)
 
 
@@ -492,7 +503,8 @@ def scan_repo(
     enabled = _enabled_rules(registry, _severity_overrides(scan_config))
     # Repository rules run once below, over every skill; the per-skill work (and its cache key) leaves them out.
     per_skill = tuple(pair for pair in enabled if not is_repository_rule(pair[0]))
-    scan_key = scan_digest(per_skill, scan_config) if cache is not None else None
+    environment = scan_environment() if cache is not None else None
+    scan_key = scan_digest(per_skill, scan_config, environment) if cache is not None else None
     fixes = {rule.id: rule.fix for rule in registry}
     git = GitWitness(root) if scan_key is not None else None
     job = _ScanJob(root, registry, per_skill, scan_config, cache, scan_key, within, fixes, git)
@@ -517,7 +529,7 @@ def scan_repo(
         registry,
         known={scanned.rel_dir: scanned.listed for scanned in replayed if scanned.listed is not None},
         no_directives=frozenset(scanned.rel_dir for scanned in replayed if scanned.no_directives),
-        stored=_repository_store(cache, enabled, scan_config, fixes),
+        stored=_repository_store(cache, enabled, scan_config, fixes, environment),
     )
     with contextlib.closing(_process_all(job, jobs, looked)) as arriving:
         for scanned in arriving:
