@@ -24,6 +24,8 @@ from ._result import Deduction, StructuralScore
 FULL_SCORE = 100
 MAX_COUNTED_PER_RULE = 3
 MAX_POINTS_PER_RULE = 50
+_SEVERITY_OF = {severity.value: severity for severity in Severity}
+"""A severity by its value (a dictionary: ``Severity(value)`` goes through the enum machinery)."""
 
 
 def finding_points(severity: Severity, rule: Rule) -> int:
@@ -57,7 +59,7 @@ def score_of_counts(counts: ActiveCounts, registry: RuleRegistry) -> StructuralS
     """The score of a skill whose active findings are ``counts`` (by rule and severity): all a score reads."""
     costs_by_rule: dict[str, list[int]] = defaultdict(list)
     for (rule_id, severity), count in counts.items():
-        costs_by_rule[rule_id].extend([finding_points(Severity(severity), registry.get(rule_id))] * count)
+        costs_by_rule[rule_id].extend([finding_points(_SEVERITY_OF[severity], registry.get(rule_id))] * count)
     deductions = []
     for rule_id, costs in costs_by_rule.items():
         costs.sort(reverse=True)
