@@ -46,8 +46,9 @@ def valid_rows(rows: object, kinds: frozenset[str | None]) -> TypeGuard[list[Row
     """Whether ``rows`` (as JSON decodes a cache entry) is a list of rows each of which
     :func:`~aces_ci.scan._finding.finding_from_row` decodes, with a suppression kind in ``kinds``.
 
-    Checked field by field through the tuple of their types, in passes over the whole list: about a
-    tenth of what building the findings costs.
+    Checked through the tuple of each row's field types and in passes over the whole list: about a
+    quarter of what building the findings cost (0.025 s against 0.088 s for the 41,836 rows of a
+    2,922-skill registry, measured alone).
     """
     if not isinstance(rows, list):
         return False
@@ -184,7 +185,8 @@ def _count_into(counts: ActiveCounts, findings: Iterable[Finding]) -> None:
 
 
 def active_counts(findings: Iterable[Finding]) -> ActiveCounts:
-    """How many active (unsuppressed) findings each rule has at each severity."""
+    """How many active (unsuppressed) findings each rule has at each severity (a ReportFindings' own
+    count: read it, do not change it)."""
     if isinstance(findings, ReportFindings):
         return findings.counts()
     counts: ActiveCounts = Counter()

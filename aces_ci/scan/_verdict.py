@@ -39,7 +39,11 @@ class ScanCheck:
 
 
 def skill_checks(findings: Iterable[Finding], score: StructuralScore, min_score: int) -> tuple[ScanCheck, ScanCheck]:
-    """The two checks of a skill's verdict: no active error finding, and a score at least ``min_score``."""
+    """The two checks of a skill's verdict: no active error finding, and a score at least ``min_score``.
+
+    ``findings`` in report order (a :class:`~aces_ci.scan._finding_rows.ReportFindings` is): the first
+    errors are named.
+    """
     errors = active_errors(findings)
     named = ", ".join(f"{f.rule_id} at {f.location}" for f in errors[:_LISTED_ERRORS])
     more = f" and {len(errors) - _LISTED_ERRORS} more" if len(errors) > _LISTED_ERRORS else ""
