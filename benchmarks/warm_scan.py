@@ -10,6 +10,8 @@ the same load:
 * ``aces-ci``'s warm scan (``scan_repo`` with the cache a cold scan filled, ``--jobs``): discovery,
   the stat look at every skill, replaying findings, suppressions, scoring and the gate; best of
   ``--repeat``; its report must equal the cold scan's (and a scan without any cache);
+* the same warm scan followed by the text report ``aces-ci scan`` prints (every active finding, so
+  every replayed finding's row is built into a finding: :mod:`aces_ci.scan._finding_rows`);
 * one SKILL.md edited: exactly that skill must be checked again;
 * a copy of the tree (every inode and modification time new, and git's index copied with it, so
   it vouches for nothing): every file is hashed, nothing is rescanned;
@@ -44,6 +46,7 @@ from pathlib import Path
 from skills_ref.validator import validate
 
 from aces_ci.app import available_cpus
+from aces_ci.report import render_text
 from aces_ci.scan import ResultCache, ScanConfig, ScanResult, _fingerprint, scan_repo
 from aces_ci.scan.rules import default_registry
 from aces_ci.skill import iter_skill_dirs
@@ -122,10 +125,11 @@ def main(argv: list[str] | None = None) -> int:
         cold_seconds = _timed(scan)
         cold = _comparable(scan())  # replayed: the cache is full now
         assert cold == _comparable(scan(cached=False)), "a warm scan must report what a scan without cache reports"
-        references, warms = [], []
+        references, warms, printed = [], [], []
         for _ in range(args.repeat):
             references.append(_timed(reference))
             warms.append(_timed(scan))
+            printed.append(_timed(lambda: render_text(scan(), registry, color=False)))
         assert _comparable(scan()) == cold
         reference_best, warm_best = min(references), min(warms)
         reference_median, warm_median = statistics.median(references), statistics.median(warms)
@@ -174,6 +178,7 @@ def main(argv: list[str] | None = None) -> int:
             ("aces-ci cold, empty cache", cold_seconds),
             ("**aces-ci warm, nothing changed (best)**", warm_best),
             ("aces-ci warm, nothing changed (median)", warm_median),
+            ("aces-ci warm and its text report (median)", statistics.median(printed)),
             (f"aces-ci warm, one SKILL.md edited ({rechecked} skill re-checked)", edit_seconds),
             (
                 f"aces-ci after a fresh `git clone`, cache restored ({cloned.stats.hits} replayed, "
@@ -190,10 +195,13 @@ def main(argv: list[str] | None = None) -> int:
             f"\nwarm / skills-ref cold: best {ratio:.1f}×, median {median_ratio:.1f}× "
             f"(target ≥ {TARGET:.0f}× by median: {verdict})"
         )
+        printed_ratio = reference_median / statistics.median(printed)
+        print(f"warm and its text report / skills-ref cold, by median: {printed_ratio:.1f}×")
         clone_ratio = reference_median / clone_seconds
         print(f"fresh clone / skills-ref cold median: {clone_ratio:.1f}×")
         print(f"all runs of skills-ref: {', '.join(f'{s:.3f}' for s in references)}")
         print(f"all warm runs: {', '.join(f'{s:.3f}' for s in warms)}")
+        print(f"all warm runs with the text report: {', '.join(f'{s:.3f}' for s in printed)}")
         if rechecked != 1:
             print(f"UNEXPECTED: one edit re-checked {rechecked} skills")
             return 1

@@ -142,12 +142,14 @@ def _optional_int(value: object) -> bool:
 
 
 def finding_from_row(row: Sequence[object], skill: str) -> Finding | None:
-    """The finding :func:`finding_to_row` wrote, or None when ``row`` is not such a row (a damaged file)."""
+    """The finding :func:`finding_to_row` wrote, or None when ``row`` is not such a row (a damaged file).
+
+    Cache entries are checked in bulk by :func:`~aces_ci.scan._finding_rows.valid_rows`, which accepts
+    exactly the rows this decodes (tested), and stay rows until a report reads them.
+    """
     if len(row) != _ROW_LENGTH:
         return None
     rule_id, severity, message, path, line, column, evidence, clause, fix, kind, reason = row
-    # Most fields are None or plain values: the common cases are tested first (a warm scan decodes
-    # every replayed finding, tens of thousands on a registry).
     if not (isinstance(rule_id, str) and isinstance(message, str) and isinstance(path, str)):
         return None
     if not (isinstance(severity, str) and severity in _SEVERITIES and isinstance(reason, str)):
@@ -156,7 +158,9 @@ def finding_from_row(row: Sequence[object], skill: str) -> Finding | None:
         return None
     if not (evidence is None or isinstance(evidence, str)) or not (clause is None or isinstance(clause, str)):
         return None
-    if not (fix is None or isinstance(fix, str)) or not (kind is None or kind in _SUPPRESSION_KINDS):
+    if not (fix is None or isinstance(fix, str)) or not (
+        kind is None or (isinstance(kind, str) and kind in _SUPPRESSION_KINDS)
+    ):
         return None
     suppressed = None if kind is None else Suppression(_SUPPRESSION_KINDS[kind], reason)
     return Finding(

@@ -283,8 +283,30 @@ def _settings(config: ScanConfig) -> dict[str, object]:
     }
 
 
-def scan_digest(enabled: Sequence[tuple[Rule, Severity | None]], config: ScanConfig) -> str | None:
-    """The part of every skill's key that is the same for the whole scan; None when caching must be off."""
+def scan_environment() -> dict[str, object]:
+    """What every key depends on besides the rules and settings: aces-ci's own source, Python, the libraries, bash.
+
+    Hashing the source is most of it: a scan computes this once for both of its keys (:func:`scan_digest`,
+    :func:`repository_digest`).
+    """
+    return {
+        "format": CACHE_FORMAT,
+        "aces_ci": __version__,
+        "package": _package_digest(),
+        "python": [sys.version, sys.implementation.cache_tag],
+        "platform": [sys.platform, os.name],
+        "libraries": _library_versions(),
+        "bash": _bash_identity(),
+    }
+
+
+def scan_digest(
+    enabled: Sequence[tuple[Rule, Severity | None]], config: ScanConfig, environment: Mapping[str, object] | None = None
+) -> str | None:
+    """The part of every skill's key that is the same for the whole scan; None when caching must be off.
+
+    ``environment`` is this scan's :func:`scan_environment` (computed here when not given).
+    """
     rules = []
     digests: dict[str, str] = {}
     for rule, forced in enabled:
@@ -293,13 +315,7 @@ def scan_digest(enabled: Sequence[tuple[Rule, Severity | None]], config: ScanCon
             return None
         rules.append([rule.id, rule.severity.value, forced.value if forced else None, rule.weight, source])
     material = {
-        "format": CACHE_FORMAT,
-        "aces_ci": __version__,
-        "package": _package_digest(),
-        "python": [sys.version, sys.implementation.cache_tag],
-        "platform": [sys.platform, os.name],
-        "libraries": _library_versions(),
-        "bash": _bash_identity(),
+        **(scan_environment() if environment is None else environment),
         "rules": rules,
         "settings": _settings(config),
     }
@@ -307,12 +323,15 @@ def scan_digest(enabled: Sequence[tuple[Rule, Severity | None]], config: ScanCon
 
 
 def repository_digest(
-    enabled: Sequence[tuple[Rule, Severity | None]], config: ScanConfig, checks: Mapping[str, Callable[..., object]]
+    enabled: Sequence[tuple[Rule, Severity | None]],
+    config: ScanConfig,
+    checks: Mapping[str, Callable[..., object]],
+    environment: Mapping[str, object] | None = None,
 ) -> str | None:
     """The key part of the repository rules' stored findings that is not the skills' listings: as
     :func:`scan_digest` for those rules, and the source of each one's repository-wide check
     (``checks`` by rule id); None when caching them must be off."""
-    base = scan_digest(enabled, config)
+    base = scan_digest(enabled, config, environment)
     digests: dict[str, str] = {}
     sources = [_check_source(checks[rule.id], digests) for rule, _ in enabled if rule.id in checks]
     if base is None or len(sources) != len(enabled) or None in sources:

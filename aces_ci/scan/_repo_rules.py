@@ -33,11 +33,12 @@ from ..skill import LOWERCASE_SKILL_FILE, SKILL_FILE, is_within, load_skill, rea
 from ._config import ScanConfig
 from ._context import ScanContext
 from ._finding import Finding, Hit, Severity
+from ._finding_rows import RuleFixes
 from ._inputs import SkillInputs
 from ._internal_rules import INTERNAL_ERROR, internal_error
 from ._listing import ListedSkill
 from ._registry import SEVERITY_POINTS, Rule, RuleRegistry
-from ._result_cache import ResultCache, RuleFixes
+from ._result_cache import ResultCache
 from ._suppress import apply_directives, read_directives
 
 
@@ -138,7 +139,7 @@ def repository_findings(
     known: Mapping[str, ListedSkill] | None = None,
     no_directives: frozenset[str] = frozenset(),
     stored: RepositoryStore | None = None,
-) -> dict[str, list[Finding]]:
+) -> dict[str, Sequence[Finding]]:
     """Run every enabled repository rule once over ``skills`` (directory, rel_dir); findings by skill directory.
 
     Inline suppressions of the skill a finding belongs to apply to it as to any finding; a rule that
@@ -163,7 +164,9 @@ def repository_findings(
     first_rel = skills[0][1]
     first_md = md_of.get(first_rel, first_rel)
     key = stored.key_for(listed) if stored is not None else ""
-    by_skill = stored.cache.load_repository(key, stored.fixes) if stored is not None else None
+    by_skill: Mapping[str, Sequence[Finding]] | None = None
+    if stored is not None:
+        by_skill = stored.cache.load_repository(key, stored.fixes)
     if by_skill is None:
         by_skill = _run_checks(context, repo_rules, first_rel, first_md)
         failed = any(f.rule_id == INTERNAL_ERROR.id for found in by_skill.values() for f in found)
@@ -217,7 +220,9 @@ def _run_checks(
     return by_skill
 
 
-def _inline_suppressed(skill_dir: Path, root: Path, findings: list[Finding], registry: RuleRegistry) -> list[Finding]:
+def _inline_suppressed(
+    skill_dir: Path, root: Path, findings: Sequence[Finding], registry: RuleRegistry
+) -> Sequence[Finding]:
     """The skill's inline directives applied (their own problems are reported by the skill's per-skill pass).
 
     Repository findings are all in SKILL.md, so only a SKILL.md that mentions aces-ci can hold a

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -61,7 +62,10 @@ class SkillReport:
     """Skill directory relative to the repository root."""
     name: str
     skill_md: str
-    findings: tuple[Finding, ...]
+    findings: Sequence[Finding]
+    """In report order (file, line, column, rule, message). A scan's reports hold a
+    :class:`~aces_ci.scan._finding_rows.ReportFindings`: replayed findings are built from their cache
+    rows when first read, and it equals the tuple of them."""
     score: StructuralScore
     verdict: Verdict
     reasons: tuple[str, ...] = ()

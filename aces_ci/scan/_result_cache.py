@@ -33,7 +33,8 @@ from typing import Literal
 
 from ..atomic import write_atomic
 from ..redact import redacted_json
-from ._finding import Finding, finding_from_row, finding_to_row
+from ._finding import Finding, finding_to_row
+from ._finding_rows import FindingRows, RuleFixes, valid_rows
 from ._fingerprint import CACHE_FOLDER_NAME, CACHE_FORMAT, KnownStats, StatIndex, file_stat_from_row
 from ._listing import ListedSkill
 
@@ -97,7 +98,7 @@ class CachedSkill:
     """The skill's name as reports show it (declared name, else the directory name)."""
     skill_md: str
     """Repository-relative path of its SKILL.md."""
-    findings: tuple[Finding, ...]
+    findings: Sequence[Finding]
     """The rules' findings as the rules return them: a rule's own policy waivers included, before every
     suppression applied after the rules (inline, config, baseline)."""
     listed: ListedSkill | None = None
@@ -106,46 +107,38 @@ class CachedSkill:
     listing redaction would alter is never stored, so a replay sees exactly what a read would)."""
 
 
-def _raw(finding: Finding | None) -> bool:
-    """Whether a finding is one the rules themselves return: unsuppressed, or waived by the rule's own policy.
-
-    A policy waiver (a secret-shaped placeholder SEC001 leaves alone) is part of the rule's output and
-    is stored; inline, config and baseline suppressions are applied after the rules, on every scan.
-    """
-    return finding is not None and (finding.suppressed is None or finding.suppressed.kind == "policy")
-
-
-RuleFixes = Mapping[str, str | None]
-"""Each rule's fix by rule id: every finding a rule returns carries its rule's fix, so entries leave it
-out (it was a fifth of an entry, and parsing the entries is most of a warm scan) and loading puts it back."""
+_RAW_KINDS: frozenset[str | None] = frozenset({None, "policy"})
+"""The suppressions a stored finding may carry: none, or its rule's own policy waiver (a secret-shaped
+placeholder SEC001 leaves alone), which is part of the rule's output; inline, config and baseline
+suppressions are applied after the rules, on every scan, and never stored."""
+_REPOSITORY_KINDS: frozenset[str | None] = frozenset({None})
 
 
 def _stored_row(finding: Finding) -> list[object]:
+    """The row an entry keeps: without the fix (its rule's, put back on load: it was a fifth of an entry,
+    and parsing the entries is most of a warm scan)."""
     row: list[object] = list(finding_to_row(finding))
     row[_FIX] = None
     return row
 
 
-def _with_fix(row: list[object], fixes: RuleFixes) -> list[object]:
-    if len(row) > _FIX and row[_FIX] is None and isinstance(row[0], str):
-        row[_FIX] = fixes.get(row[0])
-    return row
-
-
 def _entry_from_json(data: object, rel_dir: str, key: str, fixes: RuleFixes) -> CachedSkill | None:
-    """The entry if ``data`` is exactly what :meth:`ResultCache.store` writes for this skill and key."""
+    """The entry if ``data`` is exactly what :meth:`ResultCache.store` writes for this skill and key.
+
+    Its findings stay rows (:class:`~aces_ci.scan._finding_rows.FindingRows`), checked here in bulk:
+    a damaged entry is a miss, and a replayed one builds no finding until a report reads it.
+    """
     if not isinstance(data, dict) or data.get("format") != CACHE_FORMAT:
         return None
     if data.get("key") != key or data.get("rel_dir") != rel_dir:
         return None
     name, skill_md, rows = data.get("name"), data.get("skill_md"), data.get("findings")
-    if not (isinstance(name, str) and isinstance(skill_md, str) and isinstance(rows, list)):
+    if not (isinstance(name, str) and isinstance(skill_md, str)):
         return None
-    findings = [finding_from_row(_with_fix(row, fixes), rel_dir) if isinstance(row, list) else None for row in rows]
-    if not all(_raw(finding) for finding in findings):
-        return None  # damaged, or not written by store(): the cache holds raw findings, before suppressions
+    if not valid_rows(rows, _RAW_KINDS):
+        return None  # damaged, or not written by store()
     listed = _listed_from_row(data.get("listed"), rel_dir, skill_md)
-    return CachedSkill(name, skill_md, tuple(f for f in findings if f is not None), listed)
+    return CachedSkill(name, skill_md, FindingRows(rows, rel_dir, fixes), listed)
 
 
 def _listing_row(listed: ListedSkill | None) -> list[object] | None:
@@ -202,8 +195,11 @@ def _read_entry(path: str) -> tuple[dict[str, object], int] | None:
     except OSError:
         return None
     try:
-        written_ns = os.fstat(descriptor).st_mtime_ns
-        raw = os.read(descriptor, MAX_ENTRY_BYTES + 1)
+        info = os.fstat(descriptor)
+        # Sized by the file (an entry is written whole and renamed into place): a read of the largest
+        # size allowed would allocate 16 MB per entry, most of reading a warm scan's entries.
+        written_ns = info.st_mtime_ns
+        raw = os.read(descriptor, min(info.st_size, MAX_ENTRY_BYTES) + 1)
     except OSError:
         return None
     finally:
@@ -287,7 +283,7 @@ class ResultCache:
             return False
         return True
 
-    def load_repository(self, key: str, fixes: RuleFixes) -> dict[str, list[Finding]] | None:
+    def load_repository(self, key: str, fixes: RuleFixes) -> dict[str, FindingRows] | None:
         """The repository rules' findings by skill stored under ``key`` (:mod:`aces_ci.scan._repo_rules`), or None."""
         data = _read_json(os.path.join(self.directory, _REPOSITORY_ENTRY))
         if not isinstance(data, dict) or data.get("format") != CACHE_FORMAT or data.get("key") != key:
@@ -295,16 +291,16 @@ class ResultCache:
         pairs = data.get("findings")
         if not isinstance(pairs, list):
             return None
-        by_skill: dict[str, list[Finding]] = {}
+        rows_by_skill: dict[str, list[object]] = {}
         for pair in pairs:
             if not (isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], str)):
                 return None
-            if not isinstance(pair[1], list):
+            rows_by_skill.setdefault(pair[0], []).append(pair[1])
+        by_skill = {}
+        for skill, rows in rows_by_skill.items():
+            if not valid_rows(rows, _REPOSITORY_KINDS):
                 return None
-            finding = finding_from_row(_with_fix(pair[1], fixes), pair[0])
-            if finding is None or finding.suppressed is not None:
-                return None
-            by_skill.setdefault(pair[0], []).append(finding)
+            by_skill[skill] = FindingRows(rows, skill, fixes)
         return by_skill
 
     def store_repository(self, key: str, by_skill: Mapping[str, Sequence[Finding]]) -> bool:

@@ -42,10 +42,18 @@ from ..errors import ConfigError, InputError
 from ..redact import redact_text
 from ..skill import LOWERCASE_SKILL_FILE, SKILL_FILE, Skill, iter_skill_dirs, load_skill
 from ._baseline import Baseline, apply_baseline, count_stale, load_baseline
-from ._config import ScanConfig
+from ._config import IgnoreEntry, ScanConfig
 from ._context import ScanContext
 from ._finding import Finding, FindingRow, Hit, Location, Severity, Suppression, finding_from_row, finding_to_row
-from ._fingerprint import KnownStats, SkillFingerprint, repository_digest, scan_digest, skill_fingerprint
+from ._finding_rows import ReportFindings, report_order
+from ._fingerprint import (
+    KnownStats,
+    SkillFingerprint,
+    repository_digest,
+    scan_digest,
+    scan_environment,
+    skill_fingerprint,
+)
 from ._git_index import GitWitness
 from ._inputs import ScanMemo, SkillInputs
 from ._internal_rules import (
@@ -61,7 +69,7 @@ from ._registry import Rule, RuleRegistry
 from ._repo_rules import REPOSITORY_CHECKS, RepositoryStore, is_repository_rule, listed_skill, repository_findings
 from ._result import JudgeResult, ScanResult, SkillReport
 from ._result_cache import CachedSkill, CacheUse, ResultCache, StoredEntry
-from ._score import structural_score
+from ._score import ScoreMemo
 from ._shard import Shard, entries_in_shard
 from ._suppress import DirectiveProblem, apply_directives, apply_ignore_list, read_directives
 from ._verdict import overall_verdict, skill_verdict
@@ -160,8 +168,9 @@ class _SkillScan:
     rel_dir: str
     name: str
     skill_md: str
-    findings: tuple[Finding, ...]
-    """The rules' findings with inline suppressions applied and directive problems added."""
+    findings: Sequence[Finding]
+    """The rules' findings with inline suppressions applied and directive problems added (a replayed
+    skill without inline directives: its entry's rows, :class:`~aces_ci.scan._finding_rows.FindingRows`)."""
     cache_use: CacheUse
     listed: ListedSkill | None = None
     """A replayed skill's listing as its cache entry kept it (the repository rules then do not read it)."""
@@ -398,23 +407,29 @@ def _no_skills(job: _ScanJob) -> InputError:
     )
 
 
-def _sort_key(finding: Finding) -> tuple[str, int, int, str, str]:
-    loc = finding.location
-    return (loc.path, loc.line or 0, loc.column or 0, finding.rule_id, finding.message)
-
-
 def _skill_report(
-    scanned: _SkillScan,
-    findings: Sequence[Finding],
-    registry: RuleRegistry,
-    min_score: int,
-    judged: JudgeResult | None,
+    scanned: _SkillScan, findings: Sequence[Finding], scores: ScoreMemo, min_score: int, judged: JudgeResult | None
 ) -> SkillReport:
-    score = structural_score(findings, registry)
+    """The skill's report from its findings in report order (a ``ReportFindings`` stays rows: score and
+    verdict read counts and the errors alone)."""
+    score = scores.score(findings)
     verdict, reasons = skill_verdict(findings, score, min_score)
-    return SkillReport(
-        scanned.rel_dir, scanned.name, scanned.skill_md, tuple(findings), score, verdict, reasons, judged
-    )
+    kept = findings if isinstance(findings, ReportFindings) else tuple(findings)
+    return SkillReport(scanned.rel_dir, scanned.name, scanned.skill_md, kept, score, verdict, reasons, judged)
+
+
+def _arranged(
+    scanned: _SkillScan, across: Sequence[Finding], ignore: Sequence[IgnoreEntry], final: bool
+) -> Sequence[Finding]:
+    """The skill's findings and its repository findings, aces.yml's ignores applied, in report order.
+
+    With nothing left to apply (no ignores; final: no baseline or judge to come) the order is only
+    promised (:class:`~aces_ci.scan._finding_rows.ReportFindings`): a replayed skill's rows are not
+    built into findings unless a report reads them.
+    """
+    if final and not ignore:
+        return ReportFindings((scanned.findings, across))
+    return sorted(apply_ignore_list([*scanned.findings, *across], ignore), key=report_order)
 
 
 def _judge_all(job: _ScanJob, scans: Sequence[_SkillScan], judge: ModelSettings) -> dict[str, JudgeResult]:
@@ -434,13 +449,17 @@ def _judge_all(job: _ScanJob, scans: Sequence[_SkillScan], judge: ModelSettings)
 
 
 def _repository_store(
-    cache: ResultCache | None, enabled: EnabledRules, config: ScanConfig, fixes: Mapping[str, str | None]
+    cache: ResultCache | None,
+    enabled: EnabledRules,
+    config: ScanConfig,
+    fixes: Mapping[str, str | None],
+    environment: Mapping[str, object] | None,
 ) -> RepositoryStore | None:
     """Where the repository rules' findings are kept, when a cache is in use and their code can be keyed."""
     if cache is None:
         return None
     repo_rules = [pair for pair in enabled if is_repository_rule(pair[0])]
-    rules_key = repository_digest(repo_rules, config, REPOSITORY_CHECKS) if repo_rules else None
+    rules_key = repository_digest(repo_rules, config, REPOSITORY_CHECKS, environment) if repo_rules else None
     return None if rules_key is None else RepositoryStore(cache, rules_key, fixes)
 
 
@@ -484,12 +503,14 @@ def scan_repo(
     enabled = _enabled_rules(registry, _severity_overrides(scan_config))
     # Repository rules run once below, over every skill; the per-skill work (and its cache key) leaves them out.
     per_skill = tuple(pair for pair in enabled if not is_repository_rule(pair[0]))
-    scan_key = scan_digest(per_skill, scan_config) if cache is not None else None
+    environment = scan_environment() if cache is not None else None
+    scan_key = scan_digest(per_skill, scan_config, environment) if cache is not None else None
     fixes = {rule.id: rule.fix for rule in registry}
     git = GitWitness(root) if scan_key is not None else None
     job = _ScanJob(root, registry, per_skill, scan_config, cache, scan_key, within, fixes, git)
     scans: list[_SkillScan] = []
-    findings_by_skill: dict[str, list[Finding]] = {}
+    findings_by_skill: dict[str, Sequence[Finding]] = {}
+    scores = ScoreMemo(registry)
     reports: dict[str, SkillReport] = {}
     # Without a baseline or a judge, a skill's report is final as soon as its findings arrive: it is
     # built while the workers still scan later skills.
@@ -508,15 +529,14 @@ def scan_repo(
         registry,
         known={scanned.rel_dir: scanned.listed for scanned in replayed if scanned.listed is not None},
         no_directives=frozenset(scanned.rel_dir for scanned in replayed if scanned.no_directives),
-        stored=_repository_store(cache, enabled, scan_config, fixes),
+        stored=_repository_store(cache, enabled, scan_config, fixes, environment),
     )
     with contextlib.closing(_process_all(job, jobs, looked)) as arriving:
         for scanned in arriving:
             scans.append(scanned)
-            raw = [*scanned.findings, *across.get(scanned.rel_dir, ())]
-            found = sorted(apply_ignore_list(raw, scan_config.ignore), key=_sort_key)
+            found = _arranged(scanned, across.get(scanned.rel_dir, ()), scan_config.ignore, final_early)
             if final_early:
-                reports[scanned.rel_dir] = _skill_report(scanned, found, registry, scan_config.min_score, None)
+                reports[scanned.rel_dir] = _skill_report(scanned, found, scores, scan_config.min_score, None)
             else:
                 findings_by_skill[scanned.rel_dir] = found
     if not scans and not (shard is not None and all_dirs):
@@ -537,7 +557,7 @@ def scan_repo(
         for scanned in scans:
             found = findings_by_skill[scanned.rel_dir]
             judge_result = judged.get(scanned.rel_dir)
-            reports[scanned.rel_dir] = _skill_report(scanned, found, registry, scan_config.min_score, judge_result)
+            reports[scanned.rel_dir] = _skill_report(scanned, found, scores, scan_config.min_score, judge_result)
     if cache is not None:
         cache.stats.record(scanned.cache_use for scanned in scans)
     ordered = sorted(reports.values(), key=lambda report: report.skill)

@@ -16,18 +16,21 @@ import functools
 from collections import defaultdict
 from collections.abc import Iterable
 
-from ._finding import Finding
+from ._finding import Finding, Severity
+from ._finding_rows import ActiveCounts, active_counts
 from ._registry import SEVERITY_POINTS, Rule, RuleRegistry
 from ._result import Deduction, StructuralScore
 
 FULL_SCORE = 100
 MAX_COUNTED_PER_RULE = 3
 MAX_POINTS_PER_RULE = 50
+_SEVERITY_OF = {severity.value: severity for severity in Severity}
+"""A severity by its value (a dictionary: ``Severity(value)`` goes through the enum machinery)."""
 
 
-def finding_points(finding: Finding, rule: Rule) -> int:
-    """Points one active finding costs."""
-    return rule.weight if finding.severity == rule.severity else SEVERITY_POINTS[finding.severity]
+def finding_points(severity: Severity, rule: Rule) -> int:
+    """Points one active finding of ``severity`` costs."""
+    return rule.weight if severity == rule.severity else SEVERITY_POINTS[severity]
 
 
 def _plural(count: int, word: str) -> str:
@@ -49,10 +52,14 @@ def _explain(count: int, counted: tuple[int, ...], points: int) -> str:
 
 def structural_score(findings: Iterable[Finding], registry: RuleRegistry) -> StructuralScore:
     """Score one skill from its findings (suppressed ones are skipped)."""
+    return score_of_counts(active_counts(findings), registry)
+
+
+def score_of_counts(counts: ActiveCounts, registry: RuleRegistry) -> StructuralScore:
+    """The score of a skill whose active findings are ``counts`` (by rule and severity): all a score reads."""
     costs_by_rule: dict[str, list[int]] = defaultdict(list)
-    for finding in findings:
-        if finding.active:
-            costs_by_rule[finding.rule_id].append(finding_points(finding, registry.get(finding.rule_id)))
+    for (rule_id, severity), count in counts.items():
+        costs_by_rule[rule_id].extend([finding_points(_SEVERITY_OF[severity], registry.get(rule_id))] * count)
     deductions = []
     for rule_id, costs in costs_by_rule.items():
         costs.sort(reverse=True)
@@ -65,3 +72,20 @@ def structural_score(findings: Iterable[Finding], registry: RuleRegistry) -> Str
     deductions.sort(key=lambda d: (-d.points, d.rule_id))
     value = max(0, FULL_SCORE - sum(d.points for d in deductions))
     return StructuralScore(value, tuple(deductions))
+
+
+class ScoreMemo:
+    """Scores already computed in one scan, by the skill's active counts: a registry repeats a few
+    hundred patterns over thousands of skills (the score is a function of the counts alone)."""
+
+    def __init__(self, registry: RuleRegistry) -> None:
+        self._registry = registry
+        self._scores: dict[frozenset[tuple[tuple[str, str], int]], StructuralScore] = {}
+
+    def score(self, findings: Iterable[Finding]) -> StructuralScore:
+        counts = active_counts(findings)
+        key = frozenset(counts.items())
+        score = self._scores.get(key)
+        if score is None:
+            score = self._scores[key] = score_of_counts(counts, self._registry)
+        return score

@@ -16,7 +16,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from ._finding import Finding, Location, Severity
+from ._finding import Finding, Location
+from ._finding_rows import active_errors
 from ._result import SkillReport, StructuralScore, Verdict
 
 _LISTED_ERRORS = 5
@@ -38,8 +39,12 @@ class ScanCheck:
 
 
 def skill_checks(findings: Iterable[Finding], score: StructuralScore, min_score: int) -> tuple[ScanCheck, ScanCheck]:
-    """The two checks of a skill's verdict: no active error finding, and a score at least ``min_score``."""
-    errors = [f for f in findings if f.active and f.severity == Severity.ERROR]
+    """The two checks of a skill's verdict: no active error finding, and a score at least ``min_score``.
+
+    ``findings`` in report order (a :class:`~aces_ci.scan._finding_rows.ReportFindings` is): the first
+    errors are named.
+    """
+    errors = active_errors(findings)
     named = ", ".join(f"{f.rule_id} at {f.location}" for f in errors[:_LISTED_ERRORS])
     more = f" and {len(errors) - _LISTED_ERRORS} more" if len(errors) > _LISTED_ERRORS else ""
     count = "1 error finding" if len(errors) == 1 else f"{len(errors)} error findings"
