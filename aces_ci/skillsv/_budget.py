@@ -51,28 +51,61 @@ def planned_scores(structure: GameStructure, tasks: Sequence[Task], settings: Es
     return run.meter.evaluated
 
 
-def fit_to_budget(structure: GameStructure, tasks: Sequence[Task], settings: EstimatorSettings) -> Plan:
-    """``settings`` shrunk until its planned scores fit ``settings.budget_scores`` (see the module docstring)."""
-    scores = planned_scores(structure, tasks, settings)
-    budget = settings.budget_scores
-    if budget is None or scores <= budget:
-        return Plan(settings, scores, ())
-    fitted = settings
-    if settings.panel_anchors:
-        fitted = replace(fitted, panel_anchors=False)
-        scores = planned_scores(structure, tasks, fitted)
-    window = min(settings.window, len(tasks))
-    while window > 1 and scores > budget:
+def _smaller_window(
+    structure: GameStructure, tasks: Sequence[Task], fitted: EstimatorSettings, scores: int, limit: int
+) -> tuple[EstimatorSettings, int]:
+    window = min(fitted.window, len(tasks))
+    while window > 1 and scores > limit:
         window = max(1, window // 2)
         fitted = replace(fitted, window=window)
         scores = planned_scores(structure, tasks, fitted)
+    return fitted, scores
+
+
+def _fewer_orders(
+    structure: GameStructure, tasks: Sequence[Task], fitted: EstimatorSettings, scores: int, limit: int
+) -> tuple[EstimatorSettings, int]:
     orders = fitted.orders
-    while orders > MIN_ORDERS and scores > budget:
+    while orders > MIN_ORDERS and scores > limit:
         orders = max(MIN_ORDERS, orders - 2)
         fitted = replace(fitted, orders=orders)
         scores = planned_scores(structure, tasks, fitted)
-    if scores > budget and "pad" in fitted.operators:
+    return fitted, scores
+
+
+def _sampled_note(chain_scores: int) -> str:
+    return f"{chain_scores:,} scores on chains, the rest on sampled prefixes"
+
+
+def fit_to_budget(structure: GameStructure, tasks: Sequence[Task], settings: EstimatorSettings) -> Plan:
+    """``settings`` shrunk until its planned scores fit ``settings.budget_scores`` (see the module docstring).
+
+    With ``sample_share`` the chains are sized to (1 − share) of the budget and the sampled prefixes fill
+    the rest. Without a budget the design is the K chains asked for and no prefixes (``-K`` means K chains).
+    """
+    if settings.budget_scores is None:
+        settings = replace(settings, sample_share=0.0)
+    share = settings.sample_share
+    budget = settings.budget_scores
+    chains_only = replace(settings, sample_share=0.0)
+    limit = None if budget is None else int((1.0 - share) * budget)
+    scores = planned_scores(structure, tasks, chains_only)
+    if limit is None or scores <= limit:
+        if share == 0:
+            return Plan(settings, scores, ())
+        return Plan(settings, planned_scores(structure, tasks, settings), (_sampled_note(scores),))
+    fitted = chains_only
+    if settings.panel_anchors and share == 0:
+        fitted = replace(fitted, panel_anchors=False)
+        scores = planned_scores(structure, tasks, fitted)
+    steps = (_fewer_orders, _smaller_window) if share > 0 else (_smaller_window, _fewer_orders)
+    for step in steps:
+        fitted, scores = step(structure, tasks, fitted, scores, limit)
+    if scores > limit and "pad" in fitted.operators:
         fitted = replace(fitted, operators=("del",))
+        scores = planned_scores(structure, tasks, fitted)
+    fitted = replace(fitted, sample_share=share)
+    if share > 0:
         scores = planned_scores(structure, tasks, fitted)
     notes = []
     if fitted.panel_anchors != settings.panel_anchors:
@@ -83,6 +116,8 @@ def fit_to_budget(structure: GameStructure, tasks: Sequence[Task], settings: Est
         notes.append(f"K {settings.orders} → {fitted.orders} orders")
     if fitted.operators != settings.operators:
         notes.append("ρ_pad dropped (net effects only: no content value, context cost or compress decision)")
-    if scores > budget:
+    if share > 0:
+        notes.append(_sampled_note(planned_scores(structure, tasks, replace(fitted, sample_share=0.0))))
+    if budget is not None and scores > budget:
         notes.append(f"still {scores:,} scores: the budget will stop it part-way")
     return Plan(fitted, scores, tuple(notes))

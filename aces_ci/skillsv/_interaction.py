@@ -116,8 +116,9 @@ def _rows(run: EstimateRun, trigger: int, extra: Extra) -> _Rows:
     for name, mask in panel.items():
         for task, score in enumerate(run.panel.get(name, ())):
             seen.setdefault((mask, task), (float(score), 2))
-    for key, score in extra.items():
-        seen.setdefault(key, (score, 2))
+    for source in (run.sampled, extra):
+        for key, score in source.items():
+            seen.setdefault(key, (score, 2))
     keys = list(seen)
     return _Rows(
         np.array([mask for mask, _ in keys], dtype=np.int64),
