@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from ._estimate import Estimator, EstimatorSettings
+from ._interaction import MIN_ROWS_PER_COLUMN
 from ._oracle import CoalitionOracle, CoalitionRequest, Outcome, Task
 from ._structure import GameStructure
 
@@ -73,6 +74,14 @@ def _fewer_orders(
     return fitted, scores
 
 
+def _model_fits(structure: GameStructure, tasks: Sequence[Task], budget: int) -> bool:
+    """Whether a budget of scores could fit the interaction model (:data:`MIN_ROWS_PER_COLUMN` per
+    coefficient). Below that the prefixes would inform nothing and starve the chains, whose values then
+    stand (16 units at 60 rollouts per unit: coverage 0.75 with prefixes, 0.956 without)."""
+    units = structure.size - 1
+    return budget >= MIN_ROWS_PER_COLUMN * (len(tasks) + units + units * (units - 1) // 2)
+
+
 def _sampled_note(chain_scores: int) -> str:
     return f"{chain_scores:,} scores on chains, the rest on sampled prefixes"
 
@@ -81,9 +90,10 @@ def fit_to_budget(structure: GameStructure, tasks: Sequence[Task], settings: Est
     """``settings`` shrunk until its planned scores fit ``settings.budget_scores`` (see the module docstring).
 
     With ``sample_share`` the chains are sized to (1 − share) of the budget and the sampled prefixes fill
-    the rest. Without a budget the design is the K chains asked for and no prefixes (``-K`` means K chains).
+    the rest. Without a budget the design is the K chains asked for and no prefixes (``-K`` means K
+    chains); with a budget too small to fit the model, chains alone.
     """
-    if settings.budget_scores is None:
+    if settings.budget_scores is None or not _model_fits(structure, tasks, settings.budget_scores):
         settings = replace(settings, sample_share=0.0)
     share = settings.sample_share
     budget = settings.budget_scores

@@ -8,10 +8,8 @@ Decisions (paper, Appendix F.3, with a margin of practical equivalence δ = ``va
 net effect already includes its context cost (ρ_del removes its bytes), so its sign says whether the
 skill is better with it or without it, and δ says when the difference is too small to matter.
 
-* ``negligible`` — an equivalence test (TOST, two one-sided tests at 5% each): the interval's sides
-  narrowed to a 95% one-sided bound each (the two-sided 90% interval, :data:`EQUIVALENCE_SHRINK`) lie
-  inside ±δ. A unit whose |net effect| is δ or more is called negligible with probability at most 5%
-  (the tests' one-sided level; a wrong sign below is held to 2.5%); and it costs context (cut it);
+* ``negligible`` — the whole interval lies inside ±δ: whatever it does is smaller than δ, and it
+  costs context (cut it);
 * ``delete`` — the interval lies below 0 and reaches past −δ: the skill scores better without it;
 * ``compress`` — its content value (ρ_pad) is resolved positive and its context cost is resolved
   positive and at least ``compress_share`` of it: the idea helps, its length hurts;
@@ -30,6 +28,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ._decisions import crossing_factor
 from ._estimate import EstimateRun, Pooling
 from ._model import UnitGroup
 from ._order_odds import OrderOdds
@@ -38,11 +37,6 @@ from ._result import CUT_DECISIONS, CaseScore, Cost, Decision, Estimate, GroupVa
 from ._structure import GameStructure, bits
 
 CONFIDENCE = 0.95
-EQUIVALENCE_SHRINK = 1.6449 / 1.9600
-"""A negligible call narrows each side of the 95% interval about the value by z₀.₉₅ / z₀.₉₇₅: the side
-then bounds the effect one-sidedly at 95%, and two such one-sided tests, each rejecting "|φ| ≥ δ" on
-its side at 5%, are the TOST equivalence test at 5% (Schuirmann 1987) — at most 5% for a unit at ±δ,
-since only the side toward it can err. Round five (BENCHMARKS.md) measured what it buys for dead units."""
 
 
 DEFAULT_MARGIN = 0.05
@@ -66,11 +60,6 @@ def _interval(samples: np.ndarray) -> Interval:
     return Interval(float(lo), float(hi))
 
 
-def _narrowed(value: float, ci: Interval) -> Interval:
-    """The sides of ``ci`` about ``value`` scaled by :data:`EQUIVALENCE_SHRINK`: the equivalence test's bounds."""
-    return Interval(value - EQUIVALENCE_SHRINK * (value - ci.lo), value + EQUIVALENCE_SHRINK * (ci.hi - value))
-
-
 def decide(
     net: Estimate | None, content: Estimate | None, cost: Estimate | None, rules: DecisionRules
 ) -> tuple[Decision, str]:
@@ -79,8 +68,7 @@ def decide(
         return "unresolved", "no chain measured it"
     margin = rules.margin
     net_ci = net.ci or Interval(net.value, net.value)
-    equivalence = _narrowed(net.value, net_ci)
-    if -margin < equivalence.lo and equivalence.hi < margin:
+    if -margin < net_ci.lo and net_ci.hi < margin:
         return "negligible", f"its net effect lies within ±{margin:g}: too small to be worth its context"
     if net_ci.hi < 0:
         return "delete", "the skill scores better without it (net effect below 0)"
@@ -97,6 +85,11 @@ def decide(
 def scores_to_decide(net: Estimate, margin: float, scores_per_chain: float) -> int | None:
     """About how many more coalition scores an unresolved unit needs, assuming its value stays put.
 
+    The median first look of a continued run that decides it (:func:`~._decisions.crossing_factor`):
+    round four's answer below — where the expected interval decides — was pessimistic, because a
+    decision is the first look at which a noisy interval clears, and it stays the answer when most
+    simulated runs are still open at 64× the design.
+
     Each side of an interval shrinks about the value v as 1/√chains (the bootstrap's intervals need
     not be symmetric, so each side is scaled on its own). The sign is decided once the side toward 0
     no longer reaches it: (v − lo) → |v| for v > 0, factor ((v − lo)/v)²; *negligible* once both
@@ -106,13 +99,13 @@ def scores_to_decide(net: Estimate, margin: float, scores_per_chain: float) -> i
     if net.ci is None or net.n == 0 or scores_per_chain <= 0:
         return None
     value, lo, hi = net.value, net.ci.lo, net.ci.hi
+    crossing = crossing_factor(value, lo, hi, margin)
+    if crossing is not None:
+        return int(np.ceil(max(net.n * (crossing - 1), 1.0) * scores_per_chain))
     toward_zero = value - lo if value > 0 else hi - value
     factors = [(toward_zero / abs(value)) ** 2] if value != 0 else []
     if abs(value) < margin:
-        narrow = _narrowed(value, net.ci)
-        factors.append(
-            max(((narrow.hi - value) / (margin - value)) ** 2, ((value - narrow.lo) / (margin + value)) ** 2)
-        )
+        factors.append(max(((hi - value) / (margin - value)) ** 2, ((value - lo) / (margin + value)) ** 2))
     if not factors:
         return None
     more_chains = max(net.n * (min(factors) - 1), 1.0)

@@ -179,3 +179,12 @@ def test_without_a_budget_the_design_is_the_chains_asked_for() -> None:
     game = decidable_game(16, seed=2)
     plan = fit_to_budget(game.structure, game.tasks, EstimatorSettings(orders=6, sample_share=SAMPLE_SHARE))
     assert (plan.settings.orders, plan.settings.sample_share, plan.notes) == (6, 0.0, ())
+
+
+def test_a_budget_too_small_for_the_model_stays_on_chains() -> None:
+    """At 60 rollouts per unit the model cannot be fitted (fewer than 6 scores per coefficient): prefixes
+    would inform nothing, so the whole budget goes to chains (BENCHMARKS.md, round five)."""
+    game = decidable_game(16, seed=2)
+    small = EstimatorSettings(seed=2, sample_share=SAMPLE_SHARE, budget_scores=60 * 16)
+    plan = fit_to_budget(game.structure, game.tasks, small)
+    assert plan.settings.sample_share == 0.0 and not any("prefixes" in note for note in plan.notes)
