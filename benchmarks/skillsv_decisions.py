@@ -93,9 +93,11 @@ def design(game: PlantedGame, budget: int, seed: int) -> EstimatorSettings:
     return settings
 
 
-def default_design(game: PlantedGame, budget: int, seed: int, share: float = SAMPLE_SHARE) -> EstimatorSettings:
+def default_design(
+    game: PlantedGame, budget: int, seed: int, share: float = SAMPLE_SHARE, orders: int = EstimatorSettings.orders
+) -> EstimatorSettings:
     """What ``aces-ci value --max-rollouts`` runs with the interaction model: the defaults fitted to the budget."""
-    wanted = EstimatorSettings(seed=seed, sample_share=share, budget_scores=budget)
+    wanted = EstimatorSettings(seed=seed, sample_share=share, budget_scores=budget, orders=orders)
     return fit_to_budget(game.structure, game.tasks, wanted).settings
 
 
@@ -232,7 +234,7 @@ def _one_seed(
     share = SAMPLE_SHARE if args.sample_share is None else args.sample_share
     runs = [] if args.default_only else [(settings, *run_once(game, settings, seed))]
     if share > 0:
-        sampled = default_design(game, budget, seed, share)
+        sampled = default_design(game, budget, seed, share, args.chains or EstimatorSettings.orders)
         runs.append((sampled, *run_once(game, sampled, seed)))
     for _, run, read in runs:
         for name, valuation in read.items():
@@ -264,6 +266,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--sample-share", type=float, default=None, help=f"instead of SAMPLE_SHARE ({SAMPLE_SHARE:.2f})"
     )
+    parser.add_argument("--chains", type=int, default=None, help="K of the default design (before fitting)")
     parser.add_argument("--default-only", action="store_true", help="skip round four's all-chains run")
     parser.add_argument("--continue", dest="continued", action="store_true", help="check scores to decide")
     args = parser.parse_args(argv)

@@ -55,11 +55,11 @@ The value JSON's ``stopped_by``."""
 
 Pooling = Literal["pooled", "chain"]
 SAMPLE_SHARE = 2 / 3
-"""``sample_share`` of ``aces-ci value`` with the interaction model: chains keep a third of the scores
-(content values, context costs, the model's held-out check), sampled prefixes take the rest. On the
-benchmark's games at 250 rollouts per unit this took the right keep / cut calls from 30–36% to 69–87%
-at 16–24 units with no severe error and coverage ≥ 0.94 (BENCHMARKS.md, round five); a half share
-measured worse (its extra chains' check fell back more and covered less)."""
+"""``sample_share`` of ``aces-ci value`` with the interaction model and a budget: chains keep a third of
+the scores (content values, context costs), sampled prefixes take the rest. On the benchmark's games
+at 250 rollouts per unit this took the right keep / cut calls from 36% / 31% / 21% to 81% / 87% / 70%
+at 16 / 24 / 40 units with no more severe errors and coverage 0.944–0.968 (BENCHMARKS.md, round
+five). A half share left K = 8 chains, whose held-out check fell back more and covered 0.875."""
 SAMPLE_ROUNDS = 10
 """Rounds of prefix sampling: the cache serves a prefix drawn twice on one case free, so each round
 draws again for what the last one left of the budget."""
@@ -420,11 +420,12 @@ class Estimator:
         Each one is a prefix of its own order drawn from μ, cut at a uniform position ({m} … N), scored
         on one case, the cases dealt evenly. A chain scores every prefix of one order on one window, so
         its rows are tied to one order and one window; independent prefixes spread the same scores over
-        as many orders and cases as there are scores. On the benchmark's 16-unit games this design gave
-        the model's values an sd ~18% below the chains' at equal ρ_del scores (half-coalitions — each
-        unit present with probability ½, the Data-Banzhaf design — did 14% *worse* than chains: the
-        hierarchy makes μ's split of a pair term 0.75 / 0.25 or 1 / 0, which a ½ design estimates
-        poorly; BENCHMARKS.md, round five).
+        as many orders and cases as there are scores. On the benchmark's 16- and 24-unit games this
+        design gave the model's values an sd 11% and 20% below the chains' at equal ρ_del scores
+        (``benchmarks/skillsv_designs.py``); half-coalitions — each unit present with probability ½,
+        the Data-Banzhaf design — did 16–21% *worse* than chains: the hierarchy makes μ's split of a
+        pair term 0.75 / 0.25 or 1 / 0, not the ½ / ½ under which that design is optimal (BENCHMARKS.md,
+        round five).
         """
         share = min(self.settings.sample_share, 0.95)
         budget = self.settings.budget_scores
