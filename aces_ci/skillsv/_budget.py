@@ -10,6 +10,10 @@ noise for b = 1…8), so the panel anchors go first (the chains' windows give th
 window shrinks; then K, to no fewer than :data:`MIN_ORDERS` (two
 antithetic pairs: the fewest a chain bootstrap can resample); then ρ_pad is dropped (the net effect,
 which every keep / cut decision reads, needs only ρ_del). Each step is said in the notes.
+
+With ``sample_share`` (the interaction model's default under a budget the model can be fitted on) the
+chains get (1 − share) of the budget — K shrinks first, then the window, the panel anchors stay — and
+the sampled prefixes fill the rest (:meth:`~aces_ci.skillsv.Estimator._sample_prefixes`).
 """
 
 from __future__ import annotations
@@ -77,7 +81,8 @@ def _fewer_orders(
 def _model_fits(structure: GameStructure, tasks: Sequence[Task], budget: int) -> bool:
     """Whether a budget of scores could fit the interaction model (:data:`MIN_ROWS_PER_COLUMN` per
     coefficient). Below that the prefixes would inform nothing and starve the chains, whose values then
-    stand (16 units at 60 rollouts per unit: coverage 0.75 with prefixes, 0.956 without)."""
+    stand (16 units at 60 rollouts per unit: coverage 0.75 with prefixes, 0.99 without; BENCHMARKS.md,
+    round five)."""
     units = structure.size - 1
     return budget >= MIN_ROWS_PER_COLUMN * (len(tasks) + units + units * (units - 1) // 2)
 
