@@ -5,8 +5,10 @@ budget in rollouts per unit, this runs the default estimator design with K raise
 the planned scores fill the budget (``planned_scores``, exact), on a Bernoulli oracle with fresh
 noise, and reads the *same* run two ways — the chain estimator (``value.estimator: chain``, the
 pooled chains and their crossed bootstrap) and the interaction model (``value.estimator:
-interaction``, :mod:`aces_ci.skillsv._interaction`, with its held-out check and fallback) — scoring
-the decisions against the μ-exact net effects:
+interaction``, :mod:`aces_ci.skillsv._interaction`, with its held-out check and fallback) — and runs
+``aces-ci value``'s default design on the same game (``interaction + prefixes``: ``fit_to_budget`` with
+``SAMPLE_SHARE``, a third of the budget on chains, the rest on sampled prefixes; ``--default-only``
+runs only that one), scoring the decisions against the μ-exact net effects:
 
 * **severe**: a unit kept whose exact net effect is below −δ, or cut (delete / negligible) whose
   exact net effect is above +δ — per skill;
@@ -19,8 +21,9 @@ the decisions against the μ-exact net effects:
 ``--game decidable`` (the default: :func:`benchmarks.skillsv_games.decidable_game`, effects a budget
 can decide) or ``planted`` (round three's games). ``--continue`` measures the unresolved units'
 "scores to decide": the run is repeated on the same seed with K × 1.25, 1.5, … up to × 4 (the same
-first orders and windows, more of them), and the scores a unit needed before it was decided are
-compared with what the first run predicted.
+first orders and windows, more of them; for the default design, the same chains and × 1.25 … × 4 the
+budget, so the same first prefixes and more of them), and the scores a unit needed before it was
+decided are compared with what the first run predicted.
 
     python benchmarks/skillsv_decisions.py --sizes 16,24,40 --budgets 60,250,1000 --seeds 20 [--continue]
 """
