@@ -5,8 +5,10 @@ budget in rollouts per unit, this runs the default estimator design with K raise
 the planned scores fill the budget (``planned_scores``, exact), on a Bernoulli oracle with fresh
 noise, and reads the *same* run two ways — the chain estimator (``value.estimator: chain``, the
 pooled chains and their crossed bootstrap) and the interaction model (``value.estimator:
-interaction``, :mod:`aces_ci.skillsv._interaction`, with its held-out check and fallback) — scoring
-the decisions against the μ-exact net effects:
+interaction``, :mod:`aces_ci.skillsv._interaction`, with its held-out check and fallback) — and runs
+``aces-ci value``'s default design on the same game (``interaction + prefixes``: ``fit_to_budget`` with
+``SAMPLE_SHARE``, a third of the budget on chains, the rest on sampled prefixes; ``--default-only``
+runs only that one), scoring the decisions against the μ-exact net effects:
 
 * **severe**: a unit kept whose exact net effect is below −δ, or cut (delete / negligible) whose
   exact net effect is above +δ — per skill;
@@ -19,8 +21,9 @@ the decisions against the μ-exact net effects:
 ``--game decidable`` (the default: :func:`benchmarks.skillsv_games.decidable_game`, effects a budget
 can decide) or ``planted`` (round three's games). ``--continue`` measures the unresolved units'
 "scores to decide": the run is repeated on the same seed with K × 1.25, 1.5, … up to × 4 (the same
-first orders and windows, more of them), and the scores a unit needed before it was decided are
-compared with what the first run predicted.
+first orders and windows, more of them; for the default design, the same chains and × 1.25 … × 4 the
+budget, so the same first prefixes and more of them), and the scores a unit needed before it was
+decided are compared with what the first run predicted.
 
     python benchmarks/skillsv_decisions.py --sizes 16,24,40 --budgets 60,250,1000 --seeds 20 [--continue]
 """
@@ -38,12 +41,14 @@ if __package__ in (None, ""):
 
 from aces_ci.skillsv import (
     DEFAULT_MARGIN,
+    SAMPLE_SHARE,
     DecisionRules,
     EstimateRun,
     Estimator,
     EstimatorSettings,
     Valuation,
     adaptive_valuation,
+    fit_to_budget,
     planned_scores,
     summarize,
     with_interaction,
@@ -52,7 +57,10 @@ from benchmarks.skillsv_games import BernoulliOracle, PlantedGame, decidable_gam
 
 EFFECTIVE = 0.05
 """|exact net effect| from which a unit has a right keep / cut call (issue 23)."""
-ESTIMATORS = ("chain", "interaction", "adaptive")
+ESTIMATORS = ("chain", "interaction, chains only", "interaction + prefixes", "adaptive")
+"""``chain`` and ``interaction, chains only`` read one all-chains run (round four's design, K the largest
+that fits); ``interaction + prefixes`` is ``aces-ci value``'s default since round five (:func:`default_design`:
+a third of the budget on chains, the rest on sampled prefixes); ``adaptive`` is ``value.adaptive``."""
 LADDER = (1.25, 1.5, 2.0, 2.5, 3.0, 4.0)
 """Continued runs: K times these factors (rounded up to even)."""
 RULES = DecisionRules(margin=DEFAULT_MARGIN)
@@ -75,7 +83,8 @@ class Outcome:
 
 
 def design(game: PlantedGame, budget: int, seed: int) -> EstimatorSettings:
-    """The default settings with the largest even K whose planned scores fit ``budget`` (steps of 16, 8, … 2)."""
+    """Round four's design: the default chains with the largest even K whose planned scores fit ``budget``
+    (steps of 16, 8, … 2), no sampled prefixes."""
     settings = EstimatorSettings(seed=seed, orders=4)
     step = 16
     while step >= 2:
@@ -87,10 +96,21 @@ def design(game: PlantedGame, budget: int, seed: int) -> EstimatorSettings:
     return settings
 
 
+def default_design(
+    game: PlantedGame, budget: int, seed: int, share: float = SAMPLE_SHARE, orders: int = EstimatorSettings.orders
+) -> EstimatorSettings:
+    """What ``aces-ci value --max-rollouts`` runs with the interaction model: the defaults fitted to the budget."""
+    wanted = EstimatorSettings(seed=seed, sample_share=share, budget_scores=budget, orders=orders)
+    return fit_to_budget(game.structure, game.tasks, wanted).settings
+
+
 def valuations(run: EstimateRun) -> dict[str, Valuation]:
-    """The same run read by each estimator."""
+    """The same run read by each estimator (the chains' own and the model's)."""
     chain = summarize(run, rules=RULES, replicates=400)
-    return {"chain": chain, "interaction": with_interaction(run, chain, RULES)}
+    model = with_interaction(run, chain, RULES)
+    if run.settings.sample_share > 0:
+        return {"interaction + prefixes": model}
+    return {"chain": chain, "interaction, chains only": model}
 
 
 def score(game: PlantedGame, valuation: Valuation, rollouts: int, margin: float = DEFAULT_MARGIN) -> Outcome:
@@ -152,7 +172,10 @@ def continue_run(
     needed: dict[str, dict[str, int]] = {name: {} for name in first}
     for factor in LADDER:
         orders = settings.orders * factor
-        more = replace(settings, orders=int(-(-orders // 2) * 2))
+        if settings.sample_share > 0 and settings.budget_scores is not None:  # the same chains, more prefixes
+            more = replace(settings, budget_scores=int(settings.budget_scores * factor))
+        else:
+            more = replace(settings, orders=int(-(-orders // 2) * 2))
         run, later = run_once(game, more, seed)
         for name, valuation in later.items():
             for unit in valuation.units:
@@ -199,6 +222,42 @@ def _row(units: int, per_unit: int, name: str, results: Sequence[Outcome]) -> st
     )
 
 
+def _one_seed(
+    args: argparse.Namespace,
+    game: PlantedGame,
+    per_unit: int,
+    seed: int,
+    *,
+    results: dict[str, list[Outcome]],
+    continued: dict[str, Continuation],
+) -> None:
+    """Every estimator's run on one game, scored into ``results`` (and ``continued`` with ``--continue``)."""
+    budget = per_unit * (game.structure.size - 1)
+    settings = design(game, budget, seed)
+    share = SAMPLE_SHARE if args.sample_share is None else args.sample_share
+    runs = [] if args.default_only else [(settings, *run_once(game, settings, seed))]
+    if share > 0:
+        sampled = default_design(game, budget, seed, share, args.chains or EstimatorSettings.orders)
+        runs.append((sampled, *run_once(game, sampled, seed)))
+    for _, run, read in runs:
+        for name, valuation in read.items():
+            results[name].append(score(game, valuation, run.meter.evaluated))
+    if args.adaptive:
+        oracle = BernoulliOracle(game, seed)
+        limited = replace(settings, budget_scores=budget)
+        adaptive = adaptive_valuation(game.structure, game.tasks, oracle, limited, RULES, bootstrap=400)
+        results["adaptive"].append(score(game, adaptive.valuation, adaptive.run.meter.evaluated))
+    units = game.structure.size - 1
+    for name in ESTIMATORS:  # the running figures, so a cut-short run still says what it saw
+        if results[name]:
+            print(f"after seed {seed}: {_row(units, per_unit, name, results[name])}", file=sys.stderr)
+    for design_settings, run, read in runs if args.continued else ():
+        for name, tally in continue_run(game, design_settings, seed, read, run.meter.evaluated).items():
+            for key in ("within", "early", "late", "open_"):
+                setattr(continued[name], key, getattr(continued[name], key) + getattr(tally, key))
+            print(f"after seed {seed}: scores to decide ({name}): {continued[name]}", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--sizes", default="16,24")
@@ -207,6 +266,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--game", choices=tuple(GAMES), default="decidable")
     parser.add_argument("--adaptive", action="store_true", help="also two looks with probes between them")
+    parser.add_argument(
+        "--sample-share", type=float, default=None, help=f"instead of SAMPLE_SHARE ({SAMPLE_SHARE:.2f})"
+    )
+    parser.add_argument("--chains", type=int, default=None, help="K of the default design (before fitting)")
+    parser.add_argument("--default-only", action="store_true", help="skip round four's all-chains run")
     parser.add_argument("--continue", dest="continued", action="store_true", help="check scores to decide")
     args = parser.parse_args(argv)
     print(
@@ -219,29 +283,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             results: dict[str, list[Outcome]] = {name: [] for name in ESTIMATORS}
             continued = {name: Continuation() for name in ESTIMATORS}
             for seed in range(args.first_seed, args.first_seed + args.seeds):
-                game = GAMES[args.game](units, seed)
-                settings = design(game, per_unit * units, seed)
-                run, read = run_once(game, settings, seed)
-                for name, valuation in read.items():
-                    results[name].append(score(game, valuation, run.meter.evaluated))
-                if args.adaptive:
-                    budget = replace(settings, budget_scores=per_unit * units)
-                    oracle = BernoulliOracle(game, seed)
-                    adaptive = adaptive_valuation(game.structure, game.tasks, oracle, budget, RULES, bootstrap=400)
-                    results["adaptive"].append(score(game, adaptive.valuation, adaptive.run.meter.evaluated))
-                for name in ESTIMATORS:  # the running figures, so a cut-short run still says what it saw
-                    if results[name]:
-                        print(f"after seed {seed}: {_row(units, per_unit, name, results[name])}", file=sys.stderr)
-                if args.continued:
-                    for name, tally in continue_run(game, settings, seed, read, run.meter.evaluated).items():
-                        for key in ("within", "early", "late", "open_"):
-                            setattr(continued[name], key, getattr(continued[name], key) + getattr(tally, key))
-                        print(f"after seed {seed}: scores to decide ({name}): {continued[name]}", file=sys.stderr)
+                _one_seed(args, GAMES[args.game](units, seed), per_unit, seed, results=results, continued=continued)
             for name in ESTIMATORS:
                 if not results[name]:
                     continue
                 print(_row(units, per_unit, name, results[name]), flush=True)
-                if args.continued and name in continued and name != "adaptive":
+                if args.continued and name != "adaptive":
                     print(f"  scores to decide ({name}): {continued[name]}", flush=True)
     return 0
 

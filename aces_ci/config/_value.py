@@ -12,7 +12,15 @@ from typing import Literal, TypeVar, get_args
 
 from ..errors import ConfigError
 from ..models import ModelSpec
-from ..skillsv import DecisionRules, EstimatorSettings, Operator, OrderDistribution, Pooling, ValueEstimator
+from ..skillsv import (
+    SAMPLE_SHARE,
+    DecisionRules,
+    EstimatorSettings,
+    Operator,
+    OrderDistribution,
+    Pooling,
+    ValueEstimator,
+)
 from ._file import AcesConfig
 from ._given import NotGiven, RunFlags, ValueFlags
 from ._resolve import RunConfig, pick, resolve_judge, resolve_run
@@ -105,6 +113,7 @@ def resolve_value(config: AcesConfig, flags: ValueFlags, skill_dir: Path) -> Val
         raise ConfigError("--holdout is a share of the cases, below 1", field="--holdout")
     runs = pick(flags.run.runs, config.run.runs, 1) if kind == "live" else 1
     max_rollouts = pick(flags.run.max_rollouts, config.run.max_rollouts, None)
+    values_from = pick(flags.estimator, config.value.estimator, config.value.estimator)
     estimator = EstimatorSettings(
         orders=flags.chains,
         window=flags.window,
@@ -120,6 +129,8 @@ def resolve_value(config: AcesConfig, flags: ValueFlags, skill_dir: Path) -> Val
         # The estimator's own dollar cap is the flag's; aces.yml's run.budget_usd caps the engine (as it always did).
         max_usd=None if isinstance(flags.run.budget_usd, NotGiven) else flags.run.budget_usd,
         budget_scores=None if max_rollouts is None else max(0, max_rollouts // runs),
+        # Sampled prefixes inform only the interaction model; adaptive allocation spends on probes instead.
+        sample_share=SAMPLE_SHARE if values_from == "interaction" and not config.value.adaptive else 0.0,
     )
     return ValueConfig(
         oracle=kind,
@@ -132,7 +143,7 @@ def resolve_value(config: AcesConfig, flags: ValueFlags, skill_dir: Path) -> Val
         runs_per_score=runs,
         estimator=estimator,
         rules=DecisionRules(margin=pick(flags.margin, config.value.margin, config.value.margin)),
-        values_from=pick(flags.estimator, config.value.estimator, config.value.estimator),
+        values_from=values_from,
         adaptive=config.value.adaptive,
         exact=flags.exact,
         holdout=flags.holdout,

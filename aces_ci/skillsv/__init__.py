@@ -6,7 +6,16 @@ from ._adaptive import AdaptiveRun, adaptive_valuation, look_level
 from ._budget import Plan, fit_to_budget, planned_scores
 from ._compile import COMPILE_SCHEMA_VERSION, compile_skill, compiled_json
 from ._decisions import DecisionSummary, decision_line, decision_summary
-from ._estimate import EstimateRun, Estimator, EstimatorSettings, Meter, Pooling, ValuationStop, published_settings
+from ._estimate import (
+    SAMPLE_SHARE,
+    EstimateRun,
+    Estimator,
+    EstimatorSettings,
+    Meter,
+    Pooling,
+    ValuationStop,
+    published_settings,
+)
 from ._exact import ExactGame, TooLargeForExact, unanimity_values
 from ._hierarchy import repair_hierarchy
 from ._interaction import InteractionValues, interaction_values, with_interaction
@@ -99,6 +108,7 @@ __all__ = [
     "ORDER_DISTRIBUTIONS",
     "PART_KIND",
     "RULE_NAMES",
+    "SAMPLE_SHARE",
     "TOKENIZER",
     "TRIGGER_ID",
     "VALUE_SCHEMA_VERSION",

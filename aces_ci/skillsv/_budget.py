@@ -10,6 +10,10 @@ noise for b = 1…8), so the panel anchors go first (the chains' windows give th
 window shrinks; then K, to no fewer than :data:`MIN_ORDERS` (two
 antithetic pairs: the fewest a chain bootstrap can resample); then ρ_pad is dropped (the net effect,
 which every keep / cut decision reads, needs only ρ_del). Each step is said in the notes.
+
+With ``sample_share`` (the interaction model's default under a budget the model can be fitted on) the
+chains get (1 − share) of the budget — K shrinks first, then the window, the panel anchors stay — and
+the sampled prefixes fill the rest (:meth:`~aces_ci.skillsv.Estimator._sample_prefixes`).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from ._estimate import Estimator, EstimatorSettings
+from ._interaction import MIN_ROWS_PER_COLUMN
 from ._oracle import CoalitionOracle, CoalitionRequest, Outcome, Task
 from ._structure import GameStructure
 
@@ -51,28 +56,71 @@ def planned_scores(structure: GameStructure, tasks: Sequence[Task], settings: Es
     return run.meter.evaluated
 
 
-def fit_to_budget(structure: GameStructure, tasks: Sequence[Task], settings: EstimatorSettings) -> Plan:
-    """``settings`` shrunk until its planned scores fit ``settings.budget_scores`` (see the module docstring)."""
-    scores = planned_scores(structure, tasks, settings)
-    budget = settings.budget_scores
-    if budget is None or scores <= budget:
-        return Plan(settings, scores, ())
-    fitted = settings
-    if settings.panel_anchors:
-        fitted = replace(fitted, panel_anchors=False)
-        scores = planned_scores(structure, tasks, fitted)
-    window = min(settings.window, len(tasks))
-    while window > 1 and scores > budget:
+def _smaller_window(
+    structure: GameStructure, tasks: Sequence[Task], fitted: EstimatorSettings, scores: int, limit: int
+) -> tuple[EstimatorSettings, int]:
+    window = min(fitted.window, len(tasks))
+    while window > 1 and scores > limit:
         window = max(1, window // 2)
         fitted = replace(fitted, window=window)
         scores = planned_scores(structure, tasks, fitted)
+    return fitted, scores
+
+
+def _fewer_orders(
+    structure: GameStructure, tasks: Sequence[Task], fitted: EstimatorSettings, scores: int, limit: int
+) -> tuple[EstimatorSettings, int]:
     orders = fitted.orders
-    while orders > MIN_ORDERS and scores > budget:
+    while orders > MIN_ORDERS and scores > limit:
         orders = max(MIN_ORDERS, orders - 2)
         fitted = replace(fitted, orders=orders)
         scores = planned_scores(structure, tasks, fitted)
-    if scores > budget and "pad" in fitted.operators:
+    return fitted, scores
+
+
+def _model_fits(structure: GameStructure, tasks: Sequence[Task], budget: int) -> bool:
+    """Whether a budget of scores could fit the interaction model (:data:`MIN_ROWS_PER_COLUMN` per
+    coefficient). Below that the prefixes would inform nothing and starve the chains, whose values then
+    stand (16 units at 60 rollouts per unit: coverage 0.75 with prefixes, 0.99 without; BENCHMARKS.md,
+    round five)."""
+    units = structure.size - 1
+    return budget >= MIN_ROWS_PER_COLUMN * (len(tasks) + units + units * (units - 1) // 2)
+
+
+def _sampled_note(chain_scores: int) -> str:
+    return f"{chain_scores:,} scores on chains, the rest on sampled prefixes"
+
+
+def fit_to_budget(structure: GameStructure, tasks: Sequence[Task], settings: EstimatorSettings) -> Plan:
+    """``settings`` shrunk until its planned scores fit ``settings.budget_scores`` (see the module docstring).
+
+    With ``sample_share`` the chains are sized to (1 − share) of the budget and the sampled prefixes fill
+    the rest. Without a budget the design is the K chains asked for and no prefixes (``-K`` means K
+    chains); with a budget too small to fit the model, chains alone.
+    """
+    if settings.budget_scores is None or not _model_fits(structure, tasks, settings.budget_scores):
+        settings = replace(settings, sample_share=0.0)
+    share = settings.sample_share
+    budget = settings.budget_scores
+    chains_only = replace(settings, sample_share=0.0)
+    limit = None if budget is None else int((1.0 - share) * budget)
+    scores = planned_scores(structure, tasks, chains_only)
+    if limit is None or scores <= limit:
+        if share == 0:
+            return Plan(settings, scores, ())
+        return Plan(settings, planned_scores(structure, tasks, settings), (_sampled_note(scores),))
+    fitted = chains_only
+    if settings.panel_anchors and share == 0:
+        fitted = replace(fitted, panel_anchors=False)
+        scores = planned_scores(structure, tasks, fitted)
+    steps = (_fewer_orders, _smaller_window) if share > 0 else (_smaller_window, _fewer_orders)
+    for step in steps:
+        fitted, scores = step(structure, tasks, fitted, scores, limit)
+    if scores > limit and "pad" in fitted.operators:
         fitted = replace(fitted, operators=("del",))
+        scores = planned_scores(structure, tasks, fitted)
+    fitted = replace(fitted, sample_share=share)
+    if share > 0:
         scores = planned_scores(structure, tasks, fitted)
     notes = []
     if fitted.panel_anchors != settings.panel_anchors:
@@ -83,6 +131,8 @@ def fit_to_budget(structure: GameStructure, tasks: Sequence[Task], settings: Est
         notes.append(f"K {settings.orders} → {fitted.orders} orders")
     if fitted.operators != settings.operators:
         notes.append("ρ_pad dropped (net effects only: no content value, context cost or compress decision)")
-    if scores > budget:
+    if share > 0:
+        notes.append(_sampled_note(planned_scores(structure, tasks, replace(fitted, sample_share=0.0))))
+    if budget is not None and scores > budget:
         notes.append(f"still {scores:,} scores: the budget will stop it part-way")
     return Plan(fitted, scores, tuple(notes))

@@ -9,8 +9,47 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from ._model import CompiledSkill
 from ._result import Valuation
+
+CROSSING_PATHS = 2000
+CROSSING_STEP = 1.25
+"""Looks of the simulated continued run: the design scaled by 1.25, 1.25², … (the benchmark's ladder)."""
+CROSSING_HORIZON = 64.0
+Z95 = 1.96
+
+
+def crossing_factor(value: float, lo: float, hi: float, margin: float) -> float | None:
+    """By what factor the design must grow before a continued run decides the unit, at the median.
+
+    A decision is the *first* look at which the interval clears 0 (or fits inside ±δ), not the look at
+    which the expected interval does: a noisy estimate crosses earlier than its mean path. The
+    estimate is simulated as a Brownian path from the current value with drift at the current value
+    (the running sum S_t = t·v_t gains v per unit of design and noise of the current standard error,
+    each side's own), looked at after each growth by :data:`CROSSING_STEP`; the answer is the median
+    first look that decides (keep, delete or negligible), None when most paths are still open at
+    :data:`CROSSING_HORIZON`. Seeded: the same interval gives the same answer.
+    """
+    below, above = (value - lo) / Z95, (hi - value) / Z95
+    noise = (below + above) / 2
+    if noise <= 0:
+        return None
+    rng = np.random.default_rng(0)
+    looks = CROSSING_STEP ** np.arange(1, int(np.log(CROSSING_HORIZON) / np.log(CROSSING_STEP)) + 1)
+    times = np.concatenate([[1.0], looks])
+    steps = np.diff(times)
+    paths = value + np.cumsum(
+        value * steps + noise * np.sqrt(steps) * rng.standard_normal((CROSSING_PATHS, len(steps))), axis=1
+    )
+    estimate = paths / looks
+    low = estimate - Z95 * below / np.sqrt(looks)
+    high = estimate + Z95 * above / np.sqrt(looks)
+    decided = (low > 0) | (high < 0) | ((low > -margin) & (high < margin))
+    first = np.where(decided.any(axis=1), looks[np.argmax(decided, axis=1)], np.inf)
+    median = float(np.median(first))
+    return median if np.isfinite(median) else None
 
 
 @dataclass(frozen=True)

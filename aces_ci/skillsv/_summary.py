@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ._decisions import crossing_factor
 from ._estimate import EstimateRun, Pooling
 from ._model import UnitGroup
 from ._order_odds import OrderOdds
@@ -84,6 +85,11 @@ def decide(
 def scores_to_decide(net: Estimate, margin: float, scores_per_chain: float) -> int | None:
     """About how many more coalition scores an unresolved unit needs, assuming its value stays put.
 
+    The median first look of a continued run that decides it (:func:`~._decisions.crossing_factor`):
+    round four's answer below — where the expected interval decides — was pessimistic, because a
+    decision is the first look at which a noisy interval clears, and it stays the answer when most
+    simulated runs are still open at 64× the design.
+
     Each side of an interval shrinks about the value v as 1/√chains (the bootstrap's intervals need
     not be symmetric, so each side is scaled on its own). The sign is decided once the side toward 0
     no longer reaches it: (v − lo) → |v| for v > 0, factor ((v − lo)/v)²; *negligible* once both
@@ -93,6 +99,9 @@ def scores_to_decide(net: Estimate, margin: float, scores_per_chain: float) -> i
     if net.ci is None or net.n == 0 or scores_per_chain <= 0:
         return None
     value, lo, hi = net.value, net.ci.lo, net.ci.hi
+    crossing = crossing_factor(value, lo, hi, margin)
+    if crossing is not None:
+        return int(np.ceil(max(net.n * (crossing - 1), 1.0) * scores_per_chain))
     toward_zero = value - lo if value > 0 else hi - value
     factors = [(toward_zero / abs(value)) ** 2] if value != 0 else []
     if abs(value) < margin:

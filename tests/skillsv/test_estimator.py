@@ -25,6 +25,7 @@ from aces_ci.skillsv import (
     summarize,
     unit_samples,
 )
+from aces_ci.skillsv._decisions import crossing_factor
 from benchmarks.skillsv_games import BernoulliOracle, PlantedGame, planted_game
 
 
@@ -187,14 +188,27 @@ def test_decisions_follow_the_intervals_and_the_margin() -> None:
 
 def test_scores_to_decide_grow_with_the_spread_and_read_each_side_of_the_interval() -> None:
     near_zero = Estimate(0.0, Interval(-0.1, 0.1), 8)
-    # both sides must shrink from 0.1 to δ = 0.05: 4× the chains, 3× more of them, 100 scores each
-    assert scores_to_decide(near_zero, 0.05, 100.0) == 2400
-    assert scores_to_decide(Estimate(0.0, Interval(-0.2, 0.2), 8), 0.05, 100.0) == 12000
-    # far from 0 the sign decides first: the lower side 0.2 must fall to |v| = 0.15
-    assert scores_to_decide(Estimate(0.15, Interval(-0.05, 0.35), 8), 0.05, 100.0) == pytest.approx(622, abs=2)
-    # an asymmetric interval touching 0 from above needs only a little more on its lower side
+    # both sides must shrink from 0.1 to δ = 0.05 (4× the chains if the value stayed at 0); a continued
+    # run's value wanders, so its median first look inside ±δ comes later: 1.25⁸ = 5.96×, 4.96 × 8 more chains
+    assert scores_to_decide(near_zero, 0.05, 100.0) == 3969
+    assert scores_to_decide(Estimate(0.0, Interval(-0.2, 0.2), 8), 0.05, 100.0) > 4 * 3969
+    # far from 0 the sign decides first: the lower side 0.2 must fall to |v| = 0.15 (1.78× if it stayed
+    # put); the first look past that is 1.25³ = 1.95×
+    assert scores_to_decide(Estimate(0.15, Interval(-0.05, 0.35), 8), 0.05, 100.0) == 763
+    # an asymmetric interval touching 0 from above decides at the first look (1.25×)
     touching = scores_to_decide(Estimate(0.15, Interval(0.0, 0.27), 8), 0.05, 100.0)
-    assert touching is not None and 0 < touching <= 100
+    assert touching == 200
+
+
+def test_the_predicted_first_look_grows_with_the_spread_and_is_reproducible() -> None:
+    """``crossing_factor``: the median first look (×1.25 apart) at which a continued run decides."""
+    barely = crossing_factor(0.1, -0.005, 0.205, 0.05)
+    wider = crossing_factor(0.1, -0.1, 0.3, 0.05)
+    widest = crossing_factor(0.1, -0.2, 0.4, 0.05)
+    assert barely == 1.25
+    assert wider is not None and widest is not None and barely < wider < widest
+    assert crossing_factor(0.1, -0.1, 0.3, 0.05) == wider  # seeded: the report does not change run to run
+    assert crossing_factor(0.0, -1.0, 1.0, 0.05) is None  # open at 64× the design: the closed form answers
 
 
 class _CappedOracle(ExpectedOracle):

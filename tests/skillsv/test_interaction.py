@@ -8,11 +8,13 @@ import numpy as np
 import pytest
 
 from aces_ci.skillsv import (
+    SAMPLE_SHARE,
     DecisionRules,
     Estimator,
     EstimatorSettings,
     GameStructure,
     adaptive_valuation,
+    fit_to_budget,
     interaction_values,
     look_level,
     summarize,
@@ -146,3 +148,43 @@ def test_adaptive_allocation_spends_what_is_left_on_the_units_the_first_look_lef
         bootstrap=100,
     )
     assert fixed.probes == 0 and fixed.run.planned_chains == 16
+
+
+def test_sampled_prefixes_fill_the_budget_and_narrow_the_models_intervals() -> None:
+    """The default design under a budget: a third on chains, the rest on prefixes of μ-orders, each on
+    one case. Every prefix is a feasible coalition, the run spends the budget (not more), and the model's
+    intervals are narrower than from the same budget spent on chains alone (BENCHMARKS.md, round five)."""
+    game = decidable_game(16, seed=2)
+    budget = 250 * 16
+    plan = fit_to_budget(
+        game.structure, game.tasks, EstimatorSettings(seed=2, sample_share=SAMPLE_SHARE, budget_scores=budget)
+    )
+    assert plan.settings.orders == 4 and any("sampled prefixes" in note for note in plan.notes)
+    run = Estimator(game.structure, game.tasks, BernoulliOracle(game, 2), plan.settings).estimate()
+    assert 0.95 * budget <= run.meter.evaluated <= budget
+    assert len(run.sampled) > 2 * sum(len(chain.order) * len(chain.window) for chain in run.chains)
+    assert all(game.structure.is_feasible(mask) and mask & 1 for mask, _ in run.sampled)  # m is player 0
+    chains = EstimatorSettings(seed=2, orders=20)  # the same budget (3,984 scores), on chains alone
+    chains_run = Estimator(game.structure, game.tasks, BernoulliOracle(game, 2), chains).estimate()
+    assert chains_run.meter.evaluated >= 0.9 * budget
+    width = {}
+    for name, measured in (("prefixes", run), ("chains", chains_run)):
+        fitted = interaction_values(measured)
+        assert fitted is not None
+        width[name] = np.mean([e.ci.hi - e.ci.lo for e in fitted.model if e.ci is not None])
+    assert width["prefixes"] < 0.85 * width["chains"]
+
+
+def test_without_a_budget_the_design_is_the_chains_asked_for() -> None:
+    game = decidable_game(16, seed=2)
+    plan = fit_to_budget(game.structure, game.tasks, EstimatorSettings(orders=6, sample_share=SAMPLE_SHARE))
+    assert (plan.settings.orders, plan.settings.sample_share, plan.notes) == (6, 0.0, ())
+
+
+def test_a_budget_too_small_for_the_model_stays_on_chains() -> None:
+    """At 60 rollouts per unit the model cannot be fitted (fewer than 6 scores per coefficient): prefixes
+    would inform nothing, so the whole budget goes to chains (BENCHMARKS.md, round five)."""
+    game = decidable_game(16, seed=2)
+    small = EstimatorSettings(seed=2, sample_share=SAMPLE_SHARE, budget_scores=60 * 16)
+    plan = fit_to_budget(game.structure, game.tasks, small)
+    assert plan.settings.sample_share == 0.0 and not any("prefixes" in note for note in plan.notes)
