@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from ._ci import CiOutcome, ci
     from ._compile import compile
     from ._inputs import SkillSources, load_cases
-    from ._merge_trial import merge_trial
+    from ._merge_trial import merge_trial, read_part
     from ._rollout import ARMS, Arm, build_requests, rollout, rollout_cases
     from ._rollout_cache import export_cache, import_cache
     from ._scan import ScanOutcome, ScanRequest, available_cpus, scan, scan_request
@@ -75,7 +75,7 @@ _MODULES = {
     **dict.fromkeys(("ScanOutcome", "ScanRequest", "available_cpus", "scan", "scan_request"), "._scan"),
     **dict.fromkeys(("trial", "trial_plan", "triggers"), "._trial"),
     "trial_part": "._trial_part",
-    "merge_trial": "._merge_trial",
+    **dict.fromkeys(("merge_trial", "read_part"), "._merge_trial"),
     "HOSTS": "._triggers",
     **dict.fromkeys(("MAX_EXACT_UNITS", "ValuePlan", "value", "value_plan"), "._value"),
 }
@@ -111,6 +111,7 @@ __all__ = [
     "load_cases",
     "load_skill",
     "merge_trial",
+    "read_part",
     "rollout",
     "rollout_cases",
     "run_trial",

@@ -1,0 +1,171 @@
+"""``aces-ci ci --shard i/n`` on a release, and its merge job ``ci --trial-parts``, as a workflow matrix runs them.
+
+One tag push of a two-skill repository runs once unsharded and once as two shard jobs plus a merge
+job, each job with its own rollout cache and reports folder, against one scripted model whose answers
+depend on the skill being in context and on the sampling seed. The merge job's verdict, JSON reports
+and the baseline it stores on the results branch must be the unsharded run's, timings aside; a
+missing or foreign part is exit 2 naming the file, and the paths a part cannot carry are refused.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from aces_ci.cli import main
+from tests.engine.helpers import write_skill
+from tests.github.helpers import actions_env, event, read_outputs
+from tests.servers import ScriptedServer, model_flags
+from tests.trials.helpers import cases_json, commit, planted_accuracy
+
+Server = Callable[..., ScriptedServer]
+TAG = "v2.0.0"
+TIMINGS = frozenset({"generated_at", "wall_s", "measured_at", "updated_at"})
+"""Measured time (with every ``latency…`` key): the only fields the merge job may not reproduce."""
+
+
+@pytest.fixture(autouse=True)
+def _no_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CI", "true")
+    for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
+        monkeypatch.delenv(key, raising=False)
+
+
+def _without_timings(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_timings(v) for k, v in value.items() if k not in TIMINGS and "latency" not in k}
+    if isinstance(value, list):
+        return [_without_timings(v) for v in value]
+    return value
+
+
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout.strip()
+
+
+def _released_repo(tmp_path: Path) -> tuple[Path, str]:
+    """Two skills with eight cases each, tagged; no remote yet (each run pushes to its own ``origin``)."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", "-b", "main", str(root)], check=True)
+    for name in ("marker", "zebra"):
+        write_skill(root / "skills", name, evals=cases_json(name, 8))
+    commit(root, "first")
+    _git(root, "tag", TAG)
+    return root, _git(root, "rev-parse", "HEAD")
+
+
+def _origin(tmp_path: Path, root: Path, name: str) -> Path:
+    """A fresh bare ``origin`` for one run's results branch."""
+    origin = tmp_path / f"{name}.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(origin)], check=True)
+    if "origin" in _git(root, "remote"):
+        _git(root, "remote", "remove", "origin")
+    _git(root, "remote", "add", "origin", str(origin))
+    return origin
+
+
+def _job(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sha: str, job: str, server: ScriptedServer, *extra: str
+) -> tuple[int, dict[str, str]]:
+    """One job of the release workflow: its own runner files, reports folder and rollout cache."""
+    output, summary = actions_env(
+        monkeypatch, tmp_path, "push", event(tmp_path, "push_tag.json"), sha=sha, ref=f"refs/tags/{TAG}"
+    )
+    output.write_text("")
+    summary.write_text("")
+    code = main(
+        [
+            *("ci", str(tmp_path / "repo"), "--reports", str(tmp_path / job), "--no-cache", "--jobs", "1"),
+            *model_flags(server),
+            *("--disclosure", "preload", "--runs", "2", "--concurrency", "4", "--no-value"),
+            *("--rollout-cache", str(tmp_path / f"rollouts-{job}"), "--lift-metric", "accuracy"),
+            *extra,
+        ]
+    )
+    return code, read_outputs(output)
+
+
+def _stored(origin: Path, path: str) -> Any:
+    done = subprocess.run(
+        ["git", "--git-dir", str(origin), "show", f"aces-results:{path}"], capture_output=True, text=True, check=True
+    )
+    return json.loads(done.stdout)
+
+
+def _report(path: str | Path) -> Any:
+    return _without_timings(json.loads(Path(path).read_text()))
+
+
+def test_a_release_in_two_shard_jobs_and_a_merge_job_gates_reports_and_stores_what_one_job_would(
+    scripted_server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = scripted_server(planted_accuracy(0.9, 0.2))
+    root, sha = _released_repo(tmp_path)
+
+    whole = _origin(tmp_path, root, "whole")
+    code, expected = _job(tmp_path, monkeypatch, sha, "whole", server)
+    assert (code, expected["work"], expected["verdict"]) == (0, "release", "pass")
+    calls = server.calls
+
+    sharded = _origin(tmp_path, root, "sharded")
+    parts = []
+    for index in (1, 2):
+        code, values = _job(tmp_path, monkeypatch, sha, f"shard{index}", server, "--shard", f"{index}/2")
+        assert code == 0 and values["work"] == "release" and "verdict" not in values, "a shard does not gate"
+        parts.append(Path(values["trial-part"]))
+        assert parts[-1] == tmp_path / f"shard{index}" / f"trial-part-{index}-of-2.json"
+        assert not (tmp_path / f"shard{index}" / "results.json").exists(), "a shard writes no report"
+    assert server.calls - calls == calls, "the two shards together ran exactly the unsharded trial's rollouts"
+    assert "aces-results" not in _git(root, "ls-remote", "origin"), "no shard stores anything"
+    shards = [json.loads(part.read_text()) for part in parts]
+    assert all(part["invocation"] == ["ci"] for part in shards)
+    units = [{tuple(unit) for unit in part["units"]} for part in shards]
+    assert not units[0] & units[1] and len(units[0] | units[1]) == 16, "each (skill, case) in exactly one shard"
+    assert {skill for skill, _ in units[0] | units[1]} == {"marker", "zebra"}
+    capsys.readouterr()
+
+    calls = server.calls
+    code, merged = _job(tmp_path, monkeypatch, sha, "merge", server, "--trial-parts", *map(str, parts))
+    assert code == 0 and server.calls == calls, "the merge job replays the parts: it calls no model"
+    assert {k: merged[k] for k in ("work", "verdict", "lift", "lift-ci-low", "lift-ci-high", "lift-contrast")} == {
+        k: expected[k] for k in ("work", "verdict", "lift", "lift-ci-low", "lift-ci-high", "lift-contrast")
+    }
+    assert _report(merged["trial-report"]) == _report(expected["trial-report"])
+    assert _report(tmp_path / "merge" / "results.json") == _report(tmp_path / "whole" / "results.json")
+    assert _without_timings(_stored(sharded, "baseline.json")) == _without_timings(_stored(whole, "baseline.json"))
+    release = f"releases/{TAG}.json"
+    assert _without_timings(_stored(sharded, release)) == _without_timings(_stored(whole, release))
+    assert "are stored on branch aces-results" in (tmp_path / "step_summary").read_text()
+
+    # A missing shard, and a shard of another trial (another seed), are refused naming the file.
+    code, _ = _job(tmp_path, monkeypatch, sha, "merge", server, "--trial-parts", str(parts[0]))
+    err = capsys.readouterr().err
+    assert code == 2 and "shards missing: 2/2" in err and str(parts[0]) in err
+    _job(tmp_path, monkeypatch, sha, "foreign", server, "--shard", "2/2", "--seed", "8")
+    foreign = tmp_path / "foreign" / "trial-part-2-of-2.json"
+    capsys.readouterr()
+    code, _ = _job(tmp_path, monkeypatch, sha, "merge", server, "--trial-parts", str(parts[0]), str(foreign))
+    err = capsys.readouterr().err
+    assert code == 2 and "'design' differs" in err and str(foreign) in err
+    # `aces-ci merge` sends a ci part to the ci merge, rather than failing to parse its command line.
+    assert main(["merge", *map(str, parts)]) == 2
+    assert "merge it with `aces-ci ci --trial-parts`" in capsys.readouterr().err
+
+
+def test_the_paths_a_trial_part_cannot_carry_are_refused_saying_why(
+    scripted_server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = scripted_server(planted_accuracy(0.9, 0.2))
+    _, sha = _released_repo(tmp_path)
+    calls = server.calls
+    code, _ = _job(tmp_path, monkeypatch, sha, "value", server, "--shard", "1/2", "--mode", "value")
+    assert code == 2 and "`aces-ci value --shard`" in capsys.readouterr().err
+    code, _ = _job(tmp_path, monkeypatch, sha, "both", server, "--shard", "1/2", "--trial-parts", "part.json")
+    assert code == 2 and "--shard runs one shard and --trial-parts merges them" in capsys.readouterr().err
+    assert server.calls == calls, "a refusal pays nothing"
