@@ -9,15 +9,21 @@ missing or foreign part is exit 2 naming the file, and the paths a part cannot c
 
 from __future__ import annotations
 
+import argparse
+import fnmatch
 import json
+import re
+import shlex
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
-from aces_ci.cli import main
+from aces_ci.app._ci_shard import part_name
+from aces_ci.cli import build_parser, main
 from tests.engine.helpers import write_skill
 from tests.github.helpers import actions_env, event, read_outputs
 from tests.servers import ScriptedServer, model_flags
@@ -169,3 +175,31 @@ def test_the_paths_a_trial_part_cannot_carry_are_refused_saying_why(
     code, _ = _job(tmp_path, monkeypatch, sha, "both", server, "--shard", "1/2", "--trial-parts", "part.json")
     assert code == 2 and "--shard runs one shard and --trial-parts merges them" in capsys.readouterr().err
     assert server.calls == calls, "a refusal pays nothing"
+
+
+def test_the_release_ci_matrix_workflow_shards_and_merges_one_ci_configuration() -> None:
+    """The example's shard and merge jobs run `aces-ci ci` with the same settings, the merge reads the parts the
+    shards write and upload, and only the merge job may push the results branch."""
+    path = Path(__file__).parents[2] / "examples" / "workflows" / "skill-release-ci-matrix.yml"
+    workflow = yaml.safe_load(path.read_text())
+    env = {"MODEL": workflow["env"]["MODEL"], "SHARDS": workflow["env"]["SHARDS"], "SHARD": "3"}
+    assert workflow["jobs"]["shard"]["strategy"]["matrix"]["shard"] == list(range(1, int(env["SHARDS"]) + 1))
+    runs: dict[str, argparse.Namespace] = {}
+    for name, job in workflow["jobs"].items():
+        for step in job["steps"]:
+            words = [re.sub(r"\$(\w+)", lambda m: env[m.group(1)], w) for w in shlex.split(step.get("run", ""))]
+            if words[:2] == ["aces-ci", "ci"]:
+                runs[name] = build_parser().parse_args(words[1:])
+    shard, merge = runs["shard"], runs["merge"]
+    assert str(shard.shard) == "3/4" and shard.trial_parts == () and merge.shard is None
+    same = {k: v for k, v in vars(shard).items() if k not in ("shard", "trial_parts", "run")}
+    assert same == {k: v for k, v in vars(merge).items() if k not in ("shard", "trial_parts", "run")}
+    upload = next(s for s in workflow["jobs"]["shard"]["steps"] if "upload-artifact" in s.get("uses", ""))
+    written = shard.reports / part_name(shard.shard)
+    assert fnmatch.fnmatch(str(written), upload["with"]["path"])
+    (parts,) = merge.trial_parts
+    download = next(s for s in workflow["jobs"]["merge"]["steps"] if "download-artifact" in s.get("uses", ""))
+    assert fnmatch.fnmatch(f"{download['with']['path']}/{written.name}", str(parts))
+    assert workflow["permissions"]["contents"] == "read" and "permissions" not in workflow["jobs"]["shard"]
+    assert workflow["jobs"]["merge"]["permissions"]["contents"] == "write", "the merge stores the baselines"
+    assert workflow["jobs"]["shard"]["steps"][0]["with"]["fetch-depth"] == 0, "the previous release tag is needed"
