@@ -24,8 +24,10 @@ import yaml
 
 from aces_ci.app._ci_shard import part_name
 from aces_ci.cli import build_parser, main
+from aces_ci.github import COMMENT_MARKER
 from tests.engine.helpers import write_skill
 from tests.github.helpers import actions_env, event, read_outputs
+from tests.github.server import WRITE_TOKEN, GitHubServer
 from tests.servers import ScriptedServer, model_flags
 from tests.trials.helpers import cases_json, commit, planted_accuracy
 
@@ -77,19 +79,26 @@ def _origin(tmp_path: Path, root: Path, name: str) -> Path:
 
 
 def _job(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sha: str, job: str, server: ScriptedServer, *extra: str
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    sha: str,
+    job: str,
+    server: ScriptedServer,
+    *extra: str,
+    on: str = "push_tag",
+    value: bool = False,
 ) -> tuple[int, dict[str, str]]:
-    """One job of the release workflow: its own runner files, reports folder and rollout cache."""
-    output, summary = actions_env(
-        monkeypatch, tmp_path, "push", event(tmp_path, "push_tag.json"), sha=sha, ref=f"refs/tags/{TAG}"
-    )
+    """One job of the release workflow (``on="schedule"``: of a rerun): its own runner files, reports folder
+    and rollout cache; SkillSV only when ``value``."""
+    name, ref = ("push", f"refs/tags/{TAG}") if on == "push_tag" else (on, "refs/heads/main")
+    output, summary = actions_env(monkeypatch, tmp_path, name, event(tmp_path, f"{on}.json"), sha=sha, ref=ref)
     output.write_text("")
     summary.write_text("")
     code = main(
         [
             *("ci", str(tmp_path / "repo"), "--reports", str(tmp_path / job), "--no-cache", "--jobs", "1"),
             *model_flags(server),
-            *("--disclosure", "preload", "--runs", "2", "--concurrency", "4", "--no-value"),
+            *("--disclosure", "preload", "--runs", "2", "--concurrency", "4", "--value" if value else "--no-value"),
             *("--rollout-cache", str(tmp_path / f"rollouts-{job}"), "--lift-metric", "accuracy"),
             *extra,
         ]
@@ -164,6 +173,49 @@ def test_a_release_in_two_shard_jobs_and_a_merge_job_gates_reports_and_stores_wh
     assert "merge it with `aces-ci ci --trial-parts`" in capsys.readouterr().err
 
 
+def test_a_sharded_rerun_stores_the_record_one_job_would_with_the_run_ids_fresh_seed(
+    scripted_server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rerun draws with the run id's seed: every shard and the merge job of one workflow run share it."""
+    server = scripted_server(planted_accuracy(0.9, 0.2))
+    root, sha = _released_repo(tmp_path)
+    whole = _origin(tmp_path, root, "whole")
+    code, expected = _job(tmp_path, monkeypatch, sha, "whole", server, on="schedule")
+    assert (code, expected["work"]) == (0, "rerun")
+    sharded = _origin(tmp_path, root, "sharded")
+    parts = []
+    for index in (1, 2):
+        code, values = _job(tmp_path, monkeypatch, sha, f"shard{index}", server, "--shard", f"{index}/2", on="schedule")
+        assert (code, values["work"]) == (0, "rerun")
+        parts.append(values["trial-part"])
+    code, merged = _job(tmp_path, monkeypatch, sha, "merge", server, "--trial-parts", *parts, on="schedule")
+    assert (code, merged["verdict"]) == (0, expected["verdict"])
+    trial = json.loads(Path(merged["trial-report"]).read_text())
+    assert trial["protocol"]["seed"] == 42, "the run id (GITHUB_RUN_ID=42) seeds the rerun, as unsharded"
+    assert _report(merged["trial-report"]) == _report(expected["trial-report"])
+    record = f"reruns/{trial['generated_at'][:10]}-42.json"
+    assert _without_timings(_stored(sharded, record)) == _without_timings(_stored(whole, record))
+
+
+def test_a_sharded_release_values_its_skills_in_the_merge_job_only(
+    scripted_server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = scripted_server(planted_accuracy(0.9, 0.2))
+    _, sha = _released_repo(tmp_path)
+    parts = []
+    for index in (1, 2):
+        code, values = _job(tmp_path, monkeypatch, sha, f"shard{index}", server, "--shard", f"{index}/2", value=True)
+        assert code == 0
+        parts.append(values["trial-part"])
+    rollouts = sum(len(json.loads(Path(part).read_text())["records"]) for part in parts)
+    assert server.calls == rollouts, "a shard calls the model for its trial's rollouts only: no SkillSV there"
+    code, merged = _job(tmp_path, monkeypatch, sha, "merge", server, "--trial-parts", *parts, value=True)
+    assert code == 0 and server.calls > rollouts, "the merge job values the released skills"
+    assert Path(merged["value-report"]).is_dir()
+    summary = (tmp_path / "step_summary").read_text()
+    assert "#### SkillSV: skills/marker" in summary and "#### SkillSV: skills/zebra" in summary
+
+
 def test_the_paths_a_trial_part_cannot_carry_are_refused_saying_why(
     scripted_server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -203,3 +255,24 @@ def test_the_release_ci_matrix_workflow_shards_and_merges_one_ci_configuration()
     assert workflow["permissions"]["contents"] == "read" and "permissions" not in workflow["jobs"]["shard"]
     assert workflow["jobs"]["merge"]["permissions"]["contents"] == "write", "the merge stores the baselines"
     assert workflow["jobs"]["shard"]["steps"][0]["with"]["fetch-depth"] == 0, "the previous release tag is needed"
+
+
+def test_a_labelled_pull_request_is_not_sharded_its_version_contrast_is_a_second_trial(
+    scripted_server: Server,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    github: GitHubServer,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    server = scripted_server(planted_accuracy(0.9, 0.2))
+    root, base = _released_repo(tmp_path)
+    write_skill(root / "skills", "marker", body="# Marker\n\nAnswer in one line.")
+    commit(root, "a change to trial")
+    head = _git(root, "rev-parse", "HEAD")
+    path = event(tmp_path, "pull_request_labeled.json")
+    path.write_text(path.read_text().replace("1" * 40, base).replace("2" * 40, head))
+    actions_env(monkeypatch, tmp_path, "pull_request", path, api_url=github.url, token=WRITE_TOKEN)
+    reports = str(tmp_path / "reports")
+    code = main(["ci", str(root), "--reports", reports, "--no-cache", *model_flags(server), "--shard", "1/2"])
+    assert code == 2 and "a labelled pull request's trials are not sharded" in capsys.readouterr().err
+    assert server.calls == 0 and not github.state.ours(7, COMMENT_MARKER), "refused before any work or comment"
