@@ -438,6 +438,12 @@ class PaidRun:
         if work == "value":
             return self._value_only(changes)
         paths, missing = self.trialled(changes, bands)
+        if not paths and self.parts:
+            raise InputError(
+                f"this checkout has no skill to trial ({changes.reason}), so these parts are not of its trial: merge "
+                "in the checkout the shards ran in",
+                path=str(self.parts[0][0]),
+            )
         if not paths:
             note = f"No skill to trial ({changes.reason}; {len(missing)} changed skill(s) without an eval dataset)."
             return PaidOutcome(changes, tuple(missing), None, notes=(note,))

@@ -14,6 +14,7 @@ import fnmatch
 import json
 import re
 import shlex
+import shutil
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -197,21 +198,33 @@ def test_a_sharded_rerun_stores_the_record_one_job_would_with_the_run_ids_fresh_
     assert _without_timings(_stored(sharded, record)) == _without_timings(_stored(whole, record))
 
 
-def test_a_sharded_release_values_its_skills_in_the_merge_job_only(
+def test_a_sharded_release_values_its_skills_in_the_merge_job_only_and_pays_what_one_job_pays(
     scripted_server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """SkillSV runs in the merge job; with the shards' rollouts imported (as the example workflow does) it reuses
+    the trials' runs as the unsharded job does, so the matrix calls the model exactly as often as one job."""
     server = scripted_server(planted_accuracy(0.9, 0.2))
-    _, sha = _released_repo(tmp_path)
+    root, sha = _released_repo(tmp_path)
+    _origin(tmp_path, root, "whole")
+    code, expected = _job(tmp_path, monkeypatch, sha, "whole", server, value=True)
+    assert code == 0 and Path(expected["value-report"]).is_dir()
+    one_job = server.calls
+
+    _origin(tmp_path, root, "sharded")
     parts = []
     for index in (1, 2):
         code, values = _job(tmp_path, monkeypatch, sha, f"shard{index}", server, "--shard", f"{index}/2", value=True)
         assert code == 0
         parts.append(values["trial-part"])
     rollouts = sum(len(json.loads(Path(part).read_text())["records"]) for part in parts)
-    assert server.calls == rollouts, "a shard calls the model for its trial's rollouts only: no SkillSV there"
+    assert server.calls - one_job == rollouts, "a shard calls the model for its trial's rollouts only: no SkillSV"
+    for index in (1, 2):
+        archive = str(tmp_path / f"rollouts-{index}.jsonl.gz")
+        assert main(["cache", "export", "--cache-dir", str(tmp_path / f"rollouts-shard{index}"), "--out", archive]) == 0
+        assert main(["cache", "import", archive, "--cache-dir", str(tmp_path / "rollouts-merge")]) == 0
     code, merged = _job(tmp_path, monkeypatch, sha, "merge", server, "--trial-parts", *parts, value=True)
-    assert code == 0 and server.calls > rollouts, "the merge job values the released skills"
-    assert Path(merged["value-report"]).is_dir()
+    assert code == 0 and Path(merged["value-report"]).is_dir(), "the merge job values the released skills"
+    assert server.calls == 2 * one_job, "the shards and the merge job together pay what the one job paid"
     summary = (tmp_path / "step_summary").read_text()
     assert "#### SkillSV: skills/marker" in summary and "#### SkillSV: skills/zebra" in summary
 
@@ -242,13 +255,21 @@ def test_the_release_ci_matrix_workflow_shards_and_merges_one_ci_configuration()
             words = [re.sub(r"\$(\w+)", lambda m: env[m.group(1)], w) for w in shlex.split(step.get("run", ""))]
             if words[:2] == ["aces-ci", "ci"]:
                 runs[name] = build_parser().parse_args(words[1:])
+            elif words[:3] == ["aces-ci", "cache", "export"]:
+                runs["export"] = build_parser().parse_args(words[1:])
+            elif words[:3] == ["aces-ci", "cache", "import"] and name == "merge":
+                runs["import"] = build_parser().parse_args(words[1:])
     shard, merge = runs["shard"], runs["merge"]
     assert str(shard.shard) == "3/4" and shard.trial_parts == () and merge.shard is None
     same = {k: v for k, v in vars(shard).items() if k not in ("shard", "trial_parts", "run")}
     assert same == {k: v for k, v in vars(merge).items() if k not in ("shard", "trial_parts", "run")}
     upload = next(s for s in workflow["jobs"]["shard"]["steps"] if "upload-artifact" in s.get("uses", ""))
     written = shard.reports / part_name(shard.shard)
-    assert fnmatch.fnmatch(str(written), upload["with"]["path"])
+    uploaded = upload["with"]["path"].split()
+    assert any(fnmatch.fnmatch(str(written), pattern) for pattern in uploaded)
+    archive = Path(f"rollouts-{env['SHARD']}.jsonl.gz")
+    assert runs["export"].out == archive and any(fnmatch.fnmatch(str(archive), pattern) for pattern in uploaded)
+    assert runs["import"].cache_dir == shard.rollout_cache == merge.rollout_cache, "the merge job's SkillSV reuses them"
     (parts,) = merge.trial_parts
     download = next(s for s in workflow["jobs"]["merge"]["steps"] if "download-artifact" in s.get("uses", ""))
     assert fnmatch.fnmatch(f"{download['with']['path']}/{written.name}", str(parts))
@@ -276,3 +297,30 @@ def test_a_labelled_pull_request_is_not_sharded_its_version_contrast_is_a_second
     code = main(["ci", str(root), "--reports", reports, "--no-cache", *model_flags(server), "--shard", "1/2"])
     assert code == 2 and "a labelled pull request's trials are not sharded" in capsys.readouterr().err
     assert server.calls == 0 and not github.state.ours(7, COMMENT_MARKER), "refused before any work or comment"
+
+
+def test_a_trial_verbs_part_a_missing_file_and_parts_a_checkout_has_no_trial_for_are_refused(
+    scripted_server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = scripted_server(planted_accuracy(0.9, 0.2))
+    root, sha = _released_repo(tmp_path)
+    code, values = _job(tmp_path, monkeypatch, sha, "shard", server, "--shard", "1/1")
+    assert code == 0
+    part = json.loads(Path(values["trial-part"]).read_text())
+    trial_part = tmp_path / "trial-part.json"  # as `aces-ci trial skills/* --shard 1/1 --part …` records it
+    trial_part.write_text(json.dumps(part | {"invocation": ["skills/marker", "skills/zebra", "--shard", "1/1"]}))
+    capsys.readouterr()
+    code, _ = _job(tmp_path, monkeypatch, sha, "merge", server, "--trial-parts", str(trial_part))
+    err = capsys.readouterr().err
+    assert code == 2 and "a part of `aces-ci trial --shard`" in err and str(trial_part) in err
+    for name in ("marker", "zebra"):
+        shutil.rmtree(root / "skills" / name / "evals")
+    commit(root, "the datasets moved elsewhere")
+    _git(root, "tag", "-f", TAG)
+    capsys.readouterr()
+    head = _git(root, "rev-parse", "HEAD")
+    code, _ = _job(tmp_path, monkeypatch, head, "merge", server, "--trial-parts", values["trial-part"])
+    err = capsys.readouterr().err
+    assert code == 2 and "this checkout has no skill to trial" in err and values["trial-part"] in err
+    code, _ = _job(tmp_path, monkeypatch, sha, "missing", server, "--trial-parts", str(tmp_path / "nowhere.json"))
+    assert code == 2 and str(tmp_path / "nowhere.json") in capsys.readouterr().err
