@@ -29,8 +29,9 @@ from aces_ci.github import COMMENT_MARKER
 from tests.engine.helpers import write_skill
 from tests.github.helpers import actions_env, event, read_outputs
 from tests.github.server import WRITE_TOKEN, GitHubServer
-from tests.servers import ScriptedServer, model_flags
+from tests.servers import ScriptedRequest, ScriptedServer, model_flags
 from tests.trials.helpers import cases_json, commit, planted_accuracy
+from tests.trials.test_trigger_trial import keyword_model
 
 Server = Callable[..., ScriptedServer]
 TAG = "v2.0.0"
@@ -57,13 +58,17 @@ def _git(repo: Path, *args: str) -> str:
     return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout.strip()
 
 
-def _released_repo(tmp_path: Path) -> tuple[Path, str]:
-    """Two skills with eight cases each, tagged; no remote yet (each run pushes to its own ``origin``)."""
+def _released_repo(tmp_path: Path, queries: bool = False) -> tuple[Path, str]:
+    """Two skills with eight cases each (with ``queries``, marker's trigger queries too), tagged; no remote yet
+    (each run pushes to its own ``origin``)."""
     root = tmp_path / "repo"
     root.mkdir()
     subprocess.run(["git", "init", "-q", "-b", "main", str(root)], check=True)
     for name in ("marker", "zebra"):
         write_skill(root / "skills", name, evals=cases_json(name, 8))
+    if queries:
+        asked = [{"query": f"what is the project {i} number", "should_trigger": True} for i in range(6)]
+        (root / "skills" / "marker" / "evals" / "eval_queries.json").write_text(json.dumps(asked))
     commit(root, "first")
     _git(root, "tag", TAG)
     return root, _git(root, "rev-parse", "HEAD")
@@ -227,6 +232,33 @@ def test_a_sharded_release_values_its_skills_in_the_merge_job_only_and_pays_what
     assert server.calls == 2 * one_job, "the shards and the merge job together pay what the one job paid"
     summary = (tmp_path / "step_summary").read_text()
     assert "#### SkillSV: skills/marker" in summary and "#### SkillSV: skills/zebra" in summary
+
+
+def test_a_sharded_release_runs_its_trigger_trial_in_the_merge_job_as_one_job_would(
+    scripted_server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tasks = planted_accuracy(0.9, 0.2)
+
+    def answer(request: ScriptedRequest) -> object:
+        return keyword_model(request) if request.system_text.startswith("You can load skills") else tasks(request)
+
+    server = scripted_server(answer)
+    root, sha = _released_repo(tmp_path, queries=True)
+    _origin(tmp_path, root, "whole")
+    code, expected = _job(tmp_path, monkeypatch, sha, "whole", server)
+    assert code == 0 and Path(expected["triggers-report"]).is_file()
+    one_job = server.calls
+    _origin(tmp_path, root, "sharded")
+    parts = []
+    for index in (1, 2):
+        code, values = _job(tmp_path, monkeypatch, sha, f"shard{index}", server, "--shard", f"{index}/2")
+        assert code == 0 and "triggers-report" not in values
+        parts.append(values["trial-part"])
+    rollouts = sum(len(json.loads(Path(part).read_text())["records"]) for part in parts)
+    assert server.calls - one_job == rollouts, "no shard runs the trigger trial"
+    code, merged = _job(tmp_path, monkeypatch, sha, "merge", server, "--trial-parts", *parts)
+    assert code == 0 and server.calls == 2 * one_job, "the merge job runs the trigger trial, and only it"
+    assert _report(merged["triggers-report"]) == _report(expected["triggers-report"])
 
 
 def test_the_paths_a_trial_part_cannot_carry_are_refused_saying_why(
