@@ -7,7 +7,7 @@ one ``aces-ci trial`` runs on the same settings. Nothing here sees an ``argparse
 * :func:`ci` — one ``aces-ci ci`` workflow step from the event and a :class:`~aces_ci.config.CiConfig`
   to a :class:`CiOutcome` (:mod:`._ci`; its paid paths :mod:`._ci_paid` and :mod:`._ci_value`, the
   approved trial :mod:`._ci_approved`, the trust guard :mod:`._ci_trust`, reports and comment
-  inputs :mod:`._ci_results`).
+  inputs :mod:`._ci_results`, a paid run over a workflow matrix :mod:`._ci_shard`).
 * :func:`scan` — the static tier on one path, with its root, result cache and judge decided
   (:mod:`._scan`).
 * :func:`trial`, :func:`trial_plan`, :func:`triggers` — paired trials, their design from a pilot,

@@ -328,10 +328,10 @@ class PaidRun:
     ):
         self.ci, self.context, self.plan, self.top = ci, context, plan, top
         self.links = links
+        """Where the scanned root lies in the repository: what the comment's tables name skills from."""
         self.parts = tuple(parts)
         """A merge job's trial parts (``--trial-parts``): the trial is replayed over them instead of run
         (:mod:`aces_ci.app._ci_shard`, which refuses the paths with more than one trial)."""
-        """Where the scanned root lies in the repository: what the comment's tables name skills from."""
         self.project = project
         """The scanned root's project, read once by the run (its aces.yml, its root naming the skills)."""
         self.config = project.config

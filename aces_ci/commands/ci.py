@@ -9,7 +9,9 @@
   same-repository pull request labelled with the trial label → its version of each
   changed skill against the base branch's, and with against without; a schedule or
   workflow_dispatch → a rerun of every skill's trial compared with the last release's baselines
-  (:mod:`aces_ci.app._ci_paid`). Each also runs the static scan, so one comment shows both;
+  (:mod:`aces_ci.app._ci_paid`). Each also runs the static scan, so one comment shows both. With
+  ``--shard i/n`` a release or rerun runs only shard i of its trial and writes its part; the merge job's
+  ``--trial-parts`` replays the trial over every part, then gates and publishes (:mod:`aces_ci.app._ci_shard`);
 * ``mode: value`` → SkillSV's valuation on the live agent of a same-repository pull request's
   changed skills, or of every skill under the path (:mod:`aces_ci.app._ci_value`);
 * a fork's pull request never gets paid work (its code runs without secrets): it is scanned, and

@@ -271,6 +271,8 @@ def test_the_paths_a_trial_part_cannot_carry_are_refused_saying_why(
     assert code == 2 and "`aces-ci value --shard`" in capsys.readouterr().err
     code, _ = _job(tmp_path, monkeypatch, sha, "both", server, "--shard", "1/2", "--trial-parts", "part.json")
     assert code == 2 and "--shard runs one shard and --trial-parts merges them" in capsys.readouterr().err
+    code, _ = _job(tmp_path, monkeypatch, sha, "push", server, "--trial-parts", "part.json", on="push")
+    assert code == 2 and "a sharded scan is merged by `aces-ci merge shard-*.json`" in capsys.readouterr().err
     assert server.calls == calls, "a refusal pays nothing"
 
 
