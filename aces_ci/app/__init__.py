@@ -7,7 +7,7 @@ one ``aces-ci trial`` runs on the same settings. Nothing here sees an ``argparse
 * :func:`ci` — one ``aces-ci ci`` workflow step from the event and a :class:`~aces_ci.config.CiConfig`
   to a :class:`CiOutcome` (:mod:`._ci`; its paid paths :mod:`._ci_paid` and :mod:`._ci_value`, the
   approved trial :mod:`._ci_approved`, the trust guard :mod:`._ci_trust`, reports and comment
-  inputs :mod:`._ci_results`).
+  inputs :mod:`._ci_results`, a paid run over a workflow matrix :mod:`._ci_shard`).
 * :func:`scan` — the static tier on one path, with its root, result cache and judge decided
   (:mod:`._scan`).
 * :func:`trial`, :func:`trial_plan`, :func:`triggers` — paired trials, their design from a pilot,
@@ -54,7 +54,7 @@ if TYPE_CHECKING:
         write_proposal,
     )
     from ._inputs import SkillSources, load_cases
-    from ._merge_trial import merge_trial
+    from ._merge_trial import merge_trial, read_part
     from ._merge_value import merge_value
     from ._rollout import ARMS, Arm, build_requests, rollout, rollout_cases
     from ._rollout_cache import export_cache, import_cache
@@ -101,7 +101,7 @@ _MODULES = {
     **dict.fromkeys(("ScanOutcome", "ScanRequest", "available_cpus", "scan", "scan_request"), "._scan"),
     **dict.fromkeys(("trial", "trial_plan", "triggers"), "._trial"),
     "trial_part": "._trial_part",
-    "merge_trial": "._merge_trial",
+    **dict.fromkeys(("merge_trial", "read_part"), "._merge_trial"),
     "HOSTS": "._triggers",
     **dict.fromkeys(("MAX_EXACT_UNITS", "ValuePlan", "value", "value_plan"), "._value"),
     "value_shard": "._value_shard",
@@ -146,6 +146,7 @@ __all__ = [
     "load_skill",
     "merge_trial",
     "merge_value",
+    "read_part",
     "rollout",
     "rollout_cases",
     "run_trial",

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..config import CiConfig, Project, find_project, resolve_bands, resolve_scan
-from ..errors import EXIT_PASS, InputError
+from ..errors import EXIT_PASS, ConfigError, InputError
 from ..gate import GateDecision, decide, scan_criteria
 from ..github import (
     ChangeSet,
@@ -110,6 +110,14 @@ def ci(context: GitHubContext, config: CiConfig) -> CiOutcome:
 
         return CiOutcome("approval", run_approved(context, config, plan))
     plan, config, _ = guard_untrusted(context, plan, config)
+    if config.trial_parts or (plan.paid and config.scan.shard is not None):
+        from ._ci_shard import check_shardable, run_shard  # a paid run over a workflow matrix
+
+        if config.scan.shard is not None and config.trial_parts:
+            raise ConfigError("--shard runs one shard and --trial-parts merges them: give one", field="--trial-parts")
+        if config.scan.shard is not None:
+            return CiOutcome(plan.work, run_shard(context, config, plan, config.scan.shard))
+        check_shardable(plan, "--trial-parts")
     measured = _measure(context, config, plan)
     failed = _publish(context, config, measured)
     decision = measured.decision
@@ -154,8 +162,10 @@ def _paid(
 ) -> tuple[PaidOutcome, GateDecision, tuple[str, ...]]:
     """The plan's trials (and SkillSV), gated with the scan; a release's results stored on the results branch."""
     from ._ci_paid import PaidRun
+    from ._ci_shard import read_ci_parts
 
-    paid = PaidRun(config, context, plan, project, top, links=links)
+    parts = read_ci_parts(config.trial_parts) if config.trial_parts else ()
+    paid = PaidRun(config, context, plan, project, top, links=links, parts=parts)
     outcome = paid.run(skill_dirs(result, links), bands)
     decision = decide(scan_criteria(result), scan_relative(outcome.criteria, links))
     notes = (*plan.notes, *outcome.notes)

@@ -84,9 +84,10 @@ from ..redact import environment_secrets, redact_text
 from ..report import SourceLinks, json_bytes, render_trigger_json, trial_result_to_dict, write_trial_json
 from ..skillsv import SkillValueView
 from ..stats import Bands
-from ..trials import Spent, TrialResult, TriggerTrial, skill_at_ref
+from ..trials import Spent, TrialPart, TrialResult, TriggerTrial, skill_at_ref
 from ._ci_value import ValueBudget, ValueOutcome, ValueRun, cannot_value, no_dataset
 from ._inputs import load_cases
+from ._merge_trial import merge_trial
 from ._trial import trial, triggers
 
 VALUE_OFF_NOTE = "SkillSV valuation of the released skills is turned off (--no-value): only the paired trials ran."
@@ -323,10 +324,14 @@ class PaidRun:
         top: Path,
         *,
         links: SourceLinks | None = None,
+        parts: Sequence[tuple[Path, TrialPart]] = (),
     ):
         self.ci, self.context, self.plan, self.top = ci, context, plan, top
         self.links = links
         """Where the scanned root lies in the repository: what the comment's tables name skills from."""
+        self.parts = tuple(parts)
+        """A merge job's trial parts (``--trial-parts``): the trial is replayed over them instead of run
+        (:mod:`aces_ci.app._ci_shard`, which refuses the paths with more than one trial)."""
         self.project = project
         """The scanned root's project, read once by the run (its aces.yml, its root naming the skills)."""
         self.config = project.config
@@ -354,9 +359,18 @@ class PaidRun:
         """A trial on what the run's earlier trials left of its budget."""
         config = self._trial_config(bands, against, seed)
         config = dataclasses.replace(config, run=dataclasses.replace(config.run, budget=self._left(config.run.budget)))
-        result = trial(paths, self.project, config, read=self.read)
+        if self.parts:
+            result = merge_trial(self.parts, paths, self.project, config)
+        else:
+            result = trial(paths, self.project, config, read=self.read)
         self._spent.append(result.spent)
         return result
+
+    def shard_config(self, bands: Bands) -> TrialConfig:
+        """The config of the one trial a shardable path runs (release, rerun, a pull request's with-vs-without):
+        what :meth:`_measure` would give it as the run's first trial."""
+        seed = self._rerun_seed() if self.plan.work == "rerun" else None
+        return self._trial_config(bands, None, seed)
 
     def _report(self, name: str, result: TrialResult) -> Path:
         path = self.ci.reports.folder / name
@@ -399,7 +413,8 @@ class PaidRun:
         criteria = (*outcome.criteria, *recall_criteria(trigger_trial))
         return dataclasses.replace(outcome, triggers=trigger_trial, reports=reports, criteria=criteria)
 
-    def _run_trials(self, skill_dirs: Sequence[str], bands: Bands) -> PaidOutcome:
+    def changes(self, skill_dirs: Sequence[str]) -> ChangeSet:
+        """The skills the plan's work measures among ``skill_dirs``, and why."""
         work = self.plan.work
         if work == "release":
             changes = release_change_set(self.top, self.plan.head, skill_dirs)
@@ -409,12 +424,26 @@ class PaidRun:
             changes = change_set(None, None, None, skill_dirs)
             what = "valued" if work == "value" else "trialled"
             changes = dataclasses.replace(changes, reason=f"every skill is {what}")
-        if work == "value":
-            return self._value_only(changes)
+        return changes
+
+    def trialled(self, changes: ChangeSet, bands: Bands) -> tuple[list[Path], list[GateCriterion]]:
+        """The changed skills a trial measures, and a warning for each that has no cases."""
         trialable = self._trialable(changes.skills)
         for _, error in trialable.broken[:1]:
             raise error  # a dataset with a problem stops the run before any rollout, as it stops `aces-ci trial`
-        paths, missing = list(trialable.paths), list(trialable.missing(no_lift(bands)))
+        return list(trialable.paths), list(trialable.missing(no_lift(bands)))
+
+    def _run_trials(self, skill_dirs: Sequence[str], bands: Bands) -> PaidOutcome:
+        work, changes = self.plan.work, self.changes(skill_dirs)
+        if work == "value":
+            return self._value_only(changes)
+        paths, missing = self.trialled(changes, bands)
+        if not paths and self.parts:
+            raise InputError(
+                f"this checkout has no skill to trial ({changes.reason}), so these parts are not of its trial: merge "
+                "in the checkout the shards ran in",
+                path=str(self.parts[0][0]),
+            )
         if not paths:
             note = f"No skill to trial ({changes.reason}; {len(missing)} changed skill(s) without an eval dataset)."
             return PaidOutcome(changes, tuple(missing), None, notes=(note,))

@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 from collections.abc import Sequence
 from pathlib import Path
 
 from ..config import Project, TrialConfig
 from ..engine import Budget, NoProgress, RolloutEngine, paired_schedule
 from ..errors import InputError
+from ..skill import read_bounded
 from ..trials import (
     PartStore,
     RecordedHarness,
@@ -36,6 +38,7 @@ from ..trials import (
     Unit,
     check_against_design,
     check_parts,
+    part_from_dict,
     partition,
     unit_of,
 )
@@ -43,6 +46,19 @@ from ._engine import condition_order
 from ._inputs import SkillSources, skills_under_trial
 from ._judge import priced
 from ._trial_part import trial_identity
+
+MAX_PART_BYTES = 2 * 1024**3
+"""A part holds every rollout of its shard, trajectories included: large, but not without end."""
+
+
+def read_part(path: Path) -> TrialPart:
+    """One shard's part file; :class:`InputError` naming the file when it is unreadable, not JSON or damaged."""
+    raw = read_bounded(path, what="trial part", max_bytes=MAX_PART_BYTES)
+    try:
+        data = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise InputError(f"not JSON: {exc}", path=str(path)) from None
+    return part_from_dict(data, path)
 
 
 def _spent(parts: Sequence[TrialPart]) -> Spent:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import sys
 from pathlib import Path
 from typing import NoReturn
@@ -20,22 +19,9 @@ from .. import app
 from ..config import TrialReports
 from ..errors import ConfigError, InputError
 from ..report import render_trial_text, trial_warnings, write_trial_reports
-from ..skill import read_bounded
-from ..trials import TrialPart, part_from_dict
+from ..trials import TrialPart
 from .trial import add_parser as add_trial_parser
 from .trial import exit_code, trial_flags
-
-MAX_PART_BYTES = 2 * 1024**3
-"""A part holds every rollout of its shard, trajectories included: large, but not without end."""
-
-
-def read_part(path: Path) -> TrialPart:
-    raw = read_bounded(path, what="trial part", max_bytes=MAX_PART_BYTES)
-    try:
-        data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise InputError(f"not JSON: {exc}", path=str(path)) from None
-    return part_from_dict(data, path)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -46,6 +32,12 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _invocation(part: TrialPart, path: Path) -> argparse.Namespace:
+    if part.invocation[:1] == ("ci",):
+        raise InputError(
+            "a part of `aces-ci ci --shard`: merge it with `aces-ci ci --trial-parts`, which gates, comments and "
+            "stores the results as the unsharded ci run would",
+            path=str(path),
+        )
     parser = _Parser(prog="aces-ci", add_help=False)
     add_trial_parser(parser.add_subparsers(dest="verb", parser_class=_Parser))
     try:
@@ -60,7 +52,7 @@ def _invocation(part: TrialPart, path: Path) -> argparse.Namespace:
 def run_trial_merge(args: argparse.Namespace) -> int:
     if args.sarif is not None:
         raise ConfigError("--sarif reports a scan; a trial's merge writes --json, --markdown, --junit, --html")
-    parts = [(path, read_part(path)) for path in args.results]
+    parts = [(path, app.read_part(path)) for path in args.results]
     trial_args = _invocation(parts[0][1], parts[0][0])
     reports = TrialReports(json=args.json, markdown=args.markdown, junit=args.junit, html=args.html)
     flags = dataclasses.replace(trial_flags(trial_args), reports=reports)

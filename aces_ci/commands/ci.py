@@ -9,7 +9,9 @@
   same-repository pull request labelled with the trial label → its version of each
   changed skill against the base branch's, and with against without; a schedule or
   workflow_dispatch → a rerun of every skill's trial compared with the last release's baselines
-  (:mod:`aces_ci.app._ci_paid`). Each also runs the static scan, so one comment shows both;
+  (:mod:`aces_ci.app._ci_paid`). Each also runs the static scan, so one comment shows both. With
+  ``--shard i/n`` a release or rerun runs only shard i of its trial and writes its part; the merge job's
+  ``--trial-parts`` replays the trial over every part, then gates and publishes (:mod:`aces_ci.app._ci_shard`);
 * ``mode: value`` → SkillSV's valuation on the live agent of a same-repository pull request's
   changed skills, or of every skill under the path (:mod:`aces_ci.app._ci_value`);
 * a fork's pull request never gets paid work (its code runs without secrets): it is scanned, and
@@ -91,7 +93,13 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument("--baseline", type=Path, metavar="FILE", help="suppress the findings accepted in FILE")
     parser.add_argument("--judge", action=argparse.BooleanOptionalAction, default=None, help="LLM judge (as in scan)")
     parser.add_argument("--jobs", type=worker_count, default=None, metavar="N", help="scan worker processes")
-    parser.add_argument("--shard", type=Shard.parse, metavar="I/N", help="scan only shard I of N (a matrix job)")
+    parser.add_argument(
+        "--shard",
+        type=Shard.parse,
+        metavar="I/N",
+        help="a matrix job: scan only shard I of N; on a release or rerun, run shard I of the trial and write its "
+        "part to --reports (merged by --trial-parts)",
+    )
     parser.add_argument("--no-cache", action="store_true", help="read and write no scan result cache")
     parser.add_argument("--cache-dir", type=Path, metavar="DIR", help="scan result cache directory")
     reports = parser.add_argument_group("reports (an empty value turns one off)")
@@ -117,6 +125,15 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     trials = parser.add_argument_group("trial results")
     trials.add_argument("--rollout-cache", type=Path, metavar="DIR", help="rollout cache (default: aces.yml run:)")
     trials.add_argument("--no-rollout-cache", action="store_true", help="neither read nor write the rollout cache")
+    trials.add_argument(
+        "--trial-parts",
+        nargs="+",
+        type=Path,
+        default=(),
+        metavar="PART.json",
+        help="the merge job of a sharded release or rerun: replay the trial over every `ci --shard` part, then gate, "
+        "report, comment and store as an unsharded run",
+    )
     value = parser.add_argument_group("SkillSV on a release and in mode value")
     value.add_argument(
         "--value",
@@ -178,6 +195,7 @@ def ci_config(args: argparse.Namespace) -> CiConfig:
         value_budget_usd=args.value_budget_usd,
         value_holdout=args.value_holdout,
         results_branch=args.results_branch,
+        trial_parts=tuple(args.trial_parts),
     )
 
 

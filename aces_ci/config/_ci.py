@@ -86,6 +86,9 @@ class CiConfig:
     value_holdout: float = 0.25
     results_branch: str = DEFAULT_RESULTS_BRANCH
     """Keeps release baselines and rerun records ('' turns it off)."""
+    trial_parts: tuple[Path, ...] = ()
+    """``--trial-parts``: the merge job of a sharded paid run (``ci --shard i/n`` wrote them); its trial is
+    replayed over these parts instead of run."""
 
     def scan_only(self) -> CiConfig:
         """This config for a checkout it may not trust: no LLM judge, whatever aces.yml or ``--judge`` says."""
