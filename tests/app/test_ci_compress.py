@@ -21,6 +21,7 @@ from aces_ci.github import COMMENT_MARKER
 from aces_ci.schemas import validator
 from tests.github.helpers import actions_env, event, git, read_outputs
 from tests.github.server import WRITE_TOKEN, GitHubServer
+from tests.report.html.dom import parse
 from tests.servers import ScriptedServer, model_flags
 from tests.skillsv.acme import QUESTIONS, planted_model
 from tests.skillsv.helpers import write_skill
@@ -117,6 +118,8 @@ def test_mode_compress_on_a_pull_request_posts_the_proposal_and_writes_the_repor
     result = json.loads((folder / "skills-acme.json").read_text())
     assert [e.message for e in validator("compress").iter_errors(result)] == []
     assert result["accepted"] == "pruned" and server.calls > 0
+    page = parse(Path(values["html-report"]).read_text(encoding="utf-8")).one("section", id="compress")
+    assert "Compression of acme" in page.text() and page.find_all("details", class_="compress-diff")
     patch = (folder / "skills-acme.patch").read_text()
     assert "-- Caution: never quote refund periods." in patch and "+++ b/skills/acme/SKILL.md" in patch
     # one sticky comment with the proposal: verdict, tokens kept, Δ with its interval, units with line links
