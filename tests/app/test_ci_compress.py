@@ -144,3 +144,35 @@ def test_mode_compress_on_a_pull_request_posts_the_proposal_and_writes_the_repor
     assert git(root, "status", "--porcelain") == "" and git(root, "rev-parse", "HEAD") == head
     assert git(root, "branch", "--list") == branches
     assert [(r.method, r.path) for r in github.state.writes()] == [("POST", "/repos/acme/skills/issues/7/comments")]
+
+
+def test_mode_compress_on_a_dispatch_shares_the_budget_and_says_which_skills_it_did_not_reach(
+    server: ScriptedServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = _repo(tmp_path, cases=8)
+    skill_md = root / "skills/acme/SKILL.md"
+    skill_md.write_text(skill_md.read_text().replace(f"name: {json.dumps(NAME)}", "name: acme", 1))
+    evals = (root / "skills/acme/evals/evals.json").read_text()
+    for name in ("beta", "gamma"):
+        write_skill(root / "skills", BODY, {"evals/evals.json": evals.replace("acme", name)}, name=name)
+    write_skill(root / "skills", "\n# Notes\n\n- Greet the user.\n", name="notes")  # no dataset
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "three skills with cases, one without")
+    output, summary = actions_env(monkeypatch, tmp_path, "workflow_dispatch", event(tmp_path, "workflow_dispatch.json"))
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-secret")
+
+    assert _ci(root, server, "--mode", "compress", "--max-rollouts", "40") == 0  # nothing failed: only warnings
+
+    values = read_outputs(output)
+    assert values["work"] == "compress" and values["verdict"] == "warn" and server.calls <= 40
+    folder = Path(values["compress-report"])
+    first = json.loads((folder / "skills-acme.json").read_text())
+    second = json.loads((folder / "skills-beta.json").read_text())
+    assert first["stopped_by"] is None and first["cost"]["rollouts"] < 40  # the first skill ran in full
+    assert second["stopped_by"] == "max_rollouts"  # the second got what the first left, and stopped
+    assert first["cost"]["rollouts"] + second["cost"]["rollouts"] == server.calls <= 40
+    assert not (folder / "skills-gamma.json").exists()  # the third found nothing left
+    text = summary.read_text()
+    assert "Compression did not run for skills/gamma: the run's budget was spent." in text
+    assert "skills/notes" in text and "not compressed" in text
+    assert "Stopped by max\\_rollouts" in text
