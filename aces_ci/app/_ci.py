@@ -2,8 +2,9 @@
 
 The event's plan (:func:`aces_ci.github.plan_run`) picks the work; this module walks it through the
 rooms once, in order: the trust guard (:mod:`._ci_trust`), aces.yml read once, the scan
-(:func:`aces_ci.app.scan`), the paid path when the plan has one (:mod:`._ci_paid`, :mod:`._ci_value`),
-the gate's decision, the reports (:mod:`._ci_results`), then GitHub (:func:`aces_ci.github.publish_result`).
+(:func:`aces_ci.app.scan`), the paid path when the plan has one (:mod:`._ci_paid`, :mod:`._ci_value`;
+``mode: compress``'s proposal in :mod:`._ci_compress`), the gate's decision, the reports (:mod:`._ci_results`),
+then GitHub (:func:`aces_ci.github.publish_result`).
 The ``workflow_run`` commenter is GitHub's alone (:func:`aces_ci.github.post_prepared_comment`); an
 ``/aces trial`` approval has its own path (:mod:`._ci_approved`).
 
@@ -89,6 +90,8 @@ class Measured:
     decision: GateDecision
     notes: tuple[str, ...]
     outcome: PaidOutcome | None
+    compressions: tuple[str, ...] = ()
+    """``mode: compress``'s proposal sections for the comment (:mod:`._ci_compress`)."""
 
 
 def ci(context: GitHubContext, config: CiConfig) -> CiOutcome:
@@ -143,6 +146,15 @@ def _measure(context: GitHubContext, config: CiConfig, plan: Plan) -> Measured:
         changes = scan_changes(plan, repo, links, result)
         decision = decide(scan_criteria(result))
         return Measured(plan, registry, result, scan_root, links, changes, decision, tuple(plan.notes), None)
+    if plan.work == "compress":  # a proposal, never trials: its own room
+        from ._ci_compress import CompressRun
+
+        done = CompressRun(config, plan, project, repo or scan_root.resolve(), links).run(skill_dirs(result, links))
+        decision = decide(scan_criteria(result), scan_relative(done.paid.criteria, links))
+        notes = (*plan.notes, *done.paid.notes)
+        return Measured(
+            plan, registry, result, scan_root, links, done.paid.changes, decision, notes, done.paid, done.sections
+        )
     outcome, decision, notes = _paid(
         context, config, plan, project, top=repo or scan_root.resolve(), links=links, result=result, bands=bands
     )
@@ -202,9 +214,10 @@ def _inputs(context: GitHubContext, config: CiConfig, measured: Measured) -> Com
     )
     changed = relative_skills(changes, measured.links) if changes.known else None
     notes = _compile_notes(measured)
-    return comment_inputs(
+    inputs = comment_inputs(
         shown, measured.decision, result=measured.result, notes=notes, changed=changed, outcome=measured.outcome
     )
+    return replace(inputs, compressions=measured.compressions)
 
 
 def _publish(context: GitHubContext, config: CiConfig, measured: Measured) -> str:

@@ -139,7 +139,7 @@ def write_html_report(
     reports: CiReports, result: ScanResult, written: Mapping[str, Path | None]
 ) -> dict[str, Path | None]:
     """One page of everything this run measured: the scan, then each trial, the trigger trial and each SkillSV
-    report it wrote.
+    and compress report it wrote.
 
     Rendered from the same JSON documents the run wrote (:mod:`aces_ci.report.html`), so ``aces-ci
     report`` re-renders it from the artifact.
@@ -149,9 +149,10 @@ def write_html_report(
     from ..report.html import document_from, read_documents, write_html
 
     files = [path for name, path in written.items() if name.startswith(("trial", "triggers")) and path is not None]
-    folder = written.get("value")
-    if folder is not None:
-        files += sorted(folder.glob("*.json"))
+    for name in ("value", "compress"):
+        folder = written.get(name)
+        if folder is not None:
+            files += sorted(folder.glob("*.json"))
     try:
         documents = [document_from(scan_result_to_dict(result), str(reports.json or "results.json"))]
         documents += read_documents(files)

@@ -14,6 +14,9 @@
   ``--trial-parts`` replays the trial over every part, then gates and publishes (:mod:`aces_ci.app._ci_shard`);
 * ``mode: value`` → SkillSV's valuation on the live agent of a same-repository pull request's
   changed skills, or of every skill under the path (:mod:`aces_ci.app._ci_value`);
+* ``mode: compress`` → a shorter version of the same skills, verified on held-out cases and proposed
+  in the comment and ``<reports>/compress/`` (JSON, Markdown, patch), never committed; a proposal
+  informs and never fails the job (:mod:`aces_ci.app._ci_compress`);
 * a fork's pull request never gets paid work (its code runs without secrets): it is scanned, and
   the comment says why the trials did not run; nor does ``pull_request_target`` or any checkout of a
   fork's head, and there the LLM judge is off too and the model keys are withheld

@@ -2,7 +2,7 @@
 
 ``aces-ci compress SKILL_DIR [--evals FILE] [run and model flags] [--values FILE] [--held-out SHARE]
 [--tolerance T] [--keep-tokens F] [--editor-provider P --editor-model M] --out DIR [--patch FILE]
-[--json FILE] [--markdown FILE]`` splits the cases (seeded) into an attribution split and a disjoint
+[--json FILE] [--markdown FILE] [--html FILE]`` splits the cases (seeded) into an attribution split and a disjoint
 held-out split, values the skill on the first (or reads ``--values``), builds the pruned candidate
 (and the edited one when an editor model is named), scores each against the original on the
 held-out cases with the same seeds (``--runs`` seeds per case), and accepts a candidate only when
@@ -77,6 +77,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument("--patch", type=Path, metavar="FILE", help="write the accepted skill's unified diff here")
     parser.add_argument("--json", type=Path, metavar="FILE", help="write the result as JSON")
     parser.add_argument("--markdown", type=Path, metavar="FILE", help="write the Markdown section")
+    parser.add_argument("--html", type=Path, metavar="FILE", help="write the self-contained HTML report")
     add_run_options(parser)
     add_judge_options(parser)
     parser.set_defaults(run=run)
@@ -117,10 +118,17 @@ def run(args: argparse.Namespace) -> int:
     proposal = result.proposal
     if args.patch is not None and proposal is not None:
         write_output(args.patch, proposal.diff, "patch")
+    data = compress_json(result)
     if args.json is not None:
-        write_output(args.json, json.dumps(compress_json(result), indent=2) + "\n", "JSON")
+        write_output(args.json, json.dumps(data, indent=2) + "\n", "JSON")
     if args.markdown is not None:
         write_output(args.markdown, render_compress_markdown(result), "Markdown")
+    if args.html is not None:
+        from ..report.html import document_from, write_html
+
+        # the page is rendered from the JSON, exactly as `aces-ci report compress.json --html` renders it
+        source = str(args.json) if args.json is not None else f"aces-ci compress {args.skill_dir}"
+        write_html(args.html, [document_from(json.loads(json.dumps(data)), source)])
     render_compress_text(result, sys.stdout)
     if written is not None:
         sys.stdout.write(f"accepted skill written to {written}\n")

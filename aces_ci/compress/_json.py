@@ -50,6 +50,7 @@ def _candidate(candidate: Candidate, original_tokens: int) -> dict[str, Any]:
         "new_findings": list(candidate.new_findings),
         "attempts": candidate.attempts,
         "rejected_answers": list(candidate.rejected_answers),
+        "diff": candidate.diff,
     }
 
 

@@ -19,9 +19,9 @@ from ._file import AcesConfig
 from ._given import NOT_GIVEN, Given, RunFlags, given_or
 from ._scan import ScanFlags
 
-CiMode = Literal["auto", "scan", "trial", "value", "rerun"]
+CiMode = Literal["auto", "scan", "trial", "value", "compress", "rerun"]
 """What ``--mode`` (the Action's ``mode``) may ask for; ``auto`` leaves it to the event."""
-CI_MODES: tuple[CiMode, ...] = ("auto", "scan", "trial", "value", "rerun")
+CI_MODES: tuple[CiMode, ...] = ("auto", "scan", "trial", "value", "compress", "rerun")
 DEFAULT_TRIAL_LABEL = "aces:trial"
 """The pull-request label that asks for trials."""
 DEFAULT_RESULTS_BRANCH = "aces-results"

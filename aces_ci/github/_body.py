@@ -92,6 +92,9 @@ class CommentInputs:
     trend: str = ""
     """A rerun's lifts beside the last stored reruns' (Markdown of :func:`aces_ci.github.trend_section`)."""
     values: Sequence[SkillValue] = field(default_factory=tuple)
+    compressions: Sequence[str] = field(default_factory=tuple)
+    """``mode: compress``'s proposal per skill, as Markdown already escaped
+    (:func:`aces_ci.report.render_compress_comment`)."""
     triggers: TriggerTrial | None = None
     """The trigger trial of the changed skills: one line per skill, the confusion pairs collapsed."""
     full_report_url: str | None = None
@@ -318,7 +321,7 @@ def render_comment(inputs: CommentInputs, *, limit: int = COMMENT_LIMIT) -> str:
         budget -= len(kept.digest())
     if not trials and inputs.kept is not None:
         trials = [inputs.kept.section(inputs.commit)]
-    optional = [*_history_sections(inputs), *trials, *triggers, *_value_sections(inputs)]
+    optional = [*_history_sections(inputs), *trials, *triggers, *_value_sections(inputs), *inputs.compressions]
     scan = inputs.scan
     if scan is not None:
         optional.append("#### Static scan\n\n" + scan_table(scan, inputs.links, inputs.changed) + "\n")

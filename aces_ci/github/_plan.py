@@ -31,10 +31,10 @@ from ..config import CI_MODES, DEFAULT_TRIAL_LABEL, CiMode
 from ._approval import approval_comment
 from ._context import GitHubContext, PullRequest
 
-Work = Literal["scan", "trial", "value", "release", "rerun", "approval", "comment", "nothing"]
+Work = Literal["scan", "trial", "value", "compress", "release", "rerun", "approval", "comment", "nothing"]
 Mode = CiMode
 MODES = CI_MODES
-PAID_WORK: frozenset[Work] = frozenset({"trial", "value", "release", "rerun", "approval"})
+PAID_WORK: frozenset[Work] = frozenset({"trial", "value", "compress", "release", "rerun", "approval"})
 """Work that calls a model with the repository's keys."""
 
 ZERO_SHA = "0" * 40
@@ -67,8 +67,12 @@ def _fork_note(pr: PullRequest, wanted: str) -> str:
     )
 
 
+_WANTED: dict[Work, str] = {"value": "SkillSV valuation", "compress": "Compression"}
+"""What a note calls the paid work a pull request asked for (anything else: paired trials)."""
+
+
 def _target_note(pr: PullRequest, wanted: Work) -> str:
-    what = "SkillSV valuation" if wanted == "value" else "Paired trials"
+    what = _WANTED.get(wanted, "Paired trials")
     return (
         f"{what} not run: pull request #{pr.number} arrived as `pull_request_target`, which holds this "
         "repository's secrets whatever code the workflow checked out; aces-ci runs no model under it. "
@@ -79,7 +83,7 @@ def _target_note(pr: PullRequest, wanted: Work) -> str:
 def _pull_request_plan(context: GitHubContext, pr: PullRequest, trial_label: str, mode: Mode) -> Plan:
     labelled = context.added_label == trial_label
     wanted: Work | None = None
-    if mode in ("trial", "value", "rerun"):
+    if mode in ("trial", "value", "compress", "rerun"):
         wanted = "trial" if mode == "rerun" else mode
     elif mode == "auto" and labelled:
         wanted = "trial"
@@ -90,13 +94,16 @@ def _pull_request_plan(context: GitHubContext, pr: PullRequest, trial_label: str
             "scan", f"pull request #{pr.number} (pull_request_target): static scan only", base, head, pr, refused
         )
     if wanted is not None and pr.is_fork:
-        what = "SkillSV valuation" if wanted == "value" else "Paired trials"
+        what = _WANTED.get(wanted, "Paired trials")
         return Plan(
             "scan", f"pull request #{pr.number} from a fork: static scan only", base, head, pr, (_fork_note(pr, what),)
         )
     if wanted is not None:
         why = f"label '{trial_label}' added" if labelled and mode == "auto" else f"mode '{mode}'"
-        what = "SkillSV of the changed skills" if wanted == "value" else "this version against the base branch's"
+        what = {
+            "value": "SkillSV of the changed skills",
+            "compress": "a shorter version of each changed skill, proposed (never committed)",
+        }.get(wanted, "this version against the base branch's")
         return Plan(wanted, f"pull request #{pr.number}: {why}; {what}", base, head, pr)
     notes: tuple[str, ...] = ()
     if trial_label in pr.labels and mode == "auto":
@@ -123,7 +130,7 @@ def plan_run(context: GitHubContext, *, mode: Mode = "auto", trial_label: str = 
         return Plan("nothing", f"workflow_run of a '{triggering}' run: only pull request runs need a comment")
     if mode == "scan":
         return Plan("scan", f"{event}: mode 'scan'", _push_base(context), context.sha)
-    if mode in ("trial", "value", "rerun"):
+    if mode in ("trial", "value", "compress", "rerun"):
         return Plan(mode, f"{event}: mode '{mode}'", None, context.sha)
     tag = context.tag
     if event == "release" or (event == "push" and tag is not None):

@@ -73,7 +73,7 @@ if TYPE_CHECKING:
         spearman,
     )
     from ._compile_text import hierarchy_text, render_compile_text
-    from ._compress import COMPRESS_MARKER, render_compress_markdown, render_compress_text
+    from ._compress import COMPRESS_MARKER, render_compress_comment, render_compress_markdown, render_compress_text
     from ._live_files import write_trial_reports, write_value_reports
     from ._mermaid import lift_chart, pruning_chart
     from ._rollout_text import SUCCESS_SCORE, render_rollout_text, trajectory_text
@@ -137,7 +137,9 @@ _LAZY = {
     ),
     **dict.fromkeys(("trigger_markdown", "trigger_text"), "._trigger_markdown"),
     **dict.fromkeys(("hierarchy_text", "render_compile_text"), "._compile_text"),
-    **dict.fromkeys(("COMPRESS_MARKER", "render_compress_markdown", "render_compress_text"), "._compress"),
+    **dict.fromkeys(
+        ("COMPRESS_MARKER", "render_compress_comment", "render_compress_markdown", "render_compress_text"), "._compress"
+    ),
     **dict.fromkeys(("write_trial_reports", "write_value_reports"), "._live_files"),
     **dict.fromkeys(("SUCCESS_SCORE", "render_rollout_text", "trajectory_text"), "._rollout_text"),
     **dict.fromkeys(("render_value_plan", "render_value_text"), "._value_text"),
@@ -204,6 +206,7 @@ __all__ = [
     "read_scan_result",
     "read_value_part",
     "render_compile_text",
+    "render_compress_comment",
     "render_compress_markdown",
     "render_compress_text",
     "render_junit",

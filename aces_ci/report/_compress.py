@@ -9,14 +9,17 @@ one goes through :mod:`._md_escape` in Markdown.
 
 from __future__ import annotations
 
+import re
 from typing import TextIO
 
 from ..compress import Candidate, CompressResult, UnitChange, changed_units
+from ._common import printable
 from ._links import SourceLinks
 from ._md_escape import cell, code_span
 
 COMPRESS_MARKER = "<!-- aces-ci:compress -->"
 _CELL = 160
+_BACKTICKS = re.compile(r"`+")
 
 
 def _kept(candidate: Candidate, result: CompressResult) -> str:
@@ -93,11 +96,13 @@ def _changes_table(candidate: Candidate, links: SourceLinks | None) -> list[str]
     return lines
 
 
-def render_compress_markdown(result: CompressResult, links: SourceLinks | None = None) -> str:
+def render_compress_markdown(
+    result: CompressResult, links: SourceLinks | None = None, adopt: str = "the patch `aces-ci compress --patch` wrote"
+) -> str:
     """The Markdown section: headline, one table of candidates, then each candidate's unit changes.
 
     ``links`` (the repository at the commit, its prefix the skill's repository root) turns each unit's
-    file:line into a link; without it they are code spans.
+    file:line into a link; without it they are code spans. ``adopt`` (Markdown) says where the patch is.
     """
     lines = [COMPRESS_MARKER, f"### Compression of {cell(result.skill, 80)}", "", f"**{cell(_headline(result), 400)}**"]
     lines += [
@@ -122,5 +127,39 @@ def render_compress_markdown(result: CompressResult, links: SourceLinks | None =
     if result.stopped_by:
         lines += ["", f"Stopped by {cell(result.stopped_by, 40)}: a candidate not yet scored is reported unverified."]
     if result.proposal is not None:
-        lines += ["", "_Nothing is committed: apply the patch `aces-ci compress --patch` wrote to adopt the proposal._"]
+        lines += ["", f"_Nothing is committed: apply {adopt} to adopt the proposal._"]
     return "\n".join(lines) + "\n"
+
+
+PATCH_CHARS = 6000
+"""How much of a proposal's diff the PR comment shows; the whole patch is in the reports folder."""
+
+
+def _folded_patch(diff: str, name: str, limit: int) -> list[str]:
+    """The patch in a collapsed block: whole lines up to ``limit`` characters, fenced longer than any backtick run."""
+    text = printable(diff)
+    shown = text
+    if len(text) > limit:
+        cut = text.rfind("\n", 0, limit)
+        shown = text[: cut + 1 if cut > 0 else limit]
+    longest = max((len(run) for run in _BACKTICKS.findall(shown)), default=0)
+    fence = "`" * max(3, longest + 1)
+    lines = ["", f"<details>\n<summary>The patch ({len(text.splitlines())} lines)</summary>", "", f"{fence}diff"]
+    lines += [shown.rstrip("\n"), fence]
+    if shown != text:
+        rest = len(text.splitlines()) - len(shown.splitlines())
+        lines += ["", f"_{rest} more lines: the whole patch is {code_span(name, 200)} in the reports._"]
+    return [*lines, "", "</details>"]
+
+
+def render_compress_comment(
+    result: CompressResult, links: SourceLinks | None, patch_name: str, *, patch_chars: int = PATCH_CHARS
+) -> str:
+    """The PR comment's section: :func:`render_compress_markdown` with the proposal's diff in a collapsed block,
+    at most ``patch_chars`` of it (``patch_name`` says where the whole patch was written)."""
+    adopt = f"{code_span(patch_name, 200)} from the run's reports (its artifacts)"
+    section = render_compress_markdown(result, links, adopt).rstrip("\n")
+    proposal = result.proposal
+    if proposal is None or not proposal.diff:
+        return section + "\n\n"
+    return "\n".join([section, *_folded_patch(proposal.diff, patch_name, patch_chars)]) + "\n\n"

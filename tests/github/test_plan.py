@@ -62,6 +62,10 @@ def test_mode_overrides_the_event_but_not_the_fork_rule() -> None:
     assert plan_run(_context("push", "push.json"), mode="trial").work == "trial"
     assert plan_run(_context("release", "release.json"), mode="scan").work == "scan"
     assert plan_run(_context("pull_request", "pull_request_fork.json"), mode="value").work == "scan"
+    fork = plan_run(_context("pull_request", "pull_request_fork.json"), mode="compress")
+    assert fork.work == "scan" and fork.notes[0].startswith("Compression not run") and "secrets" in fork.notes[0]
+    assert plan_run(_context("pull_request", "pull_request.json"), mode="compress").work == "compress"
+    assert plan_run(_context("workflow_dispatch", "workflow_dispatch.json"), mode="compress").paid
 
 
 def test_a_custom_trial_label() -> None:

@@ -1,6 +1,6 @@
 """Which result a JSON file holds, checked against its schema before anything renders it.
 
-``aces-ci report`` takes any mix of scan, trial, trigger-trial, value and rerun results (a fork's artifact, a
+``aces-ci report`` takes any mix of scan, trial, trigger-trial, value, compress and rerun results (a fork's artifact, a
 file from last month). Each is recognised by the fields only its kind has, then validated against
 its schema, so a damaged or foreign file is an input error naming the file and the first bad
 field (exit 2), never a half-rendered page; validation also keeps every field to the types the
@@ -22,7 +22,7 @@ from .._load import read_json_file
 MAX_RESULT_BYTES = 64 * 1024 * 1024
 """A result larger than this is not one aces-ci wrote for a report (a 200-rollout trial is well under 1 MB)."""
 
-KINDS = ("scan", "trial", "trigger", "value", "rerun")
+KINDS = ("scan", "trial", "trigger", "value", "compress", "rerun")
 """Kinds of result, in the order the report shows them (a trial's verdict first, the scan last)."""
 
 _SCHEMAS = {
@@ -30,6 +30,7 @@ _SCHEMAS = {
     "trial": "trial-result",
     "trigger": "trigger-result",
     "value": "skillsv-value",
+    "compress": "compress",
     "rerun": "rerun",
 }
 
@@ -44,8 +45,8 @@ class ResultDocument:
 
 
 def kind_of(data: Any) -> str | None:
-    """``scan``, ``trial``, ``trigger``, ``value`` or ``rerun`` by the fields that kind alone has; None for anything
-    else."""
+    """``scan``, ``trial``, ``trigger``, ``value``, ``compress`` or ``rerun`` by the fields that kind alone has; None
+    for anything else."""
     if not isinstance(data, dict):
         return None
     if "protocol" in data and "gate" in data:
@@ -54,6 +55,8 @@ def kind_of(data: Any) -> str | None:
         return "trigger"
     if "units" in data and "oracle" in data:
         return "value"
+    if "candidates" in data and "panel" in data:
+        return "compress"
     if "run_id" in data and "measured_at" in data:
         return "rerun"
     if "rules" in data and "profile" in data:
@@ -83,7 +86,8 @@ def document_from(data: Any, source: str) -> ResultDocument:
     kind = kind_of(data)
     if kind is None:
         raise InputError(
-            "not an aces-ci result: expected the JSON of scan, trial, trial --triggers, value or a rerun record",
+            "not an aces-ci result: expected the JSON of scan, trial, trial --triggers, value, compress or a rerun "
+            "record",
             path=source,
         )
     schema = _SCHEMAS[kind]

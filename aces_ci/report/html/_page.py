@@ -47,6 +47,10 @@ def _verdict(documents: Sequence[ResultDocument]) -> str:
 
         parts += [trigger_verdicts(d.data, d.source) for d in _of(documents, "trigger")]
     parts += [_value_verdict(d) for d in _of(documents, "value")]
+    if _of(documents, "compress"):
+        from ._compress import compress_verdicts
+
+        parts += [compress_verdicts(d.data) for d in _of(documents, "compress")]
     if _of(documents, "scan"):
         from ._scan import scan_verdicts
 
@@ -109,6 +113,15 @@ def _skillsv(documents: Sequence[ResultDocument]) -> str:
     return "".join(value_block(d.data, d.source) for d in values)
 
 
+def _compress(documents: Sequence[ResultDocument]) -> str:
+    results = _of(documents, "compress")
+    if not results:
+        return missing("No compress result given: aces-ci compress SKILL_DIR --json proposes a shorter skill.")
+    from ._compress import compress_block
+
+    return "".join(compress_block(d.data, d.source) for d in results)
+
+
 def _scan(documents: Sequence[ResultDocument]) -> str:
     scans = _of(documents, "scan")
     if not scans:
@@ -164,6 +177,7 @@ def render_html(documents: Sequence[ResultDocument]) -> str:
         "cases": cases,
         "triggers": _triggers(documents),
         "skillsv": _skillsv(documents),
+        "compress": _compress(documents),
         "cost": _cost(documents, trial_cost),
         "scan": _scan(documents),
     }

@@ -115,6 +115,7 @@ SECTIONS = (
     ("cases", "Cases"),
     ("triggers", "Triggers"),
     ("skillsv", "SkillSV"),
+    ("compress", "Compression"),
     ("cost", "Cost"),
     ("scan", "Scan"),
 )

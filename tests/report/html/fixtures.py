@@ -644,3 +644,84 @@ def value_doc_at_the_bound(units: int = 60) -> dict[str, Any]:
         )
     doc["documents"] = documents
     return doc
+
+
+COMPRESS_HOSTILE = '<img src=x onerror="alert(1)">'
+DIFF = (
+    "--- a/skills/acme/SKILL.md\n+++ b/skills/acme/SKILL.md\n@@ -3,3 +3,2 @@\n- Refunds: 45 days.\n"
+    f"-- Caution: never quote refund periods. {COMPRESS_HOSTILE}\n- Style: be brief.\n"
+)
+
+
+def _contrast(delta: float, low: float, high: float) -> dict[str, Any]:
+    return {
+        "delta": delta,
+        "ci": [low, high],
+        "n_cases": 12,
+        "runs": 2,
+        "original_mean": 0.5,
+        "candidate_mean": 0.5 + delta,
+        "mde": 0.2,
+        "method": "paired t over cases",
+        "coupling": "shared-seed",
+    }
+
+
+def compress_doc() -> dict[str, Any]:
+    """A pruned candidate accepted, an edited one rejected after a refused answer; hostile strings throughout."""
+    pruned = {
+        "kind": "pruned",
+        "verdict": "accepted",
+        "reason": "the interval's lower bound +0.050 lies above the tolerance -0.050",
+        "tokens": 90,
+        "tokens_kept": 0.9,
+        "files": ["SKILL.md"],
+        "changes": [
+            {
+                "unit": f"u4{COMPRESS_HOSTILE}",
+                "file": f"SKILL{COMPRESS_HOSTILE}.md",
+                "lines": [13, 14],
+                "change": "removed",
+                "decision": "delete",
+                "because_of": None,
+            }
+        ],
+        "contrast": _contrast(0.25, 0.05, 0.45),
+        "new_findings": [],
+        "attempts": 0,
+        "rejected_answers": [],
+        "diff": DIFF,
+    }
+    edited = dict(
+        pruned,
+        kind="edited",
+        verdict="rejected",
+        reason=f"loses score {COMPRESS_HOSTILE}",
+        tokens=60,
+        tokens_kept=0.6,
+        contrast=_contrast(-0.3, -0.5, -0.1),
+        attempts=2,
+        rejected_answers=[f"scripts/total.sh is gone {COMPRESS_HOSTILE}"],
+        changes=[],
+    )
+    return {
+        "schema_version": 1,
+        "tool": {"name": "aces-ci", "version": "0.1.0"},
+        "skill": f"acme{COMPRESS_HOSTILE}",
+        "skill_dir": "skills/acme",
+        "oracle": "live:openai/m",
+        "seed": 0,
+        "runs": 2,
+        "tolerance": -0.05,
+        "original_tokens": 100,
+        "panel": {"attribution": [f"q{i}" for i in range(12)], "held_out": [f"q{i}" for i in range(12, 24)]},
+        "values_from": "valued",
+        "decisions": {"u4": "delete"},
+        "decision_line": "cut 1 unit",
+        "editor": "openai/m",
+        "candidates": [pruned, edited],
+        "accepted": "pruned",
+        "stopped_by": None,
+        "cost": {"rollouts": 10, "cost_usd": 0.1, "editor_calls": 2, "editor_cost_usd": 0.01},
+        "notes": [f"note {COMPRESS_HOSTILE}"],
+    }

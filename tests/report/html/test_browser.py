@@ -47,7 +47,7 @@ def test_the_report_renders_every_section_with_no_error_and_no_request(browser: 
     assert log.requests == [full_report.as_uri()] and log.blocked == {}  # the page itself; nothing else tried
     assert log.errors() == [] and log.dialogs == []
     ids = browser.evaluate("Array.from(document.querySelectorAll('main > section')).map(s => s.id)")
-    assert ids == ["verdict", "lift", "cases", "triggers", "skillsv", "cost", "scan"]
+    assert ids == ["verdict", "lift", "cases", "triggers", "skillsv", "compress", "cost", "scan"]
     assert browser.evaluate("document.querySelectorAll('#lift svg.forest g.row').length") == 7  # 3 + 2 + 2 rows
     data = json.loads(browser.evaluate("document.getElementById('aces-data').textContent"))
     trial, trigger, value = trial_doc(), trigger_doc(), value_doc(60)

@@ -43,6 +43,7 @@ def test_report_renders_every_kind_of_result_into_one_page(tmp_path: Path) -> No
         "cases",
         "triggers",
         "skillsv",
+        "compress",
         "cost",
         "scan",
     ]

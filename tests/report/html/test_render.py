@@ -7,20 +7,30 @@ import pytest
 from aces_ci.report._common import printable
 from aces_ci.report.html._value_document import heat_class
 from tests.report.html.dom import Node
-from tests.report.html.fixtures import HOSTILE, rerun_doc, scan_doc, trial_doc, trial_skill, trigger_doc, value_doc
+from tests.report.html.fixtures import (
+    HOSTILE,
+    compress_doc,
+    rerun_doc,
+    scan_doc,
+    trial_doc,
+    trial_skill,
+    trigger_doc,
+    value_doc,
+)
 from tests.report.html.helpers import dom, page_data, render
 
-SECTION_IDS = ["verdict", "lift", "cases", "triggers", "skillsv", "cost", "scan"]
+SECTION_IDS = ["verdict", "lift", "cases", "triggers", "skillsv", "compress", "cost", "scan"]
 
 
 @pytest.mark.parametrize(
     ("given", "missing"),
     [
-        (("scan",), {"verdict", "lift", "cases", "triggers", "skillsv", "cost"}),
-        (("trial",), {"triggers", "skillsv", "scan"}),
-        (("value",), {"verdict", "lift", "cases", "triggers", "scan"}),
-        (("trigger",), {"verdict", "lift", "cases", "skillsv", "cost", "scan"}),
-        (("scan", "trial", "trigger", "value", "rerun"), set()),
+        (("scan",), {"verdict", "lift", "cases", "triggers", "skillsv", "compress", "cost"}),
+        (("trial",), {"triggers", "skillsv", "compress", "scan"}),
+        (("value",), {"verdict", "lift", "cases", "triggers", "compress", "scan"}),
+        (("trigger",), {"verdict", "lift", "cases", "skillsv", "compress", "cost", "scan"}),
+        (("compress",), {"verdict", "lift", "cases", "triggers", "skillsv", "cost", "scan"}),
+        (("scan", "trial", "trigger", "value", "compress", "rerun"), set()),
     ],
 )
 def test_every_section_is_on_the_page_and_says_when_its_results_were_not_given(
@@ -31,6 +41,7 @@ def test_every_section_is_on_the_page_and_says_when_its_results_were_not_given(
         "trial": trial_doc,
         "value": value_doc,
         "trigger": trigger_doc,
+        "compress": compress_doc,
         "rerun": lambda: rerun_doc("2026-10-01T00:00:00Z", "m", 0.3),
     }
     root = dom(*((f"{kind}.json", make[kind]()) for kind in given))
