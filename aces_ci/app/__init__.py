@@ -60,7 +60,7 @@ if TYPE_CHECKING:
     from ._rollout_cache import export_cache, import_cache
     from ._scan import ScanOutcome, ScanRequest, available_cpus, scan, scan_request
     from ._trial import trial, trial_plan, triggers
-    from ._trial_part import trial_part
+    from ._trial_part import shard_ending, trial_part
     from ._triggers import HOSTS
     from ._value import MAX_EXACT_UNITS, ValuePlan, value, value_plan
     from ._value_shard import value_shard
@@ -101,6 +101,7 @@ _MODULES = {
     **dict.fromkeys(("ScanOutcome", "ScanRequest", "available_cpus", "scan", "scan_request"), "._scan"),
     **dict.fromkeys(("trial", "trial_plan", "triggers"), "._trial"),
     "trial_part": "._trial_part",
+    "shard_ending": "._trial_part",
     **dict.fromkeys(("merge_trial", "read_part"), "._merge_trial"),
     "HOSTS": "._triggers",
     **dict.fromkeys(("MAX_EXACT_UNITS", "ValuePlan", "value", "value_plan"), "._value"),
@@ -153,6 +154,7 @@ __all__ = [
     "run_value",
     "scan",
     "scan_request",
+    "shard_ending",
     "trial",
     "trial_part",
     "trial_plan",

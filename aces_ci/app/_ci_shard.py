@@ -32,7 +32,7 @@ from pathlib import Path
 
 from ..atomic import write_atomic
 from ..config import CiConfig, find_project, resolve_bands, resolve_scan
-from ..errors import EXIT_PASS, EXIT_RUNTIME_ERROR, ConfigError, InputError
+from ..errors import EXIT_PASS, ConfigError, InputError
 from ..github import GitHubContext, Plan, say, write_step_outputs
 from ..redact import redacted_json
 from ..scan import Shard, default_registry
@@ -41,7 +41,7 @@ from ._ci_paid import PaidRun
 from ._ci_results import links_for, skill_dirs
 from ._merge_trial import read_part
 from ._scan import scan
-from ._trial_part import trial_part
+from ._trial_part import shard_ending, trial_part
 
 CI_INVOCATION = ("ci",)
 """What a ci shard records as its part's command line: the merge job resolves its own config, and
@@ -112,18 +112,7 @@ def run_shard(context: GitHubContext, config: CiConfig, plan: Plan, shard: Shard
         f"{len(part.records)} rollout(s) ({part.spent.rollouts_run} run, {part.spent.rollouts_reused} reused); "
         f"part written to {out}. The merge job (`aces-ci ci --trial-parts …`) gates, reports and comments."
     )
-    if part.not_run:
-        print(
-            f"aces-ci: shard {part.shard} stopped ({part.stopped_by}) with {part.not_run} rollout(s) not run; the "
-            "merge refuses an incomplete shard: rerun it (its cache makes it pay only the rest)",
-            file=sys.stderr,
-        )
-    failed = sum(1 for record in part.records if record.result.status != "completed")
-    if failed or part.stopped_by == "circuit_breaker":
-        print(
-            f"aces-ci: {failed} rollout(s) of shard {part.shard} ended as infrastructure errors; rerun the shard to "
-            "retry exactly those",
-            file=sys.stderr,
-        )
-        return EXIT_RUNTIME_ERROR
-    return EXIT_PASS
+    said, code = shard_ending(part)
+    for line in said:
+        print(f"aces-ci: {line}", file=sys.stderr)
+    return code

@@ -20,7 +20,7 @@ from typing import Any
 from .. import __version__
 from ..agents import Harness, ModelClients
 from ..config import Project, TrialConfig
-from ..errors import ConfigError
+from ..errors import EXIT_PASS, EXIT_RUNTIME_ERROR, ConfigError
 from ..models import ConcurrencyLimiter
 from ..scan import Shard
 from ..trials import (
@@ -121,3 +121,23 @@ def trial_part(
     sources = SkillSources(decoys=config.decoys, supporting=config.supporting, evals=config.evals, read={})
     skills = skills_under_trial(skill_dirs, project, config.design, sources)
     return asyncio.run(_run_part(config, skills, shard, invocation))
+
+
+def shard_ending(part: TrialPart) -> tuple[tuple[str, ...], int]:
+    """What a shard's user must hear once its part is written, and the exit code, for ``trial --shard`` and
+    ``ci --shard`` alike: a shard stopped by its budget is incomplete (the merge refuses it), and rollouts lost
+    to infrastructure are exit 3 (a rerun retries exactly those, its cache paying only the rest)."""
+    said: list[str] = []
+    if part.not_run:
+        said.append(
+            f"shard {part.shard} stopped ({part.stopped_by}) with {part.not_run} rollout(s) not run; the merge "
+            "refuses an incomplete shard: rerun it (its cache makes it pay only the rest)"
+        )
+    failed = sum(1 for record in part.records if record.result.status != "completed")
+    if failed or part.stopped_by == "circuit_breaker":
+        said.append(
+            f"{failed} rollout(s) of shard {part.shard} ended as infrastructure errors; rerun the shard to retry "
+            "exactly those"
+        )
+        return tuple(said), EXIT_RUNTIME_ERROR
+    return tuple(said), EXIT_PASS

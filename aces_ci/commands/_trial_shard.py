@@ -18,7 +18,7 @@ from pathlib import Path
 from .. import app
 from ..atomic import write_atomic
 from ..config import TrialFlags
-from ..errors import EXIT_PASS, EXIT_RUNTIME_ERROR, ConfigError
+from ..errors import ConfigError
 from ..redact import redacted_json
 from ..trials import part_to_dict
 
@@ -48,23 +48,12 @@ def run_shard(args: argparse.Namespace, flags: TrialFlags) -> int:
     skill_dirs, project, config = app.trial_request(args.skill_dirs, flags, args.config)
     part = app.trial_part(skill_dirs, project, config, args.shard, _invocation(args))
     write_atomic(Path(args.part), redacted_json(part_to_dict(part), ensure_ascii=False).encode("utf-8"))
-    failed = sum(1 for record in part.records if record.result.status != "completed")
     print(
         f"Shard {part.shard}: {len(part.units)} (skill, case) unit(s), {len(part.records)} rollout(s) "
         f"({part.spent.rollouts_run} run, {part.spent.rollouts_reused} reused). Part written to {args.part}; "
         "`aces-ci merge` replays the trial over every shard's part."
     )
-    if part.not_run:
-        print(
-            f"aces-ci: shard {part.shard} stopped ({part.stopped_by}) with {part.not_run} rollout(s) not run; the "
-            "merge refuses an incomplete shard: rerun it (its cache makes it pay only the rest)",
-            file=sys.stderr,
-        )
-    if failed or part.stopped_by == "circuit_breaker":
-        print(
-            f"aces-ci: {failed} rollout(s) of shard {part.shard} ended as infrastructure errors; rerun the shard to "
-            "retry exactly those",
-            file=sys.stderr,
-        )
-        return EXIT_RUNTIME_ERROR
-    return EXIT_PASS
+    said, code = app.shard_ending(part)
+    for line in said:
+        print(f"aces-ci: {line}", file=sys.stderr)
+    return code
