@@ -10,7 +10,8 @@ is paid for.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 from ..agents import ModelClients
@@ -33,7 +34,10 @@ def _skills(
     return skills_under_trial(skill_dirs, project, config.design, sources)
 
 
-async def _run(config: TrialConfig, skills: list[SkillUnderTrial]) -> TrialResult:
+@asynccontextmanager
+async def open_runner(config: TrialConfig, skills: list[SkillUnderTrial]) -> AsyncIterator[TrialRunner]:
+    """The trial's runner over its engine, clients and judge, all closed on leaving: what a whole trial and one
+    shard of it (:func:`~aces_ci.app.trial_part`) run on, so both are the same design on the same engine."""
     options = config.run
     # Model calls in flight never exceed rollouts in flight: the endpoint cap follows --concurrency.
     limiter = ConcurrencyLimiter(options.concurrency)
@@ -45,11 +49,16 @@ async def _run(config: TrialConfig, skills: list[SkillUnderTrial]) -> TrialResul
         grader = trial_grader(judge, {s.plan.skill.name: s.grader for s in skills})
         async with open_engine(options, skills, clients, options.budget) as engine:
             setup = RunSetup(options.harness, options.model, priced(options, config.judge), config.judge)
-            return await TrialRunner(engine, config.design, config.gate, setup, grader).run(skills)
+            yield TrialRunner(engine, config.design, config.gate, setup, grader)
     finally:
         await clients.aclose()
         if judge is not None:
             await judge.aclose()
+
+
+async def _run(config: TrialConfig, skills: list[SkillUnderTrial]) -> TrialResult:
+    async with open_runner(config, skills) as runner:
+        return await runner.run(skills)
 
 
 def refuse_unpriced_cap(config: TrialConfig) -> None:

@@ -18,25 +18,19 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from ..agents import Harness, ModelClients
+from ..agents import Harness
 from ..config import Project, TrialConfig
 from ..errors import EXIT_PASS, EXIT_RUNTIME_ERROR, ConfigError
-from ..models import ConcurrencyLimiter
 from ..scan import Shard
 from ..trials import (
     PartRecord,
-    RunSetup,
     SkillUnderTrial,
     TrialPart,
-    TrialRunner,
     design_digest,
     partition,
-    trial_grader,
 )
-from ._engine import open_engine
 from ._inputs import SkillSources, skills_under_trial
-from ._judge import open_judge, priced
-from ._trial import refuse_unpriced_cap
+from ._trial import open_runner, refuse_unpriced_cap
 
 
 def _plain(value: Any) -> Any:
@@ -73,37 +67,24 @@ def trial_identity(
 async def _run_part(
     config: TrialConfig, skills: list[SkillUnderTrial], shard: Shard, invocation: Sequence[str]
 ) -> TrialPart:
-    options = config.run
-    limiter = ConcurrencyLimiter(options.concurrency)
-    clients = ModelClients(prices=options.prices, seed=options.seed, limiter=limiter)
-    judge = open_judge(config.judge, options, limiter)
-    try:
-        if options.harness.name == "builtin":
-            clients.get(options.model)  # a missing key or an unknown provider is a config error: say so now
-        grader = trial_grader(judge, {s.plan.skill.name: s.grader for s in skills})
-        async with open_engine(options, skills, clients, options.budget) as engine:
-            setup = RunSetup(options.harness, options.model, priced(options, config.judge), config.judge)
-            runner = TrialRunner(engine, config.design, config.gate, setup, grader)
-            requests = runner.design_requests(skills)
-            keys = [request.cache_key(engine.harness.cache_identity()) for request in requests]
-            units = partition(requests, shard.count)[shard.index - 1]
-            batch = await runner.run_part(skills, units)
-            records = tuple(PartRecord(r.request.identity(), r.result, r.grades) for r in batch.records)
-            return TrialPart(
-                shard=shard,
-                identity=trial_identity(config, engine.harness, keys, skills),
-                invocation=tuple(invocation),
-                grader=(grader.name, tuple(grader.metrics)),
-                units=tuple(sorted(units)),
-                records=records,
-                spent=runner.spent(),
-                not_run=len(batch.not_run),
-                stopped_by=batch.stopped_by,
-            )
-    finally:
-        await clients.aclose()
-        if judge is not None:
-            await judge.aclose()
+    async with open_runner(config, skills) as runner:
+        engine = runner.engine
+        requests = runner.design_requests(skills)
+        keys = [request.cache_key(engine.harness.cache_identity()) for request in requests]
+        units = partition(requests, shard.count)[shard.index - 1]
+        batch = await runner.run_part(skills, units)
+        records = tuple(PartRecord(r.request.identity(), r.result, r.grades) for r in batch.records)
+        return TrialPart(
+            shard=shard,
+            identity=trial_identity(config, engine.harness, keys, skills),
+            invocation=tuple(invocation),
+            grader=(runner.grader.name, tuple(runner.grader.metrics)),
+            units=tuple(sorted(units)),
+            records=records,
+            spent=runner.spent(),
+            not_run=len(batch.not_run),
+            stopped_by=batch.stopped_by,
+        )
 
 
 def trial_part(
