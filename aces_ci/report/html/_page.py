@@ -56,7 +56,9 @@ def _verdict(documents: Sequence[ResultDocument]) -> str:
 
         parts += [scan_verdicts(d.data) for d in _of(documents, "scan")]
     if not _of(documents, "trial"):
-        parts.append(missing("No trial result given: no live verdict, model, harness or estimand to state."))
+        live = any(_of(documents, kind) for kind in ("trigger", "value", "compress"))
+        what = "no lift verdict or estimand" if live else "no live verdict, model, harness or estimand"
+        parts.append(missing(f"No paired-trial result given: {what} to state."))
     return "".join(parts)
 
 

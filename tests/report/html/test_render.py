@@ -381,6 +381,9 @@ def test_a_trigger_trial_shows_recall_and_false_triggers_with_intervals_the_verd
     assert confusion.find_all("td")[1].text() == printable(HOSTILE) and not root.find_all("img")
     verdicts = [li.text() for li in root.one("section", id="verdict").find_all("li", **{"data-skill": "skills/evil"})]
     assert verdicts == ["skills/evil: fail recall 0.25 (3/12 queries) [0.05, 0.57]"]
+    verdict_text = root.one("section", id="verdict").text()
+    assert "No paired-trial result given: no lift verdict or estimand to state." in verdict_text
+    assert "no live verdict" not in verdict_text, "the trigger verdicts above are live verdicts"
     machine = [s for s in page_data(root)["skills"] if s["kind"] == "trigger"]
     assert [(s["skill"], s["verdict"], s["recall"], s["ci"]) for s in machine] == [
         (s["skill"], s["verdict"], s["recall"]["value"], s["recall"]["interval"]) for s in data["skills"]
