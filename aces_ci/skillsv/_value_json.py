@@ -210,6 +210,7 @@ def value_json(report: ValueReport) -> dict[str, Any]:
             "max_evaluations": estimator.max_evaluations,
             "budget_usd": estimator.max_usd,
             "budget_scores": estimator.budget_scores,
+            "sample_share": estimator.sample_share,
             "fitted_to_budget": list(report.fitted),
             "margin": valuation.margin,
             "bootstrap": settings.bootstrap,

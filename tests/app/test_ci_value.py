@@ -237,6 +237,7 @@ def test_skillsv_gets_only_what_the_trials_left_and_says_it_stopped(
     # the design was sized down to the 14 scores 28 rollouts pay for, and even then no chain completed:
     # the summary says what ran and concludes nothing
     assert report["settings"]["budget_scores"] == 14 and report["settings"]["fitted_to_budget"]
+    assert report["settings"]["sample_share"] == 0.0, "14 scores cannot fit the interaction model: chains only"
     assert report["measured"] is False and report["decisions"] is None
     text = summary.read_text()
     assert "SkillSV of skills/acme stopped at the rollout budget before any of its 4 chains completed" in text
