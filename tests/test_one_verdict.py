@@ -16,7 +16,7 @@ import xml.etree.ElementTree as ET
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
-from aces_ci.app._ci_paid import gated_lifts, headline_contrast, headline_lift
+from aces_ci.app._ci_outcome import gated_lifts, headline_contrast, headline_lift
 from aces_ci.gate import decide
 from aces_ci.github import CommentInputs, outputs, render_comment
 from aces_ci.report import (

@@ -65,7 +65,7 @@ from ._ci_trust import guard_untrusted
 from ._scan import scan
 
 if TYPE_CHECKING:  # the paid paths load the trials, the engine and the statistics: only paid runs import them
-    from ._ci_paid import PaidOutcome
+    from ._ci_outcome import PaidOutcome
 
 
 @dataclass(frozen=True)

@@ -57,7 +57,8 @@ from ..github import (
 from ..report import SourceLinks
 from ..scan import default_registry, scan_repo
 from ..stats import Bands
-from ._ci_paid import PaidRun, no_lift
+from ._ci_outcome import no_lift
+from ._ci_paid import PaidRun
 from ._ci_results import (
     Shown,
     comment_inputs,

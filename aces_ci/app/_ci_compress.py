@@ -36,7 +36,7 @@ from ..gate import GateCriterion
 from ..github import ChangeSet, Plan, change_set, say
 from ..redact import environment_secrets, redact_text
 from ..report import SourceLinks, render_compress_comment, render_compress_markdown
-from ._ci_paid import PaidOutcome, with_dataset
+from ._ci_outcome import PaidOutcome, with_dataset
 from ._compress import CompressFlags, compress, compress_request
 
 COMPRESS_REPORTS = "compress"

@@ -45,7 +45,7 @@ from ..skillsv import compile_skill, compile_summary
 
 if TYPE_CHECKING:  # the paid paths load the trials, the engine and the statistics: only paid runs import them
     from ..trials import TrialResult
-    from ._ci_paid import PaidOutcome
+    from ._ci_outcome import PaidOutcome
 
 MAX_COMPILE_NOTES = 20
 """Changed skills whose SkillSV compile summary the log lists; the rest are counted."""
