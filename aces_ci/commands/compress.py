@@ -26,13 +26,11 @@ from pathlib import Path
 from .. import app
 from ..atomic import write_output
 from ..compress import compress_json
-from ..config import ValueFlags, given
 from ..errors import EXIT_GATE_FAILED, EXIT_PASS
 from ..report import render_compress_markdown, render_compress_text
-from ..skillsv import ORDER_DISTRIBUTIONS
-from ._run_options import _COUNT, _number, add_judge_options, add_run_options, judge_flags, run_flags
+from ._run_options import _COUNT, _number, add_judge_options, add_run_options
+from ._value_options import add_valuation_options, valuation_flags
 
-DEFAULTS = ValueFlags()
 _SHARE = _number(float, 0, strict=True)
 
 
@@ -44,9 +42,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "allow, and accept the shorter skill only if it is no worse on the cases the valuation never saw.",
     )
     parser.add_argument("skill_dir", type=Path, metavar="SKILL_DIR", help="folder holding SKILL.md")
-    parser.add_argument("--evals", type=Path, metavar="FILE", help="the cases (default: the skill's evals/)")
-    parser.add_argument("--oracle", metavar="SPEC", help="live (default) or python:MODULE:FUNC")
-    parser.add_argument("--metric", default=DEFAULTS.metric, metavar="NAME", help="a case's score (default accuracy)")
+    add_valuation_options(parser)
     parser.add_argument("--values", type=Path, metavar="FILE", help="read the decisions from a value JSON instead")
     parser.add_argument(
         "--held-out", type=_SHARE, default=0.5, metavar="SHARE", help="share of the cases held out (default 0.5)"
@@ -58,15 +54,6 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="accept only when the Δ interval's lower bound is above T (default aces.yml compress.tolerance, −0.05)",
     )
     parser.add_argument("--keep-tokens", type=_SHARE, metavar="F", help="the editor keeps at most this share of tokens")
-    parser.add_argument(
-        "--orders", choices=ORDER_DISTRIBUTIONS, default=DEFAULTS.distribution, help="μ (default layer)"
-    )
-    parser.add_argument("-K", "--chains", type=_COUNT, default=DEFAULTS.chains, metavar="K", help="orders (default 12)")
-    parser.add_argument("--window", type=_COUNT, default=DEFAULTS.window, metavar="B", help="cases per window")
-    parser.add_argument("--pooling", choices=("pooled", "chain"), default=DEFAULTS.pooling, help="see `value`")
-    parser.add_argument("--estimator", choices=("interaction", "chain"), help="see `value`")
-    parser.add_argument("--operators", choices=("both", "del"), default=DEFAULTS.operators, help="see `value`")
-    parser.add_argument("--margin", type=_number(float, 0), metavar="DELTA", help="δ of the decisions (see `value`)")
     editor = parser.add_argument_group("editor model (the edited candidate)")
     editor.add_argument("--editor-provider", choices=("anthropic", "openai", "local"), help="none: no edited candidate")
     editor.add_argument("--editor-model", metavar="ID", help="editor model id")
@@ -84,20 +71,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def compress_flags(args: argparse.Namespace) -> app.CompressFlags:
-    value = ValueFlags(
-        run=run_flags(args, args.cache_dir, args.no_cache),
-        judge=judge_flags(args),
-        evals=args.evals,
-        oracle=args.oracle,
-        metric=args.metric,
-        distribution=args.orders,
-        chains=args.chains,
-        window=args.window,
-        pooling=args.pooling,
-        operators=args.operators,
-        margin=given(args.margin),
-        estimator=given(args.estimator),
-    )
+    value = valuation_flags(args)
     editor = app.EditorFlags(args.editor_provider, args.editor_model, args.editor_base_url, args.editor_max_tokens)
     return app.CompressFlags(
         value=value,

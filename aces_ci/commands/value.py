@@ -40,19 +40,16 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from .. import app
-from ..config import Project, ValueConfig, ValueFlags, given
+from ..config import Project, ValueConfig, ValueFlags
 from ..errors import EXIT_PASS, EXIT_RUNTIME_ERROR, ConfigError
 from ..report import render_value_plan, render_value_text, write_value_part, write_value_reports
 from ..scan import Shard
-from ..skillsv import ORDER_DISTRIBUTIONS
-from ._run_options import _COUNT, _number, add_judge_options, add_run_options, judge_flags, run_flags
-
-DEFAULTS = ValueFlags()
-"""The estimator's defaults, which the parser shows and uses (one place: :class:`aces_ci.config.ValueFlags`)."""
-_FRACTION = _number(float, 0)
+from ._run_options import _COUNT, add_judge_options, add_run_options
+from ._value_options import DEFAULTS, FRACTION, add_valuation_options, valuation_flags
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -63,55 +60,18 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "(length-neutral padding) and context cost, each with a 95% interval and a decision.",
     )
     parser.add_argument("skill_dir", type=Path, metavar="SKILL_DIR", help="folder holding SKILL.md")
-    parser.add_argument(
-        "--evals",
-        type=Path,
-        metavar="FILE",
-        help="the cases: any dataset `trial --evals` reads (default: the skill's evals/, as a trial reads it)",
-    )
-    parser.add_argument(
-        "--oracle",
-        metavar="SPEC",
-        help="how a rendered skill is scored on a case: live (default) or python:MODULE:FUNC",
-    )
-    parser.add_argument(
-        "--metric",
-        default=DEFAULTS.metric,
-        metavar="NAME",
-        help="the live agent's score of a case: a metric of the grading seam, or composite / outcome (the means "
-        "of the rollout-level metrics the case is graded on; default accuracy)",
-    )
+    add_valuation_options(parser)
     parser.add_argument("--json", type=Path, metavar="FILE", help="write the value report as JSON to FILE")
     parser.add_argument("--html", type=Path, metavar="FILE", help="write the self-contained HTML report to FILE")
     parser.add_argument(
-        "--orders", choices=ORDER_DISTRIBUTIONS, default=DEFAULTS.distribution, help="μ: default layer (the paper's)"
-    )
-    parser.add_argument(
-        "-K", "--chains", type=_COUNT, default=DEFAULTS.chains, metavar="K", help="orders to sample (default 12)"
-    )
-    parser.add_argument(
-        "--window", type=_COUNT, default=DEFAULTS.window, metavar="B", help="cases per order's window (default 8)"
-    )
-    parser.add_argument(
         "--tolerance",
-        type=_FRACTION,
+        type=FRACTION,
         metavar="TAU",
         help="truncate a chain once a prefix is within τ of the full skill (the paper's τ = 0.05); default off: "
         "truncation pulls every value toward 0",
     )
     parser.add_argument(
         "--gate-hits", type=_COUNT, default=DEFAULTS.gate_hits, metavar="N", help="prefixes within τ before truncating"
-    )
-    parser.add_argument(
-        "--pooling",
-        choices=("pooled", "chain"),
-        default=DEFAULTS.pooling,
-        help="pooled: every scored prefix informs every unit (default); chain: Algorithm 1's adjacent differences",
-    )
-    parser.add_argument(
-        "--estimator",
-        choices=("interaction", "chain"),
-        help="net effects from the pairwise interaction model or the chains alone (default: aces.yml value.estimator)",
     )
     parser.add_argument(
         "--no-antithetic", action="store_true", help="draw every order independently (default: pairs from u, 1 − u)"
@@ -123,13 +83,12 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         metavar="N",
         help="chains (antithetic pairs) scored on one window of cases (default 2)",
     )
-    parser.add_argument("--operators", choices=("both", "del"), default=DEFAULTS.operators, help="del: deletion only")
     parser.add_argument(
         "--exact", action="store_true", help=f"enumerate μ-exact values (≤ {app.MAX_EXACT_UNITS} units)"
     )
     parser.add_argument(
         "--holdout",
-        type=_FRACTION,
+        type=FRACTION,
         default=DEFAULTS.holdout,
         metavar="SHARE",
         help="hold out this share of cases for the pruning test against Closure-LOO and random (default: no test)",
@@ -139,12 +98,6 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--plan",
         action="store_true",
         help="print the design and what it will cost (scores, rollouts), sized to the budget, and spend nothing",
-    )
-    parser.add_argument(
-        "--margin",
-        type=_FRACTION,
-        metavar="DELTA",
-        help="δ: a net effect whose interval lies inside ±δ is negligible (default: aces.yml value.margin, else 0.05)",
     )
     parser.add_argument(
         "--shard",
@@ -160,26 +113,15 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 def value_flags(args: argparse.Namespace) -> ValueFlags:
     """What this verb's command line gave, for :func:`aces_ci.config.resolve_value`."""
-    return ValueFlags(
-        run=run_flags(args, args.cache_dir, args.no_cache),
-        judge=judge_flags(args),
-        evals=args.evals,
-        oracle=args.oracle,
-        metric=args.metric,
-        distribution=args.orders,
-        chains=args.chains,
-        window=args.window,
+    return replace(
+        valuation_flags(args),
         tolerance=args.tolerance,
         gate_hits=args.gate_hits,
-        pooling=args.pooling,
         antithetic=not args.no_antithetic,
         pairs_per_window=args.pairs_per_window,
-        operators=args.operators,
         exact=bool(args.exact),
         holdout=args.holdout,
         max_evaluations=args.max_evaluations,
-        margin=given(args.margin),
-        estimator=given(args.estimator),
     )
 
 
