@@ -33,6 +33,23 @@ class Scale:
         return round(self.start + (value - self.lo) / span * (self.end - self.start), 1)
 
 
+def _frame(kind: str, title: str, height: float) -> str:
+    """A chart's opening tag and its title (escaped: a title names skills and metrics from the pull request)."""
+    return (
+        f'<svg class="{kind}" role="img" viewBox="0 0 {WIDTH} {height}" width="{WIDTH}" height="{height}">'
+        f"<title>{text(title, 200)}</title>"
+    )
+
+
+def _interval_row(y: float, label: str, low: float, high: float, point: float, *, point_class: str) -> str:
+    """One row of an interval chart at height ``y``: its label (escaped, capped), the interval, the estimate."""
+    return (
+        f'<g class="row"><text x="4" y="{y + 4}">{text(label, 60)}</text>'
+        f'<line class="ci" x1="{low}" y1="{y}" x2="{high}" y2="{y}"/>'
+        f'<circle class="{point_class}" cx="{point}" cy="{y}" r="5"/></g>'
+    )
+
+
 @dataclass(frozen=True)
 class ForestRow:
     """One line of the forest plot: a label (already plain text), the point and its interval."""
@@ -59,10 +76,7 @@ def forest(title: str, rows: Sequence[ForestRow], pass_band: float | None, fail_
     x = Scale(-extent, extent, left, right)
     bottom = top + ROW * len(rows)
     height = bottom + 26
-    parts = [
-        f'<svg class="forest" role="img" viewBox="0 0 {WIDTH} {height}" width="{WIDTH}" height="{height}">',
-        f"<title>{text(title, 200)}</title>",
-    ]
+    parts = [_frame("forest", title, height)]
     if fail_band is not None:
         parts.append(
             f'<rect class="band-fail" x="{left}" y="{top}" width="{x(fail_band) - left}" height="{bottom - top}"/>'
@@ -84,12 +98,9 @@ def forest(title: str, rows: Sequence[ForestRow], pass_band: float | None, fail_
             f'<text x="{x(tick)}" y="{bottom + 14}" text-anchor="middle">{number(tick, 2, signed=True)}</text>'
         )
     for i, row in enumerate(rows):
-        y = top + ROW * i + ROW / 2
         point = "pt-aa" if row.aa else "pt"
         parts.append(
-            f'<g class="row"><text x="4" y="{y + 4}">{text(row.label, 60)}</text>'
-            f'<line class="ci" x1="{x(row.low)}" y1="{y}" x2="{x(row.high)}" y2="{y}"/>'
-            f'<circle class="{point}" cx="{x(row.delta)}" cy="{y}" r="5"/></g>'
+            _interval_row(top + ROW * i + ROW / 2, row.label, x(row.low), x(row.high), x(row.delta), point_class=point)
         )
     parts.append("</svg>")
     return "".join(parts)
@@ -206,10 +217,7 @@ def rates(title: str, rows: Sequence[RateRow], floor: float | None) -> str:
     x = Scale(0.0, 1.0, left, right)
     bottom = top + ROW * len(rows)
     height = bottom + 26
-    parts = [
-        f'<svg class="rates" role="img" viewBox="0 0 {WIDTH} {height}" width="{WIDTH}" height="{height}">',
-        f"<title>{text(title, 200)}</title>",
-    ]
+    parts = [_frame("rates", title, height)]
     if floor is not None:
         parts.append(
             f'<rect class="band-pass" x="{x(floor)}" y="{top}" width="{right - x(floor)}" height="{bottom - top}"/>'
@@ -219,12 +227,9 @@ def rates(title: str, rows: Sequence[RateRow], floor: float | None) -> str:
     for tick in (0.0, 0.5, 1.0):
         parts.append(f'<text x="{x(tick)}" y="{bottom + 14}" text-anchor="middle">{number(tick, 1)}</text>')
     for i, row in enumerate(rows):
-        y = top + ROW * i + ROW / 2
+        point = "arm-with" if row.kind == "recall" else "arm-ctl"
         parts.append(
-            f'<g class="row"><text x="4" y="{y + 4}">{text(row.label, 60)}</text>'
-            f'<line class="ci" x1="{x(row.low)}" y1="{y}" x2="{x(row.high)}" y2="{y}"/>'
-            f'<circle class="{"arm-with" if row.kind == "recall" else "arm-ctl"}" cx="{x(row.value)}" cy="{y}" r="5"/>'
-            "</g>"
+            _interval_row(top + ROW * i + ROW / 2, row.label, x(row.low), x(row.high), x(row.value), point_class=point)
         )
     parts.append("</svg>")
     return "".join(parts)
