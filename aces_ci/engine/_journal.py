@@ -95,12 +95,7 @@ class Journal:
     def read(self) -> dict[str, RolloutResult]:
         """Every rollout key's record, without opening for appending or repairing anything (``cache export``):
         a torn last line is skipped, not cut off."""
-        try:
-            data = self.path.read_bytes()
-        except FileNotFoundError:
-            return {}
-        except OSError as exc:
-            raise InputError(f"cannot read the rollout journal: {exc}", path=str(self.path)) from exc
+        data = self._bytes()
         records: dict[str, RolloutResult] = {}
         other_versions: list[int] = []
         for number, line in enumerate(data.split(b"\n"), start=1):
@@ -108,13 +103,17 @@ class Journal:
                 self._take(line, number, records, other_versions, quiet=True)
         return records
 
-    def _load(self) -> dict[str, RolloutResult]:
+    def _bytes(self) -> bytes:
+        """The journal as it is on disk; empty when there is none yet."""
         try:
-            data = self.path.read_bytes()
+            return self.path.read_bytes()
         except FileNotFoundError:
-            return {}
+            return b""
         except OSError as exc:
             raise InputError(f"cannot read the rollout journal: {exc}", path=str(self.path)) from exc
+
+    def _load(self) -> dict[str, RolloutResult]:
+        data = self._bytes()
         lines = data.split(b"\n")
         torn = lines.pop()  # the bytes after the last newline: empty unless the last write was cut short
         records: dict[str, RolloutResult] = {}
