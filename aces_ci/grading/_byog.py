@@ -30,13 +30,13 @@ import asyncio
 import json
 import sys
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from ..evals import CommandNotRunnable, GraderSpec, run_argv, tail_for_log
-from ..redact import environment_secrets, redact_text
+from ..evals import CommandNotRunnable, CommandOutput, GraderSpec, run_argv, tail_for_log
+from ..redact import redact_text
 from ..schemas import validator
 from ..skill import safe_relative_path
 from ._byog_child import FAILURE_MARK, FAILURE_STATUS
@@ -102,17 +102,26 @@ class _GraderFailed(Exception):
     """The grader did not produce a usable answer; the message says why."""
 
 
-def _run_command(spec: GraderSpec, document: dict[str, Any]) -> Any:
+def _output(
+    spec: GraderSpec, argv: Sequence[str], document: dict[str, Any], extra_env: Mapping[str, str] | None = None
+) -> CommandOutput:
+    """The grader's process run on ``document`` (in the skill directory, secrets removed, stopped at its
+    timeout: :func:`~aces_ci.evals.run_argv`); one that cannot start is the grader's failure."""
     try:
-        output = run_argv(
-            spec.argv,
+        return run_argv(
+            argv,
             cwd=spec.cwd,
             stdin=json.dumps(document).encode("utf-8"),
             timeout_s=spec.timeout_s,
+            extra_env=extra_env,
             pass_env=spec.pass_env,
         )
     except CommandNotRunnable as exc:
         raise _GraderFailed(str(exc)) from None
+
+
+def _run_command(spec: GraderSpec, document: dict[str, Any]) -> Any:
+    output = _output(spec, spec.argv, document)
     stderr = tail_for_log(output.stderr)
     said = f"; it said: {stderr}" if stderr else ""
     if output.timed_out:
@@ -135,24 +144,14 @@ def _run_python(spec: GraderSpec, document: dict[str, Any]) -> Any:
     assert spec.python is not None
     module_name, function_name = spec.python
     argv = (sys.executable, "-c", _CHILD_SOURCE.read_text(encoding="utf-8"), module_name, function_name)
-    try:
-        output = run_argv(
-            argv,
-            cwd=spec.cwd,
-            stdin=json.dumps(document).encode("utf-8"),
-            timeout_s=spec.timeout_s,
-            extra_env=_CHILD_ENV,
-            pass_env=spec.pass_env,
-        )
-    except CommandNotRunnable as exc:
-        raise _GraderFailed(str(exc)) from None
+    output = _output(spec, argv, document, _CHILD_ENV)
     if output.timed_out:
         raise _GraderFailed(f"did not return within {spec.timeout_s:g} s")
     if output.returncode == FAILURE_STATUS:
         said = output.stderr.decode("utf-8", errors="replace").splitlines()
         failure = [line[len(FAILURE_MARK) :] for line in said if line.startswith(FAILURE_MARK)]
         if failure:
-            raise _GraderFailed(redact_text(failure[-1], environment_secrets()))
+            raise _GraderFailed(tail_for_log(failure[-1].encode("utf-8")))  # redacted and capped, as any stderr
     if output.returncode != 0:
         stderr = tail_for_log(output.stderr)
         raise _GraderFailed(f"exited with status {output.returncode}" + (f"; it said: {stderr}" if stderr else ""))
