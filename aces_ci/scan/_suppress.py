@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..skill import Skill, html_comments, is_within
@@ -104,36 +104,33 @@ def _next_non_blank(lines: Sequence[str], after_line: int) -> int | None:
     return None
 
 
-_FENCE_OPEN = re.compile(r" {0,3}(?P<fence>`{3,}|~{3,})")
+@dataclass(frozen=True)
+class _CodeBlocks:
+    """A Markdown file's code blocks as its parser read them: every line inside one (a comment there is an
+    example), and each fenced block's closing line by its opening line (a directive above a fence covers it)."""
+
+    lines: frozenset[int] = frozenset()
+    fence_ends: Mapping[int, int] = field(default_factory=dict)
 
 
-def _fence_end(lines: Sequence[str], opener_line: int) -> int | None:
-    """The closing fence's 1-based line of the fenced block opened at ``opener_line`` (the last line when
-    it is never closed, as CommonMark reads it); None when that line opens no fence."""
-    opened = _FENCE_OPEN.match(lines[opener_line - 1])
-    if opened is None or (opened.group("fence")[0] == "`" and "`" in lines[opener_line - 1][opened.end() :]):
-        return None
-    fence = opened.group("fence")
-    closing = re.compile(rf" {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}[ \t]*")
-    for number in range(opener_line + 1, len(lines) + 1):
-        if closing.fullmatch(lines[number - 1]):
-            return number
-    return len(lines)
-
-
-def _code_lines(skill_text_lines: Sequence[str], blocks: Iterable[tuple[int, str]]) -> set[int]:
-    """File lines that belong to code blocks, given (first line, content) of each block."""
+def _code_blocks(skill_text_lines: Sequence[str], blocks: Iterable[tuple[int, str]]) -> _CodeBlocks:
+    """The code blocks, given (first line, content) of each block."""
     covered: set[int] = set()
+    fence_ends: dict[int, int] = {}
     for first, content in blocks:
         content_lines = content.count("\n")
         opener = skill_text_lines[first - 1].lstrip() if 0 < first <= len(skill_text_lines) else ""
         # A fence adds its opening and closing lines; indented code is only its content.
-        last = first + content_lines + 1 if opener.startswith(_FENCE_OPENERS) else first + content_lines - 1
+        if opener.startswith(_FENCE_OPENERS):
+            last = first + content_lines + 1
+            fence_ends[first] = last
+        else:
+            last = first + content_lines - 1
         covered.update(range(first, last + 1))
-    return covered
+    return _CodeBlocks(frozenset(covered), fence_ends)
 
 
-def _markdown_comments(text: str, first_line: int, code_lines: set[int]) -> list[_Comment]:
+def _markdown_comments(text: str, first_line: int, code_lines: frozenset[int]) -> list[_Comment]:
     """HTML comments mentioning aces-ci outside code."""
     return [
         _Comment(comment.inner, comment.line, comment.line + comment.inner.count("\n"))
@@ -164,7 +161,7 @@ def _unknown_id_message(token: str, registry: RuleRegistry) -> str:
 
 
 def _parse_comment(
-    comment: _Comment, path: str, lines: Sequence[str], registry: RuleRegistry
+    comment: _Comment, path: str, lines: Sequence[str], code: _CodeBlocks, registry: RuleRegistry
 ) -> tuple[Directive | None, list[DirectiveProblem]]:
     match = _DIRECTIVE.fullmatch(comment.text)
     if match is None:
@@ -199,40 +196,40 @@ def _parse_comment(
         span = set(range(comment.first_line, comment.last_line + 1))
         following = _next_non_blank(lines, comment.last_line)
         if following is not None:
-            span.update(range(following, (_fence_end(lines, following) or following) + 1))
+            span.update(range(following, code.fence_ends.get(following, following) + 1))
         covered = frozenset(span)
     return Directive(path, comment.first_line, tuple(rule_ids), reason, covered), problems
 
 
-def _skill_md_comments(skill: Skill) -> tuple[list[_Comment], list[str]]:
+def _skill_md_comments(skill: Skill) -> tuple[list[_Comment], list[str], _CodeBlocks]:
     text = skill.skill_md.text or ""
     if _MARKER not in text:
-        return [], []
+        return [], [], _CodeBlocks()
     lines = text.split("\n")
     comments: list[_Comment] = []
     front = skill.frontmatter
     if front.present and front.end_line > front.start_line:
         comments.extend(_frontmatter_comments(lines, front.start_line + 1, front.end_line - 1))
     body = skill.body
-    code = _code_lines(lines, ((block.line, block.content) for block in body.code_blocks))
-    comments.extend(_markdown_comments(body.text, body.first_line, code))
-    return comments, lines
+    code = _code_blocks(lines, ((block.line, block.content) for block in body.code_blocks))
+    comments.extend(_markdown_comments(body.text, body.first_line, code.lines))
+    return comments, lines, code
 
 
-def _other_markdown_comments(inputs: SkillInputs, rel_path: str) -> tuple[list[_Comment], list[str]]:
+def _other_markdown_comments(inputs: SkillInputs, rel_path: str) -> tuple[list[_Comment], list[str], _CodeBlocks]:
     """Comments of a Markdown file of the skill other than SKILL.md; none if it is unsafe to read."""
     skill = inputs.skill
     prefix = "" if skill.rel_dir in ("", ".") else skill.rel_dir + "/"
     resource = skill.resource(rel_path.removeprefix(prefix))
     if resource is None or not resource.rel.lower().endswith(".md") or not is_within(resource.path, skill.dir):
-        return [], []
+        return [], [], _CodeBlocks()
     text = inputs.text(resource)
     if text is None or _MARKER not in text:
-        return [], []
+        return [], [], _CodeBlocks()
     lines = text.split("\n")
     doc = inputs.markdown(text)
-    code = _code_lines(lines, ((block.line, block.content) for block in doc.code_blocks))
-    return _markdown_comments(text, 1, code), lines
+    code = _code_blocks(lines, ((block.line, block.content) for block in doc.code_blocks))
+    return _markdown_comments(text, 1, code.lines), lines, code
 
 
 def read_directives(
@@ -254,9 +251,9 @@ def read_directives(
     other_paths = sorted({path for path in paths_with_findings if path != skill_md_path})
     sources = [(skill_md_path, *_skill_md_comments(skill))]
     sources.extend((path, *_other_markdown_comments(inputs, path)) for path in other_paths)
-    for path, comments, lines in sources:
+    for path, comments, lines, code in sources:
         for comment in comments:
-            directive, found = _parse_comment(comment, path, lines, registry)
+            directive, found = _parse_comment(comment, path, lines, code, registry)
             problems.extend(found)
             if directive is not None:
                 directives.append(directive)
