@@ -16,8 +16,8 @@ import pytest
 
 from aces_ci.cli import main
 from aces_ci.schemas import validator
+from tests.skillsv.helpers import example_knowledge_skill
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "skill-repo"
 CASES = ("free-tier-projects", "refund-window", "hotline-code")
 
 
@@ -25,13 +25,7 @@ CASES = ("free-tier-projects", "refund-window", "hotline-code")
 def test_the_embedded_model_verifies_and_reports_the_pruned_example_skill(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    skill = tmp_path / "acme-support"
-    shutil.copytree(EXAMPLES / "skills" / "acme-support", skill)
-    shutil.copy(EXAMPLES / "aces.yml", tmp_path / "aces.yml")
-    dataset = skill / "evals" / "evals.json"
-    data = json.loads(dataset.read_text())
-    data["evals"] = [case for case in data["evals"] if case["id"] in CASES]
-    dataset.write_text(json.dumps(data))
+    skill = example_knowledge_skill(tmp_path, CASES)
     compiled = tmp_path / "compiled.json"
     assert main(["compile", str(skill), "--json", str(compiled)]) == 0
     units = json.loads(compiled.read_text())["units"]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import shutil
+from collections.abc import Collection
 from pathlib import Path
 
 FRONTMATTER = "---\nname: {name}\ndescription: A skill written for a SkillSV test; use it when the test asks.\n---\n"
@@ -30,4 +33,20 @@ def write_skill(root: Path, body: str, files: dict[str, str | bytes] | None = No
             path.write_bytes(content)
         else:
             path.write_text(content, encoding="utf-8")
+    return skill
+
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "skill-repo"
+
+
+def example_knowledge_skill(tmp_path: Path, cases: Collection[str]) -> Path:
+    """The example's acme-support skill copied under ``tmp_path`` beside its aces.yml (64-token answers on the
+    embedded model), its dataset cut to ``cases``: what the keyless valuation and compression tests run."""
+    skill = tmp_path / "acme-support"
+    shutil.copytree(EXAMPLES / "skills" / "acme-support", skill)
+    shutil.copy(EXAMPLES / "aces.yml", tmp_path / "aces.yml")
+    dataset = skill / "evals" / "evals.json"
+    data = json.loads(dataset.read_text())
+    data["evals"] = [case for case in data["evals"] if case["id"] in cases]
+    dataset.write_text(json.dumps(data))
     return skill

@@ -9,15 +9,14 @@ two orders, deletion only), not by a clock.
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
 from aces_ci.cli import main
 from aces_ci.schemas import validator
+from tests.skillsv.helpers import example_knowledge_skill
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "skill-repo"
 CASES = ("free-tier-projects", "refund-window")
 FACTS = ("Free tier", "Refunds", "Support")
 
@@ -26,13 +25,7 @@ FACTS = ("Free tier", "Refunds", "Support")
 def test_the_embedded_model_values_the_knowledge_skill_and_names_the_facts(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    skill = tmp_path / "acme-support"
-    shutil.copytree(EXAMPLES / "skills" / "acme-support", skill)
-    shutil.copy(EXAMPLES / "aces.yml", tmp_path / "aces.yml")
-    dataset = skill / "evals" / "evals.json"
-    data = json.loads(dataset.read_text())
-    data["evals"] = [case for case in data["evals"] if case["id"] in CASES]
-    dataset.write_text(json.dumps(data))
+    skill = example_knowledge_skill(tmp_path, CASES)
     out = tmp_path / "value.json"
     args = ["value", str(skill), "--config", str(tmp_path / "aces.yml"), "--operators", "del", "-K", "2"]
     code = main([*args, "--window", "2", "--json", str(out)])
