@@ -27,6 +27,7 @@ is booked on its first metric, so a cost sums once.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import sys
 import tempfile
@@ -134,7 +135,12 @@ def _run_command(spec: GraderSpec, document: dict[str, Any]) -> Any:
         raise _GraderFailed(f"did not print one JSON object on stdout{said}") from None
 
 
-_CHILD_SOURCE = Path(__file__).with_name("_byog_child.py")
+@functools.cache
+def _child_source() -> str:
+    """The child interpreter's program (:mod:`._byog_child`), read once per process, not once per grade."""
+    return Path(__file__).with_name("_byog_child.py").read_text(encoding="utf-8")
+
+
 _CHILD_ENV = {"PYTHONDONTWRITEBYTECODE": "1", "PYTHONIOENCODING": "utf-8"}
 """No ``__pycache__`` left in the skill directory (it would change the skill's digest), UTF-8 both ways."""
 
@@ -143,7 +149,7 @@ def _run_python(spec: GraderSpec, document: dict[str, Any]) -> Any:
     """Call ``python:MODULE:FUNC`` in a child interpreter (see :mod:`._byog_child`) and read its answer."""
     assert spec.python is not None
     module_name, function_name = spec.python
-    argv = (sys.executable, "-c", _CHILD_SOURCE.read_text(encoding="utf-8"), module_name, function_name)
+    argv = (sys.executable, "-c", _child_source(), module_name, function_name)
     output = _output(spec, argv, document, _CHILD_ENV)
     if output.timed_out:
         raise _GraderFailed(f"did not return within {spec.timeout_s:g} s")
