@@ -6,8 +6,8 @@ the planned scores fill the budget (``planned_scores``, exact), on a Bernoulli o
 noise, and reads the *same* run two ways — the chain estimator (``value.estimator: chain``, the
 pooled chains and their crossed bootstrap) and the interaction model (``value.estimator:
 interaction``, :mod:`aces_ci.skillsv._interaction`, with its held-out check and fallback) — and runs
-``aces-ci value``'s default design on the same game (``interaction + prefixes``: ``fit_to_budget`` with
-``SAMPLE_SHARE``, a third of the budget on chains, the rest on sampled prefixes; ``--default-only``
+``aces-ci value``'s default design on the same game (``interaction + half-coalitions``: ``fit_to_budget`` with
+``SAMPLE_SHARE``, a third of the budget on chains, the rest on sampled half-coalitions; ``--default-only``
 runs only that one), scoring the decisions against the μ-exact net effects:
 
 * **severe**: a unit kept whose exact net effect is below −δ, or cut (delete / negligible) whose
@@ -22,7 +22,7 @@ runs only that one), scoring the decisions against the μ-exact net effects:
 can decide) or ``planted`` (round three's games). ``--continue`` measures the unresolved units'
 "scores to decide": the run is repeated on the same seed with K × 1.25, 1.5, … up to × 4 (the same
 first orders and windows, more of them; for the default design, the same chains and × 1.25 … × 4 the
-budget, so the same first prefixes and more of them), and the scores a unit needed before it was
+budget, so the same first half-coalitions and more of them), and the scores a unit needed before it was
 decided are compared with what the first run predicted.
 
     python benchmarks/skillsv_decisions.py --sizes 16,24,40 --budgets 60,250,1000 --seeds 20 [--continue]
@@ -57,10 +57,10 @@ from benchmarks.skillsv_games import BernoulliOracle, PlantedGame, decidable_gam
 
 EFFECTIVE = 0.05
 """|exact net effect| from which a unit has a right keep / cut call (issue 23)."""
-ESTIMATORS = ("chain", "interaction, chains only", "interaction + prefixes", "adaptive")
+ESTIMATORS = ("chain", "interaction, chains only", "interaction + half-coalitions", "adaptive")
 """``chain`` and ``interaction, chains only`` read one all-chains run (round four's design, K the largest
-that fits); ``interaction + prefixes`` is ``aces-ci value``'s default since round five (:func:`default_design`:
-a third of the budget on chains, the rest on sampled prefixes); ``adaptive`` is ``value.adaptive``."""
+that fits); ``interaction + half-coalitions`` is ``aces-ci value``'s default since round five (:func:`default_design`:
+a third of the budget on chains, the rest on sampled half-coalitions); ``adaptive`` is ``value.adaptive``."""
 LADDER = (1.25, 1.5, 2.0, 2.5, 3.0, 4.0)
 """Continued runs: K times these factors (rounded up to even)."""
 RULES = DecisionRules(margin=DEFAULT_MARGIN)
@@ -84,7 +84,7 @@ class Outcome:
 
 def design(game: PlantedGame, budget: int, seed: int) -> EstimatorSettings:
     """Round four's design: the default chains with the largest even K whose planned scores fit ``budget``
-    (steps of 16, 8, … 2), no sampled prefixes."""
+    (steps of 16, 8, … 2), no sampled half-coalitions."""
     settings = EstimatorSettings(seed=seed, orders=4)
     step = 16
     while step >= 2:
@@ -109,7 +109,7 @@ def valuations(run: EstimateRun) -> dict[str, Valuation]:
     chain = summarize(run, rules=RULES, replicates=400)
     model = with_interaction(run, chain, RULES)
     if run.settings.sample_share > 0:
-        return {"interaction + prefixes": model}
+        return {"interaction + half-coalitions": model}
     return {"chain": chain, "interaction, chains only": model}
 
 
@@ -172,7 +172,7 @@ def continue_run(
     needed: dict[str, dict[str, int]] = {name: {} for name in first}
     for factor in LADDER:
         orders = settings.orders * factor
-        if settings.sample_share > 0 and settings.budget_scores is not None:  # the same chains, more prefixes
+        if settings.sample_share > 0 and settings.budget_scores is not None:  # the same chains, more half-coalitions
             more = replace(settings, budget_scores=int(settings.budget_scores * factor))
         else:
             more = replace(settings, orders=int(-(-orders // 2) * 2))

@@ -13,7 +13,7 @@ which every keep / cut decision reads, needs only ρ_del). Each step is said in 
 
 With ``sample_share`` (the interaction model's default under a budget the model can be fitted on) the
 chains get (1 − share) of the budget — K shrinks first, then the window, the panel anchors stay — and
-the sampled prefixes fill the rest (:meth:`~aces_ci.skillsv.Estimator._sample_prefixes`).
+the sampled half-coalitions fill the rest (:meth:`~aces_ci.skillsv.Estimator._sample_halves`).
 """
 
 from __future__ import annotations
@@ -88,14 +88,14 @@ def _model_fits(structure: GameStructure, tasks: Sequence[Task], budget: int) ->
 
 
 def _sampled_note(chain_scores: int) -> str:
-    return f"{chain_scores:,} scores on chains, the rest on sampled prefixes"
+    return f"{chain_scores:,} scores on chains, the rest on sampled half-coalitions"
 
 
 def fit_to_budget(structure: GameStructure, tasks: Sequence[Task], settings: EstimatorSettings) -> Plan:
     """``settings`` shrunk until its planned scores fit ``settings.budget_scores`` (see the module docstring).
 
-    With ``sample_share`` the chains are sized to (1 − share) of the budget and the sampled prefixes fill
-    the rest. Without a budget the design is the K chains asked for and no prefixes (``-K`` means K
+    With ``sample_share`` the chains are sized to (1 − share) of the budget and the sampled half-coalitions fill
+    the rest. Without a budget the design is the K chains asked for and no half-coalitions (``-K`` means K
     chains); with a budget too small to fit the model, chains alone.
     """
     if settings.budget_scores is None or not _model_fits(structure, tasks, settings.budget_scores):

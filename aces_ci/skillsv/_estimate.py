@@ -56,13 +56,13 @@ The value JSON's ``stopped_by``."""
 Pooling = Literal["pooled", "chain"]
 SAMPLE_SHARE = 2 / 3
 """``sample_share`` of ``aces-ci value`` with the interaction model and a budget: chains keep a third of
-the scores (content values, context costs), sampled prefixes take the rest. On the benchmark's games
-at 250 rollouts per unit this took the right keep / cut calls from 36% / 31% / 21% to 81% / 87% / 70%
-at 16 / 24 / 40 units with no more severe errors and coverage 0.944–0.968 (BENCHMARKS.md, round
-five). A half share left K = 8 chains, whose held-out check fell back more and covered 0.875."""
+the scores (content values, context costs), sampled half-coalitions take the rest. On the benchmark's
+games at 250 rollouts per unit, with the sparse model, this made the right keep / cut call for 85% /
+95% / 95% of effective units at 16 / 24 / 40 units, covering 0.945–0.960 (BENCHMARKS.md, round six).
+A share of 0.85 decided more at 16 units (89%) but covered 0.919 on 10 seeds."""
 SAMPLE_ROUNDS = 10
-"""Rounds of prefix sampling: the cache serves a prefix drawn twice on one case free, so each round
-draws again for what the last one left of the budget."""
+"""Rounds of half-coalition sampling: the cache serves a coalition drawn twice on one case free, so
+each round draws again for what the last one left of the budget."""
 
 
 @dataclass(frozen=True)
@@ -111,10 +111,11 @@ class EstimatorSettings:
     max_evaluations: int | None = None
     max_usd: float | None = None
     sample_share: float = 0.0
-    """Share of the run's scores spent on *sampled prefixes* (:meth:`Estimator._sample_prefixes`: one
-    prefix of each of many orders, each on one case) rather than chains; with ``budget_scores`` the
-    chains are sized to the rest and the prefixes fill the budget. They are ρ_del scores for the
-    interaction model only: the chains still give content values, context costs and the model's check.
+    """Share of the run's scores spent on *sampled half-coalitions* (:meth:`Estimator._sample_halves`:
+    each unit present with probability ½, in complementary pairs, each on one case) rather than chains;
+    with ``budget_scores`` the chains are sized to the rest and the half-coalitions fill the budget.
+    They are ρ_del scores for the interaction model only: the chains still give content values and
+    context costs (and their own ρ_del rows to the model).
     """
     budget_scores: int | None = None
     """Coalition scores the design should fit in (``--max-rollouts`` ÷ runs; ``max_evaluations`` is a hard stop):
@@ -203,7 +204,7 @@ class EstimateRun:
     failure: str | None = None
     """The first such failure, as the oracle reported it."""
     sampled: dict[tuple[int, int], float] = field(default_factory=dict)
-    """ρ_del scores of the sampled prefixes (``sample_share``), by (coalition mask, case index)."""
+    """ρ_del scores of the sampled half-coalitions (``sample_share``), by (coalition mask, case index)."""
     case_scores: dict[str, dict[int, float]] = field(default_factory=dict)
     """Per anchor (``empty``, ``trigger_only``, ``full``, all ρ_del), its score on each case it was scored on."""
 
@@ -398,7 +399,7 @@ class Estimator:
                     run.stopped_by = self.scores.pending_stop
                     break
             if self.settings.sample_share > 0 and run.stopped_by is None and self.scores.pending_stop is None:
-                self._sample_prefixes()
+                self._sample_halves()
             if self.settings.panel_anchors and run.stopped_by is None and self.scores.pending_stop is None:
                 self._panel_anchors()
         except _BudgetStop as stop:
@@ -414,39 +415,40 @@ class Estimator:
             }
         return run
 
-    def _sample_prefixes(self) -> None:
-        """Score the sampled prefixes: ``sample_share`` of the run's scores, the chains having spent the rest.
+    def _sample_halves(self) -> None:
+        """Score the sampled half-coalitions: ``sample_share`` of the run's scores, the chains having spent the rest.
 
-        Each one is a prefix of its own order drawn from μ, cut at a uniform position ({m} … N), scored
-        on one case, the cases dealt evenly. A chain scores every prefix of one order on one window, so
-        its rows are tied to one order and one window; independent prefixes spread the same scores over
-        as many orders and cases as there are scores. On the benchmark's 16- and 24-unit games this
-        design gave the model's values an sd 11% and 20% below the chains' at equal ρ_del scores
-        (``benchmarks/skillsv_designs.py``); half-coalitions — each unit present with probability ½,
-        the Data-Banzhaf design — did 16–21% *worse* than chains: the hierarchy makes μ's split of a
-        pair term 0.75 / 0.25 or 1 / 0, not the ½ / ½ under which that design is optimal (BENCHMARKS.md,
-        round five).
+        Each draw puts every execution unit in with probability ½ and pairs that coalition with its
+        complement (the trigger in both), each closed under the requirements so it is feasible; each is
+        scored on one case, the cases dealt evenly. Every row then informs every unit's effect at the
+        best rate a single row can (Data Banzhaf / MSR): independent, balanced presence. Prefixes of
+        μ-orders, the round-five design, tie the units a prefix holds to each other (a long prefix holds
+        many), and that correlation, not the pair terms, set their values' spread: on the benchmark's
+        16-unit games a model with no pair terms at all had an sd of 0.028 on prefix rows, against 0.020
+        for the sparse model on as many half-coalitions (BENCHMARKS.md, round six). The pair terms this
+        design estimates least well are what the sparse fit of :mod:`._interaction` prunes.
         """
         share = min(self.settings.sample_share, 0.95)
         budget = self.settings.budget_scores
         start = self.run.meter.evaluated
         cases = len(self.run.tasks)
+        execution = self.run.execution
+        trigger = 1 << self.trigger
         deck: list[int] = []
-        for _ in range(SAMPLE_ROUNDS):  # a prefix already scored on its case is free: draw again for it
+        for _ in range(SAMPLE_ROUNDS):  # a coalition already scored on its case is free: draw again for it
             if budget is None:
                 wanted = round(start * share / (1.0 - share)) - (self.run.meter.evaluated - start)
             else:  # the budget's rest, less the panel anchors still to score
                 wanted = budget - self.run.meter.evaluated - self._anchors_left()
             keys: list[tuple[int, Operator, int]] = []
-            for _ in range(max(wanted, 0)):
-                order = self.sampler.order(self.rng.random(self.structure.draws))
-                cut = int(self.rng.integers(1, len(order) + 1))
-                mask = 0
-                for player in order[:cut]:
-                    mask |= 1 << player
-                if not deck:
-                    deck = [int(task) for task in self.rng.permutation(cases)]
-                keys.append((mask, "del", deck.pop()))
+            while len(keys) < wanted:
+                present = self.rng.random(len(execution)) < 0.5
+                inside = sum(1 << player for player, there in zip(execution, present, strict=True) if there)
+                outside = sum(1 << player for player, there in zip(execution, present, strict=True) if not there)
+                for mask in (inside, outside)[: wanted - len(keys)]:
+                    if not deck:
+                        deck = [int(task) for task in self.rng.permutation(cases)]
+                    keys.append((self.structure.closure(trigger | mask), "del", deck.pop()))
             if not keys:
                 return
             found = self.scores.fetch(keys)

@@ -107,6 +107,16 @@ class GameStructure:
         """Downward closed under D."""
         return all(self.need_masks[i] & ~mask == 0 for i in bits(mask))
 
+    def closure(self, mask: int) -> int:
+        """The smallest feasible coalition holding ``mask``: every player it requires, directly or not."""
+        while True:
+            grown = mask
+            for player in bits(mask):
+                grown |= self.need_masks[player]
+            if grown == mask:
+                return mask
+            mask = grown
+
     def closure_of_dependents(self, player: int) -> int:
         """``player`` and every player that requires it, directly or not (what removing it removes)."""
         removed = 1 << player

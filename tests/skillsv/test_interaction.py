@@ -159,7 +159,7 @@ def test_sampled_prefixes_fill_the_budget_and_narrow_the_models_intervals() -> N
     plan = fit_to_budget(
         game.structure, game.tasks, EstimatorSettings(seed=2, sample_share=SAMPLE_SHARE, budget_scores=budget)
     )
-    assert plan.settings.orders == 4 and any("sampled prefixes" in note for note in plan.notes)
+    assert plan.settings.orders == 4 and any("sampled half-coalitions" in note for note in plan.notes)
     run = Estimator(game.structure, game.tasks, BernoulliOracle(game, 2), plan.settings).estimate()
     assert 0.95 * budget <= run.meter.evaluated <= budget
     assert len(run.sampled) > 2 * sum(len(chain.order) * len(chain.window) for chain in run.chains)
