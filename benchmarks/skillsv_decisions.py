@@ -11,7 +11,10 @@ interaction``, :mod:`aces_ci.skillsv._interaction`, with its held-out check and 
 runs only that one), scoring the decisions against the μ-exact net effects:
 
 * **severe**: a unit kept whose exact net effect is below −δ, or cut (delete / negligible) whose
-  exact net effect is above +δ — per skill;
+  exact net effect is above +δ — per skill. A unit kept because kept units require it
+  (``respect_dependencies``: deleting it deletes them) is judged, here and for the right call, on the
+  exact effects of everything deleting it removes — a harmful lead-in of two load-bearing items is
+  rightly kept (round six);
 * **right call**: among units with |exact| ≥ 0.05, the share kept when positive, cut when negative
   (and the same for the three-unit AND's members alone, the one interaction a pairwise model misses);
 * **dead → negligible**: the share of planted dead units decided ``negligible``;
@@ -119,8 +122,12 @@ def score(game: PlantedGame, valuation: Valuation, rollouts: int, margin: float 
         ("severe", "effective", "right", "triple", "triple_right", "dead", "dead_negligible", "unresolved", "covered"),
         0,
     )
+    structure = game.structure
     for unit in valuation.units:
         truth = exact[unit.unit]
+        if unit.reason.startswith("required by"):  # kept for its dependents: deleting it deletes them too
+            removed = structure.closure_of_dependents(structure.index[unit.unit])
+            truth = sum(exact[structure.players[i]] for i in range(structure.size) if removed >> i & 1)
         cut = unit.decision in ("delete", "negligible")
         counts["severe"] += (unit.decision == "keep" and truth < -margin) or (cut and truth > margin)
         if abs(truth) >= EFFECTIVE:
@@ -135,7 +142,7 @@ def score(game: PlantedGame, valuation: Valuation, rollouts: int, margin: float 
             counts["dead_negligible"] += unit.decision == "negligible"
         counts["unresolved"] += unit.decision == "unresolved"
         ci = unit.net_effect.ci if unit.net_effect is not None else None
-        counts["covered"] += ci is not None and ci.lo <= truth <= ci.hi
+        counts["covered"] += ci is not None and ci.lo <= exact[unit.unit] <= ci.hi
     return Outcome(len(valuation.units), rollouts=rollouts, fallback=len(valuation.fallback), **counts)
 
 

@@ -80,8 +80,8 @@ def _fewer_orders(
 
 def _model_fits(structure: GameStructure, tasks: Sequence[Task], budget: int) -> bool:
     """Whether a budget of scores could fit the interaction model (:data:`MIN_ROWS_PER_COLUMN` per
-    coefficient). Below that the prefixes would inform nothing and starve the chains, whose values then
-    stand (16 units at 60 rollouts per unit: coverage 0.75 with prefixes, 0.99 without; BENCHMARKS.md,
+    coefficient). Below that sampled coalitions would inform nothing and starve the chains, whose values
+    then stand (16 units at 60 rollouts per unit: coverage 0.75 with round five's prefixes, 0.99 without; BENCHMARKS.md,
     round five)."""
     units = structure.size - 1
     return budget >= MIN_ROWS_PER_COLUMN * (len(tasks) + units + units * (units - 1) // 2)

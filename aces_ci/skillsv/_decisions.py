@@ -18,19 +18,25 @@ CROSSING_PATHS = 2000
 CROSSING_STEP = 1.25
 """Looks of the simulated continued run: the design scaled by 1.25, 1.25², … (the benchmark's ladder)."""
 CROSSING_HORIZON = 64.0
+CROSSING_CANDIDATES = 200
 Z95 = 1.96
 
 
 def crossing_factor(value: float, lo: float, hi: float, margin: float) -> float | None:
-    """By what factor the design must grow before a continued run decides the unit, at the median.
+    """By what factor the design must grow before a continued run decides the unit.
 
     A decision is the *first* look at which the interval clears 0 (or fits inside ±δ), not the look at
     which the expected interval does: a noisy estimate crosses earlier than its mean path. The
     estimate is simulated as a Brownian path from the current value with drift at the current value
     (the running sum S_t = t·v_t gains v per unit of design and noise of the current standard error,
-    each side's own), looked at after each growth by :data:`CROSSING_STEP`; the answer is the median
-    first look that decides (keep, delete or negligible), None when most paths are still open at
-    :data:`CROSSING_HORIZON`. Seeded: the same interval gives the same answer.
+    each side's own), looked at after each growth by :data:`CROSSING_STEP`. (Drawing the drift per
+    path from the value's own interval changed no forecast's hit rate on the benchmark and made a
+    wide interval look soon decided: a flat prior on the true value.) The first
+    deciding look is spread over a wide range (a unit near a margin may decide at the next look or
+    eight looks on), so the answer is the growth *most likely to be within a factor 2* of the design
+    the decision will add — the point forecast the "within ×2" promise asks for — rather than the
+    median; None when most paths are still open at :data:`CROSSING_HORIZON`. Seeded: the same
+    interval gives the same answer.
     """
     below, above = (value - lo) / Z95, (hi - value) / Z95
     noise = (below + above) / 2
@@ -48,8 +54,12 @@ def crossing_factor(value: float, lo: float, hi: float, margin: float) -> float 
     high = estimate + Z95 * above / np.sqrt(looks)
     decided = (low > 0) | (high < 0) | ((low > -margin) & (high < margin))
     first = np.where(decided.any(axis=1), looks[np.argmax(decided, axis=1)], np.inf)
-    median = float(np.median(first))
-    return median if np.isfinite(median) else None
+    if not np.isfinite(np.median(first)):
+        return None
+    more = first[np.isfinite(first)] - 1.0  # the design added before the deciding look, as a share of it
+    candidates = np.geomspace(more.min() / 2, more.max() * 2, CROSSING_CANDIDATES)
+    hits = [np.count_nonzero((more >= c / 2) & (more <= 2 * c)) for c in candidates]
+    return 1.0 + float(candidates[int(np.argmax(hits))])
 
 
 @dataclass(frozen=True)

@@ -74,6 +74,9 @@ fast relevance vector machine: its ridge would be ~10⁷ anyway, and the fit shr
 PRUNED_RIDGE = 1e8
 NOISE_FLOOR = 1e-4
 RELEVANCE_ITERATIONS = 300
+TRIPLE_PAIR_SD = 0.05
+"""Prior sd from which a kept pair counts toward a triple (:func:`_triangles`)."""
+MAX_TRIPLES = 40
 RELEVANCE_TOLERANCE = 1e-4
 """Largest relative change of an active pair's prior variance at which the updates stop."""
 CHECK_Z = 1.96
@@ -154,20 +157,26 @@ def _rows(run: EstimateRun, trigger: int, extra: Extra) -> _Rows:
 
 
 class _Design:
-    """Columns: one per case, one per execution unit, one per pair of units."""
+    """Columns: one per case, one per execution unit, one per pair of units, and any triples asked for."""
 
-    def __init__(self, execution: Sequence[int], cases: int) -> None:
+    def __init__(self, execution: Sequence[int], cases: int, triples: Sequence[tuple[int, int, int]] = ()) -> None:
+        self.execution = tuple(execution)
         self.players = np.array(execution, dtype=np.int64)
         self.cases = cases
         self.pairs = list(itertools.combinations(range(len(execution)), 2))
         self.first = np.array([i for i, _ in self.pairs], dtype=int)
         self.second = np.array([j for _, j in self.pairs], dtype=int)
-        self.width = cases + len(execution) + len(self.pairs)
+        self.triples = list(triples)
+        self.width = cases + len(execution) + len(self.pairs) + len(self.triples)
 
     def effects(self, masks: np.ndarray) -> np.ndarray:
-        """Rows × (units + pairs): the presence of each unit and each pair (no case columns)."""
+        """Rows × (units + pairs + triples): the presence of each unit, pair and triple (no case columns)."""
         present = ((masks[:, None] >> self.players[None, :]) & 1).astype(float)
-        return np.hstack([present, present[:, self.first] * present[:, self.second]])
+        columns = [present, present[:, self.first] * present[:, self.second]]
+        if self.triples:
+            a, b, c = (np.array(side, dtype=int) for side in zip(*self.triples, strict=True))
+            columns.append(present[:, a] * present[:, b] * present[:, c])
+        return np.hstack(columns)
 
     def rows(self, masks: np.ndarray, tasks: np.ndarray) -> np.ndarray:
         case = np.zeros((len(masks), self.cases))
@@ -215,14 +224,15 @@ def _fit(
     return linalg.cho_solve(factor, moments.moment), factor
 
 
-def _relevance(design: _Design, moments: _Moments) -> np.ndarray:
+def _relevance(design: _Design, moments: _Moments) -> tuple[np.ndarray, np.ndarray]:
     """Per column, the ridge a sparse fit puts on it: each pair's prior variance learned from the rows.
 
     Automatic relevance determination (MacKay 1992; Tipping 2001): every pair term β_ij has its own
     prior N(0, γ_ij), the case and unit terms are left free, and the γ and the noise σ² are set by
     type-II maximum likelihood with MacKay's fixed-point updates. A pair the rows show no sign of is
     driven to γ → 0 and leaves the fit; one they show keeps a γ near its square and is barely
-    shrunk. Returned as the ridge σ²/γ per column (:data:`PRUNED_RIDGE` for a pruned pair).
+    shrunk. Returned as the ridge σ²/γ per column (:data:`PRUNED_RIDGE` for a pruned pair) and the γ
+    of every penalised column (0 when pruned).
     """
     free = design.cases + len(design.players)
     width = design.width
@@ -251,10 +261,41 @@ def _relevance(design: _Design, moments: _Moments) -> np.ndarray:
     ridge = np.full(width, CASE_RIDGE)
     ridge[free:] = PRUNED_RIDGE
     ridge[free + active] = noise / gamma[active]
-    return ridge
+    kept = np.zeros(width - free)
+    kept[active] = gamma[active]
+    return ridge, kept
 
 
-def _cross_fitted(design: _Design, rows: _Rows, matrix: np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray]:
+def _triangles(design: _Design, gamma: np.ndarray) -> list[tuple[int, int, int]]:
+    """Triples of units whose three pairs the sparse fit all kept at :data:`TRIPLE_PAIR_SD` or more.
+
+    A three-unit interaction read by a pairwise model shows as its three pairs; a triple is fitted only
+    where that trace is there (strong heredity, as in the analysis of factorial designs), so the
+    columns stay few. The strongest :data:`MAX_TRIPLES` by their weakest pair.
+    """
+    pairs = zip(design.pairs, gamma[: len(design.pairs)], strict=True)
+    strong = {pair: g for pair, g in pairs if g >= TRIPLE_PAIR_SD**2}
+    found = []
+    for (i, j), g in strong.items():
+        for k in range(j + 1, len(design.players)):
+            if (i, k) in strong and (j, k) in strong:
+                found.append((min(g, strong[(i, k)], strong[(j, k)]), (i, j, k)))
+    found.sort(reverse=True)
+    return [triple for _, triple in found[:MAX_TRIPLES]]
+
+
+def _fold_of(rows: _Rows, seed: int) -> np.ndarray:
+    """0 or 1 per row, from a hash of its (coalition, case) and the seed: a row keeps its half when
+    more rows come, so a continued valuation refits on the same split plus the new rows (a
+    position-based split would reshuffle every row and move the values by as much as their noise)."""
+    key = rows.masks.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    key ^= (rows.tasks.astype(np.uint64) + np.uint64(seed) * np.uint64(7919)) * np.uint64(0xC2B2AE3D27D4EB4F)
+    key ^= key >> np.uint64(31)
+    key *= np.uint64(0xBF58476D1CE4E5B9)
+    return np.asarray((key >> np.uint64(40)) & np.uint64(1), dtype=int)
+
+
+def _cross_fitted(run: EstimateRun, design: _Design, rows: _Rows, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """φ and its sd from the sparse model, cross-fitted so the interval is honest about the pruning.
 
     A sparse fit chooses its pairs from the very noise it then fits: its intervals, computed as if
@@ -265,17 +306,24 @@ def _cross_fitted(design: _Design, rows: _Rows, matrix: np.ndarray, seed: int) -
     variance a quarter of the sum (the halves' noise is independent). On the same games that
     covered 0.950 with standardised errors of sd ≈ 1 (BENCHMARKS.md, round six).
     """
-    fold = np.random.default_rng(seed).permutation(len(rows.scores)) % 2
+    fold = _fold_of(rows, seed)
     halves = [fold == side for side in (0, 1)]
     moments = [_moments(design, rows, half) for half in halves]
     values, variances = [], []
     for side, half in enumerate(halves):
-        ridge = _relevance(design, moments[1 - side])
-        factor = linalg.cho_factor(moments[side].gram + np.diag(ridge))
-        beta = linalg.cho_solve(factor, moments[side].moment)
+        ridge, gamma = _relevance(design, moments[1 - side])
+        fitted, own_moments = design, moments[side]
+        triples = _triangles(design, gamma)
+        if triples:
+            fitted = _Design(design.execution, design.cases, triples)
+            ridge, _ = _relevance(fitted, _moments(fitted, rows, halves[1 - side]))
+            own_moments = _moments(fitted, rows, half)
+        matrix = value_matrix(run, fitted)
+        factor = linalg.cho_factor(own_moments.gram + np.diag(ridge))
+        beta = linalg.cho_solve(factor, own_moments.moment)
         own = _Rows(rows.masks[half], rows.tasks[half], rows.scores[half], rows.fold[half])
         values.append(matrix @ beta)
-        variances.append(_sandwich_sd(design, own, beta, factor, matrix) ** 2)
+        variances.append(_sandwich_sd(fitted, own, beta, factor, matrix) ** 2)
     return (values[0] + values[1]) / 2, np.sqrt((variances[0] + variances[1]) / 4)
 
 
@@ -290,6 +338,12 @@ def value_matrix(run: EstimateRun, design: _Design) -> np.ndarray:
     for column, ((i, j), split) in enumerate(zip(design.pairs, splits, strict=True)):
         matrix[i, design.cases + units + column] = split[int(players[i])]
         matrix[j, design.cases + units + column] = split[int(players[j])]
+    start = design.cases + units + len(design.pairs)
+    triples = [sum(1 << int(players[k]) for k in triple) for triple in design.triples]
+    triple_splits = last_entry(run.structure, run.settings.distribution, triples)
+    for column, (triple, split) in enumerate(zip(design.triples, triple_splits, strict=True)):
+        for k in triple:
+            matrix[k, start + column] = split[int(players[k])]
     return matrix
 
 
@@ -384,7 +438,7 @@ def interaction_values(
         return None
     matrix = value_matrix(run, design)
     if run.sampled:
-        phi, sd = _cross_fitted(design, rows, matrix, run.settings.seed)
+        phi, sd = _cross_fitted(run, design, rows, run.settings.seed)
     else:
         beta, factor = _fit(design, rows, np.ones(len(rows.scores), dtype=bool))
         phi, sd = matrix @ beta, _sandwich_sd(design, rows, beta, factor, matrix)

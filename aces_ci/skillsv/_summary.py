@@ -85,10 +85,10 @@ def decide(
 def scores_to_decide(net: Estimate, margin: float, scores_per_chain: float) -> int | None:
     """About how many more coalition scores an unresolved unit needs, assuming its value stays put.
 
-    The median first look of a continued run that decides it (:func:`~._decisions.crossing_factor`):
-    round four's answer below — where the expected interval decides — was pessimistic, because a
-    decision is the first look at which a noisy interval clears, and it stays the answer when most
-    simulated runs are still open at 64× the design.
+    The growth most likely to be within a factor 2 of the first look of a continued run that decides
+    it (:func:`~._decisions.crossing_factor`): round four's answer below — where the expected interval
+    decides — was pessimistic, because a decision is the first look at which a noisy interval clears,
+    and it stays the answer when most simulated runs are still open at 64× the design.
 
     Each side of an interval shrinks about the value v as 1/√chains (the bootstrap's intervals need
     not be symmetric, so each side is scaled on its own). The sign is decided once the side toward 0

@@ -188,24 +188,25 @@ def test_decisions_follow_the_intervals_and_the_margin() -> None:
 
 def test_scores_to_decide_grow_with_the_spread_and_read_each_side_of_the_interval() -> None:
     near_zero = Estimate(0.0, Interval(-0.1, 0.1), 8)
-    # both sides must shrink from 0.1 to δ = 0.05 (4× the chains if the value stayed at 0); a continued
-    # run's value wanders, so its median first look inside ±δ comes later: 1.25⁸ = 5.96×, 4.96 × 8 more chains
-    assert scores_to_decide(near_zero, 0.05, 100.0) == 3969
-    assert scores_to_decide(Estimate(0.0, Interval(-0.2, 0.2), 8), 0.05, 100.0) > 4 * 3969
+    # both sides must shrink from 0.1 to δ = 0.05: 4× the chains if the value stayed at 0 (3 × 8 chains
+    # × 100 scores more); a continued run's value wanders, so its first look inside ±δ tends to come later
+    assert 2_400 < scores_to_decide(near_zero, 0.05, 100.0) < 6_000
+    assert scores_to_decide(Estimate(0.0, Interval(-0.2, 0.2), 8), 0.05, 100.0) > 4 * 2_400
     # far from 0 the sign decides first: the lower side 0.2 must fall to |v| = 0.15 (1.78× if it stayed
-    # put); the first look past that is 1.25³ = 1.95×
-    assert scores_to_decide(Estimate(0.15, Interval(-0.05, 0.35), 8), 0.05, 100.0) == 763
-    # an asymmetric interval touching 0 from above decides at the first look (1.25×)
+    # put), and the wandering value clears it at the first looks (1.25×, 1.56×, 1.95×) or a little later
+    far = scores_to_decide(Estimate(0.15, Interval(-0.05, 0.35), 8), 0.05, 100.0)
+    assert far is not None and 200 <= far <= 763
+    # an asymmetric interval touching 0 from above decides at the first looks, no later than the far one
     touching = scores_to_decide(Estimate(0.15, Interval(0.0, 0.27), 8), 0.05, 100.0)
-    assert touching == 200
+    assert touching is not None and 200 <= touching <= far
 
 
 def test_the_predicted_first_look_grows_with_the_spread_and_is_reproducible() -> None:
-    """``crossing_factor``: the median first look (×1.25 apart) at which a continued run decides."""
+    """``crossing_factor``: the growth most likely within ×2 of the first look (×1.25 apart) that decides."""
     barely = crossing_factor(0.1, -0.005, 0.205, 0.05)
     wider = crossing_factor(0.1, -0.1, 0.3, 0.05)
     widest = crossing_factor(0.1, -0.2, 0.4, 0.05)
-    assert barely == 1.25
+    assert barely is not None and barely <= 1.5  # the first or second look decides
     assert wider is not None and widest is not None and barely < wider < widest
     assert crossing_factor(0.1, -0.1, 0.3, 0.05) == wider  # seeded: the report does not change run to run
     assert crossing_factor(0.0, -1.0, 1.0, 0.05) is None  # open at 64× the design: the closed form answers
