@@ -57,9 +57,9 @@ Pooling = Literal["pooled", "chain"]
 SAMPLE_SHARE = 2 / 3
 """``sample_share`` of ``aces-ci value`` with the interaction model and a budget: chains keep a third of
 the scores (content values, context costs), sampled half-coalitions take the rest. On the benchmark's
-games at 250 rollouts per unit, with the sparse model, this made the right keep / cut call for 85% /
-95% / 95% of effective units at 16 / 24 / 40 units, covering 0.945–0.960 (BENCHMARKS.md, round six).
-A share of 0.85 decided more at 16 units (89%) but covered 0.919 on 10 seeds."""
+games at 250 rollouts per unit, with the sparse model, this made the right keep / cut call for 91% /
+97% / 96% of effective units at 16 / 24 / 40 units, covering 0.948–0.963 (BENCHMARKS.md, round six).
+A share of 0.85 decided more at 16 units on 10 seeds but covered 0.919."""
 SAMPLE_ROUNDS = 10
 """Rounds of half-coalition sampling: the cache serves a coalition drawn twice on one case free, so
 each round draws again for what the last one left of the budget."""

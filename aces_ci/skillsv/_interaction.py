@@ -22,9 +22,10 @@ informs every unit's effect best. On them the model is fitted **sparse and cross
 (:func:`_cross_fitted`): each pair term gets its own prior variance, learned by automatic relevance
 determination (:func:`_relevance`), so the many pairs the rows show no sign of leave the fit and
 stop spreading their noise into every unit's value; and each half of the rows is fitted with the
-penalty the *other* half learned, which keeps the sandwich interval honest about the selection. The
-held-out check then does not run (see :func:`interaction_values`), and a three-unit AND is still read
-as pairs: its members are under-credited by about a quarter (BENCHMARKS.md, round six).
+penalty the *other* half learned, which keeps the sandwich interval honest about the selection. A
+three-unit interaction shows as its three pairs; where the sparse fit keeps all three, the triple
+gets its own column (:func:`_triangles`), so a three-unit AND is no longer read as pairs there. The
+held-out check does not run under this design (see :func:`interaction_values`; BENCHMARKS.md, round six).
 
 **Interval**: the coefficients' sandwich covariance clustered two ways — by coalition (the model
 missing a coalition by the same amount on every case) and by case (a unit whose effect varies with
