@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from ._estimate import Estimator, EstimatorSettings
-from ._interaction import MIN_ROWS_PER_COLUMN
+from ._interaction import SPARSE_MIN_ROWS_PER_COLUMN
 from ._oracle import CoalitionOracle, CoalitionRequest, Outcome, Task
 from ._structure import GameStructure
 
@@ -79,12 +79,12 @@ def _fewer_orders(
 
 
 def _model_fits(structure: GameStructure, tasks: Sequence[Task], budget: int) -> bool:
-    """Whether a budget of scores could fit the interaction model (:data:`MIN_ROWS_PER_COLUMN` per
-    coefficient). Below that sampled coalitions would inform nothing and starve the chains, whose values
-    then stand (16 units at 60 rollouts per unit: coverage 0.75 with round five's prefixes, 0.99 without; BENCHMARKS.md,
-    round five)."""
+    """Whether a budget of scores could fit the sparse interaction model on half-coalitions
+    (:data:`SPARSE_MIN_ROWS_PER_COLUMN` per coefficient). Below that sampled coalitions would inform
+    nothing and starve the chains, whose values then stand (16 units at 60 rollouts per unit: coverage
+    0.75 with round five's prefixes and model, 0.99 without; BENCHMARKS.md, round five)."""
     units = structure.size - 1
-    return budget >= MIN_ROWS_PER_COLUMN * (len(tasks) + units + units * (units - 1) // 2)
+    return budget >= SPARSE_MIN_ROWS_PER_COLUMN * (len(tasks) + units + units * (units - 1) // 2)
 
 
 def _sampled_note(chain_scores: int) -> str:

@@ -90,6 +90,11 @@ MIN_ROWS_PER_COLUMN = 6.0
 n(n − 1)/2 pairs in variance: at 2–3 scores per coefficient (60 rollouts per unit, 24 units) its
 intervals held the exact value for 0.917 of units, and at ~5.6 (250 per unit, 40 units) it made fewer
 right calls than the chains (BENCHMARKS.md, round four); at 8–11 (24 and 16 units) it made more."""
+SPARSE_MIN_ROWS_PER_COLUMN = 2.0
+"""The same floor for the sparse, cross-fitted model on half-coalitions, which pays only for the pairs it
+keeps: at 2.3–3.4 scores per coefficient (60 rollouts per unit on 16, 24 and 40 units) it made 28%, 48%
+and 61% right calls with coverage 0.950–0.967 and no severe call, where the chains alone made 4%, 11%
+and 5% (BENCHMARKS.md, round six)."""
 _CHUNK = 2048
 
 
@@ -424,17 +429,20 @@ def _held_out_check(run: EstimateRun, design: _Design, rows: _Rows, matrix: np.n
 
 
 def interaction_values(
-    run: EstimateRun, confidence: float = 0.95, extra: Extra | None = None, min_rows: float = MIN_ROWS_PER_COLUMN
+    run: EstimateRun, confidence: float = 0.95, extra: Extra | None = None, min_rows: float | None = None
 ) -> InteractionValues | None:
     """φ_del of every execution unit from the interaction model (module docstring).
 
-    None when the run scored too few distinct coalitions to fit it (:data:`MIN_ROWS_PER_COLUMN`).
+    None when the run scored too few distinct coalitions to fit it: ``min_rows`` per coefficient, by
+    default :data:`SPARSE_MIN_ROWS_PER_COLUMN` under the sampled design, :data:`MIN_ROWS_PER_COLUMN` on chains.
     ``extra`` adds scores beyond the chains' (they inform the fit, not the held-out check).
     """
     structure = run.structure
     trigger = next(i for i in range(structure.size) if i not in run.execution)
     rows = _rows(run, trigger, extra or {})
     design = _Design(run.execution, len(run.tasks))
+    if min_rows is None:
+        min_rows = SPARSE_MIN_ROWS_PER_COLUMN if run.sampled else MIN_ROWS_PER_COLUMN
     if len(rows.scores) < min_rows * design.width:
         return None
     matrix = value_matrix(run, design)
@@ -473,7 +481,7 @@ def with_interaction(
     *,
     confidence: float = CONFIDENCE,
     extra: Extra | None = None,
-    min_rows: float = MIN_ROWS_PER_COLUMN,
+    min_rows: float | None = None,
 ) -> Valuation:
     """``valuation`` with its net effects (and so its decisions) from the interaction model.
 
