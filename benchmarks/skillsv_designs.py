@@ -29,6 +29,7 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from aces_ci.skillsv import Estimator, EstimatorSettings
+from aces_ci.skillsv._estimate import half_coalitions
 from aces_ci.skillsv._interaction import _Design, _rows, value_matrix
 from aces_ci.skillsv._orders import OrderSampler
 from benchmarks.skillsv_games import BernoulliOracle, PlantedGame, decidable_game
@@ -54,22 +55,11 @@ def compare(game: PlantedGame, rows: int, seed: int) -> dict[str, float]:
     matrix = value_matrix(run, design)
     rng = np.random.default_rng(seed)
     sampler = OrderSampler(structure, "layer")
-    execution = np.array(run.execution)
-
-    def closed(mask: int) -> int:
-        while True:
-            grown = mask
-            for player in range(structure.size):
-                if mask >> player & 1:
-                    grown |= structure.need_masks[player]
-            if grown == mask:
-                return mask
-            mask = grown
 
     def half(paired: bool) -> list[int]:
-        present = rng.random(len(execution)) < 0.5
-        other = ~present if paired else rng.random(len(execution)) < 0.5
-        return [closed(1 << trigger | sum(1 << int(p) for p in execution[side])) for side in (present, other)]
+        if paired:
+            return list(half_coalitions(structure, run.execution, trigger, rng))
+        return [half_coalitions(structure, run.execution, trigger, rng)[0] for _ in range(2)]
 
     def prefixes() -> list[int]:
         out = []

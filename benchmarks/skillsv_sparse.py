@@ -28,6 +28,7 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from aces_ci.skillsv import DEFAULT_MARGIN, Estimator, EstimatorSettings
+from aces_ci.skillsv._estimate import half_coalitions
 from aces_ci.skillsv._interaction import (
     _cross_fitted,
     _Design,
@@ -48,15 +49,11 @@ def draw_rows(game: PlantedGame, execution: Sequence[int], design: str, count: i
     """``count`` (coalition, case) rows of one design, scored by fresh Bernoulli draws."""
     structure = game.structure
     rng = np.random.default_rng(seed)
-    trigger = 1 << structure.index["m"]
     sampler = OrderSampler(structure, "layer")
     masks: list[int] = []
     while len(masks) < count:
         if design == "half-coalitions":
-            present = rng.random(len(execution)) < 0.5
-            inside = sum(1 << p for p, there in zip(execution, present, strict=True) if there)
-            outside = sum(1 << p for p, there in zip(execution, present, strict=True) if not there)
-            masks += [structure.closure(trigger | inside), structure.closure(trigger | outside)]
+            masks += half_coalitions(structure, execution, structure.index["m"], rng)
         else:
             order = sampler.order(rng.random(structure.draws))
             masks.append(sum(1 << p for p in order[: int(rng.integers(1, len(order) + 1))]))

@@ -65,6 +65,17 @@ SAMPLE_ROUNDS = 10
 each round draws again for what the last one left of the budget."""
 
 
+def half_coalitions(
+    structure: GameStructure, execution: Sequence[int], trigger: int, rng: np.random.Generator
+) -> tuple[int, int]:
+    """A coalition holding each execution unit with probability ½, and its complement: the trigger in
+    both, each closed under the requirements so it is feasible (:meth:`Estimator._sample_halves`)."""
+    present = rng.random(len(execution)) < 0.5
+    inside = sum(1 << player for player, there in zip(execution, present, strict=True) if there)
+    outside = sum(1 << player for player, there in zip(execution, present, strict=True) if not there)
+    return structure.closure(1 << trigger | inside), structure.closure(1 << trigger | outside)
+
+
 @dataclass(frozen=True)
 class EstimatorSettings:
     """Knobs of the estimator; the defaults are ours, :func:`published_settings` gives Algorithm 1's."""
@@ -433,7 +444,6 @@ class Estimator:
         start = self.run.meter.evaluated
         cases = len(self.run.tasks)
         execution = self.run.execution
-        trigger = 1 << self.trigger
         deck: list[int] = []
         for _ in range(SAMPLE_ROUNDS):  # a coalition already scored on its case is free: draw again for it
             if budget is None:
@@ -442,13 +452,10 @@ class Estimator:
                 wanted = budget - self.run.meter.evaluated - self._anchors_left()
             keys: list[tuple[int, Operator, int]] = []
             while len(keys) < wanted:
-                present = self.rng.random(len(execution)) < 0.5
-                inside = sum(1 << player for player, there in zip(execution, present, strict=True) if there)
-                outside = sum(1 << player for player, there in zip(execution, present, strict=True) if not there)
-                for mask in (inside, outside)[: wanted - len(keys)]:
+                for mask in half_coalitions(self.structure, execution, self.trigger, self.rng)[: wanted - len(keys)]:
                     if not deck:
                         deck = [int(task) for task in self.rng.permutation(cases)]
-                    keys.append((self.structure.closure(trigger | mask), "del", deck.pop()))
+                    keys.append((mask, "del", deck.pop()))
             if not keys:
                 return
             found = self.scores.fetch(keys)

@@ -166,7 +166,6 @@ class _Design:
     """Columns: one per case, one per execution unit, one per pair of units, and any triples asked for."""
 
     def __init__(self, execution: Sequence[int], cases: int, triples: Sequence[tuple[int, int, int]] = ()) -> None:
-        self.execution = tuple(execution)
         self.players = np.array(execution, dtype=np.int64)
         self.cases = cases
         self.pairs = list(itertools.combinations(range(len(execution)), 2))
@@ -249,14 +248,14 @@ def _relevance(design: _Design, moments: _Moments) -> tuple[np.ndarray, np.ndarr
     for _ in range(RELEVANCE_ITERATIONS):
         columns = np.concatenate([np.arange(free), free + active])
         precision = np.concatenate([np.full(free, CASE_RIDGE), 1.0 / gamma[active]])
-        system = moments.gram[np.ix_(columns, columns)] / noise + np.diag(precision)
+        gram = moments.gram[np.ix_(columns, columns)]
+        system = gram / noise + np.diag(precision)
         factor = linalg.cho_factor(system)
         mean = linalg.cho_solve(factor, moments.moment[columns] / noise)
         spread = np.diag(linalg.cho_solve(factor, np.eye(len(columns))))
         determined = 1.0 - spread[free:] * precision[free:]  # how far the rows, not the prior, set each pair
         updated = np.minimum(mean[free:] ** 2 / np.maximum(determined, 1e-12), RELEVANCE_CAP)
-        fitted = moments.gram[np.ix_(columns, columns)] @ mean
-        residual = moments.squares - 2 * mean @ moments.moment[columns] + mean @ fitted
+        residual = moments.squares - 2 * mean @ moments.moment[columns] + mean @ gram @ mean
         used = free + determined.sum()
         noise = max(residual / max(moments.count - used, 1.0), NOISE_FLOOR)
         change = np.max(np.abs(updated - gamma[active]) / np.maximum(gamma[active], 1e-6), initial=0.0)
@@ -301,7 +300,9 @@ def _fold_of(rows: _Rows, seed: int) -> np.ndarray:
     return np.asarray((key >> np.uint64(40)) & np.uint64(1), dtype=int)
 
 
-def _cross_fitted(run: EstimateRun, design: _Design, rows: _Rows, seed: int) -> tuple[np.ndarray, np.ndarray]:
+def _cross_fitted(
+    run: EstimateRun, design: _Design, rows: _Rows, matrix: np.ndarray, seed: int
+) -> tuple[np.ndarray, np.ndarray]:
     """φ and its sd from the sparse model, cross-fitted so the interval is honest about the pruning.
 
     A sparse fit chooses its pairs from the very noise it then fits: its intervals, computed as if
@@ -318,18 +319,18 @@ def _cross_fitted(run: EstimateRun, design: _Design, rows: _Rows, seed: int) -> 
     values, variances = [], []
     for side, half in enumerate(halves):
         ridge, gamma = _relevance(design, moments[1 - side])
-        fitted, own_moments = design, moments[side]
+        fitted, own_moments, fitted_matrix = design, moments[side], matrix
         triples = _triangles(design, gamma)
-        if triples:
-            fitted = _Design(design.execution, design.cases, triples)
+        if triples:  # the triple columns go after the pairs: the value matrix only grows
+            fitted = _Design(design.players.tolist(), design.cases, triples)
             ridge, _ = _relevance(fitted, _moments(fitted, rows, halves[1 - side]))
             own_moments = _moments(fitted, rows, half)
-        matrix = value_matrix(run, fitted)
+            fitted_matrix = np.hstack([matrix, _triple_columns(run, fitted)])
         factor = linalg.cho_factor(own_moments.gram + np.diag(ridge))
         beta = linalg.cho_solve(factor, own_moments.moment)
         own = _Rows(rows.masks[half], rows.tasks[half], rows.scores[half], rows.fold[half])
-        values.append(matrix @ beta)
-        variances.append(_sandwich_sd(fitted, own, beta, factor, matrix) ** 2)
+        values.append(fitted_matrix @ beta)
+        variances.append(_sandwich_sd(fitted, own, beta, factor, fitted_matrix) ** 2)
     return (values[0] + values[1]) / 2, np.sqrt((variances[0] + variances[1]) / 4)
 
 
@@ -344,13 +345,20 @@ def value_matrix(run: EstimateRun, design: _Design) -> np.ndarray:
     for column, ((i, j), split) in enumerate(zip(design.pairs, splits, strict=True)):
         matrix[i, design.cases + units + column] = split[int(players[i])]
         matrix[j, design.cases + units + column] = split[int(players[j])]
-    start = design.cases + units + len(design.pairs)
-    triples = [sum(1 << int(players[k]) for k in triple) for triple in design.triples]
-    triple_splits = last_entry(run.structure, run.settings.distribution, triples)
-    for column, (triple, split) in enumerate(zip(design.triples, triple_splits, strict=True)):
-        for k in triple:
-            matrix[k, start + column] = split[int(players[k])]
+    matrix[:, design.cases + units + len(design.pairs) :] = _triple_columns(run, design)
     return matrix
+
+
+def _triple_columns(run: EstimateRun, design: _Design) -> np.ndarray:
+    """Units × triples: each triple term's μ-split among its three units (the last entrant's share)."""
+    players = design.players
+    columns = np.zeros((len(players), len(design.triples)))
+    masks = [sum(1 << int(players[k]) for k in triple) for triple in design.triples]
+    splits = last_entry(run.structure, run.settings.distribution, masks)
+    for column, (triple, split) in enumerate(zip(design.triples, splits, strict=True)):
+        for k in triple:
+            columns[k, column] = split[int(players[k])]
+    return columns
 
 
 def _sandwich_sd(
@@ -447,7 +455,7 @@ def interaction_values(
         return None
     matrix = value_matrix(run, design)
     if run.sampled:
-        phi, sd = _cross_fitted(run, design, rows, run.settings.seed)
+        phi, sd = _cross_fitted(run, design, rows, matrix, run.settings.seed)
     else:
         beta, factor = _fit(design, rows, np.ones(len(rows.scores), dtype=bool))
         phi, sd = matrix @ beta, _sandwich_sd(design, rows, beta, factor, matrix)
