@@ -220,6 +220,22 @@ def _moments(design: _Design, rows: _Rows, keep: np.ndarray) -> _Moments:
     return _Moments(gram, moment, float(kept @ kept), int(keep.sum()))
 
 
+def _extended(moments: _Moments, design: _Design, rows: _Rows, keep: np.ndarray) -> _Moments:
+    """``moments`` of a design whose columns ``design`` extends (triples appended): only the new
+    columns' products are computed from the rows, the rest is kept."""
+    start = len(moments.moment)
+    gram = np.zeros((design.width, design.width))
+    gram[:start, :start] = moments.gram
+    moment = np.zeros(design.width)
+    moment[:start] = moments.moment
+    for chunk in _chunks(rows, keep):
+        x = design.rows(rows.masks[chunk], rows.tasks[chunk])
+        gram[:, start:] += x.T @ x[:, start:]
+        moment[start:] += x[:, start:].T @ rows.scores[chunk]
+    gram[start:, :start] = gram[:start, start:].T
+    return _Moments(gram, moment, moments.squares, moments.count)
+
+
 def _fit(
     design: _Design, rows: _Rows, keep: np.ndarray, penalty: np.ndarray | None = None
 ) -> tuple[np.ndarray, tuple[np.ndarray, bool]]:
@@ -323,8 +339,8 @@ def _cross_fitted(
         triples = _triangles(design, gamma)
         if triples:  # the triple columns go after the pairs: the value matrix only grows
             fitted = _Design(design.players.tolist(), design.cases, triples)
-            ridge, _ = _relevance(fitted, _moments(fitted, rows, halves[1 - side]))
-            own_moments = _moments(fitted, rows, half)
+            ridge, _ = _relevance(fitted, _extended(moments[1 - side], fitted, rows, halves[1 - side]))
+            own_moments = _extended(own_moments, fitted, rows, half)
             fitted_matrix = np.hstack([matrix, _triple_columns(run, fitted)])
         factor = linalg.cho_factor(own_moments.gram + np.diag(ridge))
         beta = linalg.cho_solve(factor, own_moments.moment)
