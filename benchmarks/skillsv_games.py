@@ -199,10 +199,10 @@ def planted_game(units: int, seed: int, tasks: int = 40, profile: str = "spread"
     scale = 0.45 / positive
     terms = [terms[0]] + [Term(t.members, t.coefficient * scale, t.role, t.group) for t in terms[1:]]
     hierarchy = ("m", *[tuple(section) if len(section) > 1 else section[0] for section in sections], tuple(files))
-    structure = GameStructure(
-        ("m", *names, *files), {key: frozenset(value) for key, value in requires.items()}, hierarchy
-    )
     tokens = {unit: int(rng.integers(20, 200)) for unit in names + files}
+    players = ("m", *names, *files)
+    lengths = tuple(tokens.get(player, 0) for player in players)
+    structure = GameStructure(players, {key: frozenset(value) for key, value in requires.items()}, hierarchy, lengths)
     context_cost = 0.04 / sum(tokens.values())
     groups = max(term.group for term in terms) + 1
     activity = np.zeros((groups, tasks))
@@ -284,10 +284,10 @@ def decidable_game(units: int, seed: int, tasks: int = 40) -> PlantedGame:
         roles[extra] = "resource"
         requires[str(rng.choice(names))].add(extra)
     hierarchy = ("m", *[tuple(section) if len(section) > 1 else section[0] for section in sections], tuple(files))
-    structure = GameStructure(
-        ("m", *names, *files), {key: frozenset(value) for key, value in requires.items()}, hierarchy
-    )
     tokens = {unit: int(rng.integers(20, 200)) for unit in names + files}
+    players = ("m", *names, *files)
+    lengths = tuple(tokens.get(player, 0) for player in players)
+    structure = GameStructure(players, {key: frozenset(value) for key, value in requires.items()}, hierarchy, lengths)
     context_cost = 0.02 / sum(tokens.values())
     highest = sum(term.coefficient for term in terms if term.coefficient > 0) - 0.08  # the OR pair pays once
     lowest = sum(term.coefficient for term in terms if term.coefficient < 0 and term.role != "or") - 0.02

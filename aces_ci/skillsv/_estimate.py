@@ -54,12 +54,19 @@ ValuationStop = Literal[BudgetCap, "max_evaluations", "oracle_error"]
 The value JSON's ``stopped_by``."""
 
 Pooling = Literal["pooled", "chain"]
-SAMPLE_SHARE = 2 / 3
-"""``sample_share`` of ``aces-ci value`` with the interaction model and a budget: chains keep a third of
-the scores (content values, context costs), sampled half-coalitions take the rest. On the benchmark's
-games at 250 rollouts per unit, with the sparse model, this made the right keep / cut call for 91% /
-97% / 96% of effective units at 16 / 24 / 40 units, covering 0.948–0.963 (BENCHMARKS.md, round six).
-A share of 0.85 decided more at 16 units on 10 seeds but covered 0.919."""
+SAMPLE_SHARE = 0.9
+"""``sample_share`` of ``aces-ci value`` with the interaction model and a budget: sampled half-coalitions take
+nine tenths of the scores (a third of them under ρ_pad: content values and context costs come from the
+joint model), the chains the rest (anchors, the closure). On the benchmark's games at 250 rollouts per
+unit this made the right keep / cut call for 97% / 98% of effective units at 16 / 24 units and called
+82% of dead units negligible at 24 units (BENCHMARKS.md, round seven); with two thirds and content
+values from the chains, 91% / 97% and 64%."""
+PAD_SHARE = 1 / 3
+"""Share of the sampled half-coalitions scored under ρ_pad (when ρ_pad is an operator), in complementary
+pairs: the joint model (:class:`~aces_ci.skillsv._interaction._Design` with ``pad``) reads content values
+and context costs from them, and their net-effect terms are ρ_del's, so they inform the net effects
+too. A third, not a half: a unit whose length does cost score keeps its κ term, and its net effect then
+rests on the ρ_del rows alone."""
 SAMPLE_ROUNDS = 10
 """Rounds of half-coalition sampling: the cache serves a coalition drawn twice on one case free, so
 each round draws again for what the last one left of the budget."""
@@ -125,8 +132,8 @@ class EstimatorSettings:
     """Share of the run's scores spent on *sampled half-coalitions* (:meth:`Estimator._sample_halves`:
     each unit present with probability ½, in complementary pairs, each on one case) rather than chains;
     with ``budget_scores`` the chains are sized to the rest and the half-coalitions fill the budget.
-    They are ρ_del scores for the interaction model only: the chains still give content values and
-    context costs (and their own ρ_del rows to the model).
+    :data:`PAD_SHARE` of them are scored under ρ_pad (when it is an operator), and the interaction model
+    then gives content values and context costs too; the chains give their rows to the model.
     """
     budget_scores: int | None = None
     """Coalition scores the design should fit in (``--max-rollouts`` ÷ runs; ``max_evaluations`` is a hard stop):
@@ -216,6 +223,8 @@ class EstimateRun:
     """The first such failure, as the oracle reported it."""
     sampled: dict[tuple[int, int], float] = field(default_factory=dict)
     """ρ_del scores of the sampled half-coalitions (``sample_share``), by (coalition mask, case index)."""
+    sampled_pad: dict[tuple[int, int], float] = field(default_factory=dict)
+    """ρ_pad scores of the sampled half-coalitions (:data:`PAD_SHARE` of them), by (coalition mask, case index)."""
     case_scores: dict[str, dict[int, float]] = field(default_factory=dict)
     """Per anchor (``empty``, ``trigger_only``, ``full``, all ρ_del), its score on each case it was scored on."""
 
@@ -444,6 +453,7 @@ class Estimator:
         start = self.run.meter.evaluated
         cases = len(self.run.tasks)
         execution = self.run.execution
+        pad = "pad" in self.settings.operators
         deck: list[int] = []
         for _ in range(SAMPLE_ROUNDS):  # a coalition already scored on its case is free: draw again for it
             if budget is None:
@@ -452,15 +462,16 @@ class Estimator:
                 wanted = budget - self.run.meter.evaluated - self._anchors_left()
             keys: list[tuple[int, Operator, int]] = []
             while len(keys) < wanted:
+                operator: Operator = "pad" if pad and self.rng.random() < PAD_SHARE else "del"
                 for mask in half_coalitions(self.structure, execution, self.trigger, self.rng)[: wanted - len(keys)]:
                     if not deck:
                         deck = [int(task) for task in self.rng.permutation(cases)]
-                    keys.append((mask, "del", deck.pop()))
+                    keys.append((mask, operator, deck.pop()))
             if not keys:
                 return
             found = self.scores.fetch(keys)
-            for (mask, _, task), score in found.items():
-                self.run.sampled[(mask, task)] = score
+            for (mask, operator, task), score in found.items():
+                (self.run.sampled_pad if operator == "pad" else self.run.sampled)[(mask, task)] = score
 
     def _anchors_left(self) -> int:
         """Panel-anchor scores not yet in the cache (what :meth:`_panel_anchors` will pay)."""

@@ -21,10 +21,12 @@ unit present with probability ½, closed under the requirements, one case each �
 informs every unit's effect best. On them the model is fitted **sparse and cross-fitted**
 (:func:`_cross_fitted`): each pair term gets its own prior variance, learned by automatic relevance
 determination (:func:`_relevance`), so the many pairs the rows show no sign of leave the fit and
-stop spreading their noise into every unit's value; and each half of the rows is fitted with the
-penalty the *other* half learned, which keeps the sandwich interval honest about the selection. A
-three-unit interaction shows as its three pairs; where the sparse fit keeps all three, the triple
-gets its own column (:func:`_triangles`), so a three-unit AND is no longer read as pairs there. The
+stop spreading their noise into every unit's value — and a pair neither of whose units shows an
+effect of its own is not a candidate at all (weak heredity, :func:`_parents`); and each of
+:data:`FOLDS` folds of the rows is fitted with the penalty the *other* folds learned, which keeps the
+sandwich interval honest about the selection. A three-unit interaction shows as its three pairs;
+where the sparse fit keeps two of them, the triple is a candidate column (:func:`_triangles`), so a
+three-unit AND is no longer read as pairs there. The
 held-out check does not run under this design (see :func:`interaction_values`; BENCHMARKS.md, round six).
 
 **Interval**: the coefficients' sandwich covariance clustered two ways — by coalition (the model
@@ -77,6 +79,22 @@ NOISE_FLOOR = 1e-4
 RELEVANCE_ITERATIONS = 300
 TRIPLE_PAIR_SD = 0.05
 """Prior sd from which a kept pair counts toward a triple (:func:`_triangles`)."""
+TRIPLE_SIDES = 2
+"""Kept pairs (of its three) that make a triple a candidate. Three missed the AND of a unit that requires
+another (u8 needing u6: the pair u8·u34 aliased with u6·u34 and was dropped), and the pairwise model
+then gave u8 a third of its value (BENCHMARKS.md, round seven); relevance determination prunes the
+spurious candidates two sides let in."""
+HEREDITY_T = 2.0
+"""A pair is a candidate only when one of its units shows an effect of its own: |t| ≥ this in the
+additive fit of the selecting folds (weak heredity). A unit with no effect of its own is dead, minor, or
+half of an interaction no skill writes (each unit useless alone *and* together with the other only by
+cancelling); its pairs with every other unit were where most of the spurious pairs sat, each adding
+noise to its value. Requiring *both* units (strong heredity) decided more dead units but missed OR pairs
+of two small units and made 0.1–0.25 severe calls per skill (BENCHMARKS.md, round seven)."""
+FOLDS = 4
+"""Cross-fitting folds: each fold is fitted with the penalty learned on the other three. With two, the
+penalty came from half the rows and real pairs of |t| ≈ 2–3 were often pruned (a three-unit AND's pairs
+most of all); with four it comes from three quarters, at the cost of four relevance fits."""
 MAX_TRIPLES = 40
 RELEVANCE_TOLERANCE = 1e-4
 """Largest relative change of an active pair's prior variance at which the updates stop."""
@@ -106,6 +124,8 @@ class _Rows:
     scores: np.ndarray
     fold: np.ndarray
     """0 or 1: the fold of the chain that first drew the score; 2: the panel's anchors (both folds fit them)."""
+    pad: np.ndarray
+    """True for a ρ_pad score (the joint model under the sampled design), False for ρ_del."""
 
 
 @dataclass(frozen=True)
@@ -121,6 +141,10 @@ class InteractionValues:
     """Per unit, the held-out mean residual over its standard error (NaN: too few chains to check)."""
     fallback: tuple[int, ...]
     """Execution slots whose value is the corrected chain estimate."""
+    content: tuple[Estimate, ...] = ()
+    """Content values (φ_pad) from the joint model, aligned like ``values``; empty without ρ_pad half-coalitions."""
+    cost: tuple[Estimate, ...] = ()
+    """Context costs (φ_pad − φ_del = κ) from the joint model; empty without ρ_pad half-coalitions."""
 
 
 def _prefix_masks(chain: ChainRecord, trigger: int) -> list[int]:
@@ -135,47 +159,94 @@ Extra = Mapping[tuple[int, int], float]
 
 
 def _rows(run: EstimateRun, trigger: int, extra: Extra) -> _Rows:
-    """Each distinct (coalition, case) ρ_del score once, with the fold of the chain that drew it first."""
-    seen: dict[tuple[int, int], tuple[float, int]] = {}
+    """Each distinct (coalition, case, operator) score once, with the fold of the chain that drew it first.
+
+    ρ_del scores always; ρ_pad scores too when the run sampled half-coalitions under ρ_pad (the joint
+    model: :class:`_Design` with ``pad``). The whole skill is the same coalition under both operators.
+    """
+    joint = bool(run.sampled_pad)
+    seen: dict[tuple[int, int, bool], tuple[float, int]] = {}
     for chain in run.chains:
-        levels = chain.levels["del"] if chain.levels is not None else None
-        if levels is None:
-            continue
-        for step, mask in enumerate(_prefix_masks(chain, trigger)):
-            for column, task in enumerate(chain.window):
-                score = float(levels[step, column])
-                if not np.isnan(score):
-                    seen.setdefault((mask, task), (score, chain.group % 2))
-    panel = {"trigger_del": 1 << trigger, "full": run.structure.full}
-    for name, mask in panel.items():
+        for operator in ("del", "pad") if joint else ("del",):
+            levels = chain.levels.get(operator) if chain.levels is not None else None
+            if levels is None:
+                continue
+            for step, mask in enumerate(_prefix_masks(chain, trigger)):
+                pad = operator == "pad" and mask != run.structure.full
+                for column, task in enumerate(chain.window):
+                    score = float(levels[step, column])
+                    if not np.isnan(score):
+                        seen.setdefault((mask, task, pad), (score, chain.group % 2))
+    panel = {"trigger_del": (1 << trigger, False), "full": (run.structure.full, False)}
+    if joint:
+        panel["trigger_pad"] = (1 << trigger, True)
+    for name, (mask, pad) in panel.items():
         for task, score in enumerate(run.panel.get(name, ())):
-            seen.setdefault((mask, task), (float(score), 2))
-    for source in (run.sampled, extra):
-        for key, score in source.items():
-            seen.setdefault(key, (score, 2))
+            seen.setdefault((mask, task, pad), (float(score), 2))
+    sources: list[tuple[Mapping[tuple[int, int], float], bool]] = [(run.sampled, False), (extra, False)]
+    if joint:
+        sources.append((run.sampled_pad, True))
+    for source, pad in sources:
+        for (mask, task), score in source.items():
+            seen.setdefault((mask, task, pad and mask != run.structure.full), (score, 2))
     keys = list(seen)
     return _Rows(
-        np.array([mask for mask, _ in keys], dtype=np.int64),
-        np.array([task for _, task in keys], dtype=int),
+        np.array([mask for mask, _, _ in keys], dtype=np.int64),
+        np.array([task for _, task, _ in keys], dtype=int),
         np.array([seen[key][0] for key in keys]),
         np.array([seen[key][1] for key in keys], dtype=int),
+        np.array([pad for _, _, pad in keys], dtype=bool),
     )
 
 
 class _Design:
-    """Columns: one per case, one per execution unit, one per pair of units, and any triples asked for."""
+    """Columns: one per case, one per execution unit, [the ρ_pad block], one per pair of units, and any
+    triples asked for.
 
-    def __init__(self, execution: Sequence[int], cases: int, triples: Sequence[tuple[int, int, int]] = ()) -> None:
+    With ``pad`` (the joint model) ρ_pad rows share the case, unit, pair and triple terms with ρ_del
+    rows and add their own block: an intercept, the tokens the coalition holds (``lengths``: a unit's
+    context cost proportional to its length, one free coefficient) and a term κ_i per unit present, its
+    cost beyond that. ρ_pad keeps an absent unit's length where ρ_del removes it, so
+    V_pad(S) − V_del(S) = α + Σ_{i∈S} (c·tokens_i + κ_i): the unit's context cost, and its content
+    value is its net effect plus that. Only the κ terms are penalised (relevance determination, like
+    the pairs): where a unit's cost is what its length predicts they leave the fit, and its ρ_pad rows
+    inform its net effect as fully as ρ_del rows. On the benchmark's 16-unit games with context costs
+    scaled up to 0.3 of a pass rate over the whole skill (0.02 a unit), the net effects covered 0.953
+    (0.948 without the length term), content values 0.969 and context costs 0.979, where content values
+    from the chains covered 0.833 (BENCHMARKS.md, round seven).
+    """
+
+    def __init__(
+        self,
+        execution: Sequence[int],
+        cases: int,
+        triples: Sequence[tuple[int, int, int]] = (),
+        pad: bool = False,
+        lengths: np.ndarray | None = None,
+    ) -> None:
         self.players = np.array(execution, dtype=np.int64)
         self.cases = cases
-        self.pairs = list(itertools.combinations(range(len(execution)), 2))
+        self.pad = pad
+        self.lengths = lengths if pad else None
+        """Per execution unit, its tokens in thousands (the ρ_pad length column); None: no such column."""
+        units = len(execution)
+        self.pairs = list(itertools.combinations(range(units), 2))
         self.first = np.array([i for i, _ in self.pairs], dtype=int)
         self.second = np.array([j for _, j in self.pairs], dtype=int)
         self.triples = list(triples)
-        self.width = cases + len(execution) + len(self.pairs) + len(self.triples)
+        self.free = cases + units + (1 + (self.lengths is not None) if pad else 0)
+        """Columns left unpenalised: cases, units, the ρ_pad intercept and length."""
+        self.kappa = self.free
+        """First κ column (with ``pad``)."""
+        self.pair_start = self.free + (units if pad else 0)
+        self.width = self.pair_start + len(self.pairs) + len(self.triples)
+
+    def variant(self, triples: Sequence[tuple[int, int, int]]) -> _Design:
+        """This design with ``triples`` appended."""
+        return _Design(self.players.tolist(), self.cases, triples, self.pad, self.lengths)
 
     def effects(self, masks: np.ndarray) -> np.ndarray:
-        """Rows × (units + pairs + triples): the presence of each unit, pair and triple (no case columns)."""
+        """Rows × (units + pairs + triples): the presence of each unit, pair and triple (no case or ρ_pad columns)."""
         present = ((masks[:, None] >> self.players[None, :]) & 1).astype(float)
         columns = [present, present[:, self.first] * present[:, self.second]]
         if self.triples:
@@ -183,14 +254,21 @@ class _Design:
             columns.append(present[:, a] * present[:, b] * present[:, c])
         return np.hstack(columns)
 
-    def rows(self, masks: np.ndarray, tasks: np.ndarray) -> np.ndarray:
+    def rows(self, masks: np.ndarray, tasks: np.ndarray, pad: np.ndarray | None = None) -> np.ndarray:
         case = np.zeros((len(masks), self.cases))
         case[np.arange(len(masks)), tasks] = 1.0
-        return np.hstack([case, self.effects(masks)])
+        effects = self.effects(masks)
+        units = len(self.players)
+        if not self.pad:
+            return np.hstack([case, effects])
+        flag = (np.zeros(len(masks)) if pad is None else pad.astype(float))[:, None]
+        present = effects[:, :units]
+        block = [flag] if self.lengths is None else [flag, flag * (present @ self.lengths)[:, None]]
+        return np.hstack([case, present, *block, present * flag, effects[:, units:]])
 
     def penalty(self) -> np.ndarray:
         ridge = np.full(self.width, CASE_RIDGE)
-        ridge[self.cases + len(self.players) :] = PAIR_RIDGE
+        ridge[self.free :] = PAIR_RIDGE
         return np.diag(ridge)
 
 
@@ -213,7 +291,7 @@ def _moments(design: _Design, rows: _Rows, keep: np.ndarray) -> _Moments:
     gram = np.zeros((design.width, design.width))
     moment = np.zeros(design.width)
     for chunk in _chunks(rows, keep):
-        x = design.rows(rows.masks[chunk], rows.tasks[chunk])
+        x = design.rows(rows.masks[chunk], rows.tasks[chunk], rows.pad[chunk])
         gram += x.T @ x
         moment += x.T @ rows.scores[chunk]
     kept = rows.scores[keep]
@@ -229,7 +307,7 @@ def _extended(moments: _Moments, design: _Design, rows: _Rows, keep: np.ndarray)
     moment = np.zeros(design.width)
     moment[:start] = moments.moment
     for chunk in _chunks(rows, keep):
-        x = design.rows(rows.masks[chunk], rows.tasks[chunk])
+        x = design.rows(rows.masks[chunk], rows.tasks[chunk], rows.pad[chunk])
         gram[:, start:] += x.T @ x[:, start:]
         moment[start:] += x[:, start:].T @ rows.scores[chunk]
     gram[start:, :start] = gram[:start, start:].T
@@ -245,20 +323,39 @@ def _fit(
     return linalg.cho_solve(factor, moments.moment), factor
 
 
-def _relevance(design: _Design, moments: _Moments) -> tuple[np.ndarray, np.ndarray]:
+def _parents(design: _Design, moments: _Moments) -> np.ndarray:
+    """Per unit, whether the additive fit (cases and units, no pairs) of these rows shows an effect of its
+    own at |t| ≥ :data:`HEREDITY_T`: the units whose pairs may enter the fit (weak heredity)."""
+    free, units = design.free, slice(design.cases, design.cases + len(design.players))
+    gram = moments.gram[:free, :free] + np.diag(np.full(free, CASE_RIDGE))
+    factor = linalg.cho_factor(gram)
+    beta = linalg.cho_solve(factor, moments.moment[:free])
+    noise = max((moments.squares - beta @ moments.moment[:free]) / max(moments.count - free, 1), NOISE_FLOOR)
+    spread = np.diag(linalg.cho_solve(factor, np.eye(free)))[units]
+    t = np.abs(beta[units]) / np.sqrt(noise * spread)
+    return np.asarray(t >= HEREDITY_T)
+
+
+def _relevance(design: _Design, moments: _Moments, parents: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Per column, the ridge a sparse fit puts on it: each pair's prior variance learned from the rows.
 
     Automatic relevance determination (MacKay 1992; Tipping 2001): every pair term β_ij has its own
     prior N(0, γ_ij), the case and unit terms are left free, and the γ and the noise σ² are set by
     type-II maximum likelihood with MacKay's fixed-point updates. A pair the rows show no sign of is
     driven to γ → 0 and leaves the fit; one they show keeps a γ near its square and is barely
-    shrunk. Returned as the ridge σ²/γ per column (:data:`PRUNED_RIDGE` for a pruned pair) and the γ
-    of every penalised column (0 when pruned).
+    shrunk. ``parents`` (:func:`_parents`) leaves out, from the start, every pair neither of whose units
+    has an effect of its own. Returned as the ridge σ²/γ per column (:data:`PRUNED_RIDGE` for a pruned
+    pair) and the γ of every penalised column (0 when pruned).
     """
-    free = design.cases + len(design.players)
+    free = design.free
     width = design.width
     gamma = np.full(width - free, RELEVANCE_START)
     active = np.arange(width - free)
+    if parents is not None:  # a pair neither of whose units has an effect of its own stays out
+        allowed = np.ones(width - free, dtype=bool)
+        start = design.pair_start - free
+        allowed[start : start + len(design.pairs)] = parents[design.first] | parents[design.second]
+        active = active[allowed]
     count = max(moments.count, 1)
     noise = max(moments.squares / count - (moments.moment[: design.cases].sum() / count) ** 2, NOISE_FLOOR)
     for _ in range(RELEVANCE_ITERATIONS):
@@ -288,32 +385,38 @@ def _relevance(design: _Design, moments: _Moments) -> tuple[np.ndarray, np.ndarr
 
 
 def _triangles(design: _Design, gamma: np.ndarray) -> list[tuple[int, int, int]]:
-    """Triples of units whose three pairs the sparse fit all kept at :data:`TRIPLE_PAIR_SD` or more.
+    """Triples of units :data:`TRIPLE_SIDES` of whose three pairs the sparse fit kept at :data:`TRIPLE_PAIR_SD`.
 
-    A three-unit interaction read by a pairwise model shows as its three pairs; a triple is fitted only
-    where that trace is there (strong heredity, as in the analysis of factorial designs), so the
-    columns stay few. The strongest :data:`MAX_TRIPLES` by their weakest pair.
+    A three-unit interaction read by a pairwise model shows as its three pairs; a triple is a candidate
+    only where that trace is there (heredity, as in the analysis of factorial designs), so the columns
+    stay few, and the relevance fit that follows keeps or prunes each one. The strongest
+    :data:`MAX_TRIPLES`, ranked by the weakest of their counted pairs.
     """
-    pairs = zip(design.pairs, gamma[: len(design.pairs)], strict=True)
+    start = design.pair_start - design.free
+    pairs = zip(design.pairs, gamma[start : start + len(design.pairs)], strict=True)
     strong = {pair: g for pair, g in pairs if g >= TRIPLE_PAIR_SD**2}
-    found = []
+    found: dict[tuple[int, int, int], float] = {}
     for (i, j), g in strong.items():
-        for k in range(j + 1, len(design.players)):
-            if (i, k) in strong and (j, k) in strong:
-                found.append((min(g, strong[(i, k)], strong[(j, k)]), (i, j, k)))
-    found.sort(reverse=True)
-    return [triple for _, triple in found[:MAX_TRIPLES]]
+        for k in range(len(design.players)):
+            if k in (i, j):
+                continue
+            sides = sorted([g, *(strong.get((min(a, k), max(a, k)), 0.0) for a in (i, j))], reverse=True)
+            if sides[TRIPLE_SIDES - 1] > 0:  # the triple's TRIPLE_SIDES strongest pairs are all kept
+                a, b, c = sorted((i, j, k))
+                found[(a, b, c)] = sides[TRIPLE_SIDES - 1]
+    ranked = sorted(found.items(), key=lambda item: (-item[1], item[0]))
+    return [triple for triple, _ in ranked[:MAX_TRIPLES]]
 
 
-def _fold_of(rows: _Rows, seed: int) -> np.ndarray:
-    """0 or 1 per row, from a hash of its (coalition, case) and the seed: a row keeps its half when
+def _fold_of(rows: _Rows, seed: int, folds: int = FOLDS) -> np.ndarray:
+    """0 … folds − 1 per row, from a hash of its (coalition, case) and the seed: a row keeps its fold when
     more rows come, so a continued valuation refits on the same split plus the new rows (a
     position-based split would reshuffle every row and move the values by as much as their noise)."""
     key = rows.masks.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
     key ^= (rows.tasks.astype(np.uint64) + np.uint64(seed) * np.uint64(7919)) * np.uint64(0xC2B2AE3D27D4EB4F)
     key ^= key >> np.uint64(31)
     key *= np.uint64(0xBF58476D1CE4E5B9)
-    return np.asarray((key >> np.uint64(40)) & np.uint64(1), dtype=int)
+    return np.asarray((key >> np.uint64(40)) % np.uint64(folds), dtype=int)
 
 
 def _cross_fitted(
@@ -323,35 +426,67 @@ def _cross_fitted(
 
     A sparse fit chooses its pairs from the very noise it then fits: its intervals, computed as if
     the ridge were fixed, held the exact values for 0.86–0.88 of units on the benchmark's 24-unit
-    games (standardised errors with sd 1.25–1.5). So the rows are split in two at random; each half is
-    fitted with the ridge :func:`_relevance` learned on the *other* half — a fixed penalty as far as
-    this half's noise is concerned, so its sandwich is right — and φ is the mean of the two, its
-    variance a quarter of the sum (the halves' noise is independent). On the same games that
-    covered 0.950 with standardised errors of sd ≈ 1 (BENCHMARKS.md, round six).
+    games (standardised errors with sd 1.25–1.5). So the rows are split into :data:`FOLDS` folds by a
+    hash (:func:`_fold_of`); each fold is fitted with the ridge :func:`_relevance` learned on the
+    *other* folds — a fixed penalty as far as this fold's noise is concerned, so its sandwich is
+    right — and φ is the mean of the folds' values, its variance the sum of theirs over folds² (the
+    folds' noise is independent). Standardised errors of sd ≈ 1 on the benchmark's games
+    (BENCHMARKS.md, rounds six and seven).
+
+    With the ρ_pad block (``design.pad``) the net effects come from that fit, each κ penalised like a
+    pair, so a unit whose length costs nothing lets its ρ_pad rows inform its net effect; content values
+    and context costs come from the same fold refitted with every κ free, so a κ the fit pruned does not
+    report a context cost of exactly 0 ± 0.
     """
     fold = _fold_of(rows, seed)
-    halves = [fold == side for side in (0, 1)]
-    moments = [_moments(design, rows, half) for half in halves]
+    parts = [fold == side for side in range(FOLDS)]
+    moments = [_moments(design, rows, part) for part in parts]
+    total = _Moments(
+        sum((m.gram for m in moments), np.zeros((design.width, design.width))),
+        sum((m.moment for m in moments), np.zeros(design.width)),
+        sum(m.squares for m in moments),
+        sum(m.count for m in moments),
+    )
     values, variances = [], []
-    for side, half in enumerate(halves):
-        ridge, gamma = _relevance(design, moments[1 - side])
+    for side, part in enumerate(parts):
+        rest = ~part
+        own_part = moments[side]
+        other = _Moments(
+            total.gram - own_part.gram,
+            total.moment - own_part.moment,
+            total.squares - own_part.squares,
+            total.count - own_part.count,
+        )
+        parents = _parents(design, other)
+        ridge, gamma = _relevance(design, other, parents)
         fitted, own_moments, fitted_matrix = design, moments[side], matrix
         triples = _triangles(design, gamma)
         if triples:  # the triple columns go after the pairs: the value matrix only grows
-            fitted = _Design(design.players.tolist(), design.cases, triples)
-            ridge, _ = _relevance(fitted, _extended(moments[1 - side], fitted, rows, halves[1 - side]))
-            own_moments = _extended(own_moments, fitted, rows, half)
-            fitted_matrix = np.hstack([matrix, _triple_columns(run, fitted)])
-        factor = linalg.cho_factor(own_moments.gram + np.diag(ridge))
-        beta = linalg.cho_solve(factor, own_moments.moment)
-        own = _Rows(rows.masks[half], rows.tasks[half], rows.scores[half], rows.fold[half])
-        values.append(fitted_matrix @ beta)
-        variances.append(_sandwich_sd(fitted, own, beta, factor, fitted_matrix) ** 2)
-    return (values[0] + values[1]) / 2, np.sqrt((variances[0] + variances[1]) / 4)
+            fitted = design.variant(triples)
+            ridge, _ = _relevance(fitted, _extended(other, fitted, rows, rest), parents)
+            own_moments = _extended(own_moments, fitted, rows, part)
+            fitted_matrix = np.hstack([matrix, _stacked(fitted, _triple_columns(run, fitted))])
+        own = _Rows(rows.masks[part], rows.tasks[part], rows.scores[part], rows.fold[part], rows.pad[part])
+        blocks = [(ridge, fitted_matrix)]
+        if design.pad:  # content and cost from a fit where every unit's length term is free (below)
+            units = len(design.players)
+            free_lengths = ridge.copy()
+            free_lengths[design.kappa : design.kappa + units] = CASE_RIDGE
+            blocks = [(ridge, fitted_matrix[:units]), (free_lengths, fitted_matrix[units:])]
+        value, variance = [], []
+        for penalty, functional in blocks:
+            factor = linalg.cho_factor(own_moments.gram + np.diag(penalty))
+            beta = linalg.cho_solve(factor, own_moments.moment)
+            value.append(functional @ beta)
+            variance.append(_sandwich_sd(fitted, own, beta, factor, functional) ** 2)
+        values.append(np.concatenate(value))
+        variances.append(np.concatenate(variance))
+    return np.mean(values, axis=0), np.sqrt(np.sum(variances, axis=0)) / FOLDS
 
 
 def value_matrix(run: EstimateRun, design: _Design) -> np.ndarray:
-    """Units × columns: φ = A β for the model's coefficients (zero on the case columns)."""
+    """φ = A β for the model's coefficients (zero on the case columns): units × columns, the net
+    effects; with ``design.pad``, (3 × units) × columns: net effects, content values, context costs."""
     units = len(design.players)
     matrix = np.zeros((units, design.width))
     matrix[np.arange(units), design.cases + np.arange(units)] = 1.0
@@ -359,10 +494,23 @@ def value_matrix(run: EstimateRun, design: _Design) -> np.ndarray:
     masks = [1 << int(players[i]) | 1 << int(players[j]) for i, j in design.pairs]
     splits = last_entry(run.structure, run.settings.distribution, masks)
     for column, ((i, j), split) in enumerate(zip(design.pairs, splits, strict=True)):
-        matrix[i, design.cases + units + column] = split[int(players[i])]
-        matrix[j, design.cases + units + column] = split[int(players[j])]
-    matrix[:, design.cases + units + len(design.pairs) :] = _triple_columns(run, design)
-    return matrix
+        matrix[i, design.pair_start + column] = split[int(players[i])]
+        matrix[j, design.pair_start + column] = split[int(players[j])]
+    matrix[:, design.pair_start + len(design.pairs) :] = _triple_columns(run, design)
+    if not design.pad:
+        return matrix
+    cost = np.zeros_like(matrix)
+    cost[np.arange(units), design.kappa + np.arange(units)] = 1.0
+    if design.lengths is not None:
+        cost[:, design.kappa - 1] = design.lengths
+    return np.vstack([matrix, matrix + cost, cost])
+
+
+def _stacked(design: _Design, columns: np.ndarray) -> np.ndarray:
+    """Units × k value columns (of terms ρ_pad and ρ_del share) in :func:`value_matrix`'s row layout."""
+    if not design.pad:
+        return columns
+    return np.vstack([columns, columns, np.zeros_like(columns)])
 
 
 def _triple_columns(run: EstimateRun, design: _Design) -> np.ndarray:
@@ -393,7 +541,7 @@ def _sandwich_sd(
     own = np.zeros(lever.shape[0])
     everything = np.ones(len(rows.scores), dtype=bool)
     for chunk in _chunks(rows, everything):
-        x = design.rows(rows.masks[chunk], rows.tasks[chunk])
+        x = design.rows(rows.masks[chunk], rows.tasks[chunk], rows.pad[chunk])
         leverage = np.einsum("rp,pr->r", x, linalg.cho_solve(factor, x.T))
         residual = (rows.scores[chunk] - x @ beta) / np.maximum(1.0 - leverage, 0.05)
         influence = (x @ lever.T) * residual[:, None]  # rows × units
@@ -464,7 +612,9 @@ def interaction_values(
     structure = run.structure
     trigger = next(i for i in range(structure.size) if i not in run.execution)
     rows = _rows(run, trigger, extra or {})
-    design = _Design(run.execution, len(run.tasks))
+    tokens = structure.tokens
+    lengths = np.array([tokens[player] for player in run.execution], dtype=float) / 1000 if tokens else None
+    design = _Design(run.execution, len(run.tasks), pad=bool(run.sampled_pad), lengths=lengths)
     if min_rows is None:
         min_rows = SPARSE_MIN_ROWS_PER_COLUMN if run.sampled else MIN_ROWS_PER_COLUMN
     if len(rows.scores) < min_rows * design.width:
@@ -484,11 +634,14 @@ def interaction_values(
     check = None if run.sampled else _held_out_check(run, design, rows, matrix, trigger)
     if check is not None:  # the bias the check measured, pooled over units, widens every model interval
         sd = np.sqrt(sd**2 + check.lack_of_fit)
-    model = tuple(
+    estimates = tuple(
         Estimate(float(v), Interval(float(v - z * s), float(v + z * s)), count) for v, s in zip(phi, sd, strict=True)
     )
+    units = len(design.players)
+    model = estimates[:units]
     if check is None:
-        return InteractionValues(model, model, tuple(float("nan") for _ in model), ())
+        nan = tuple(float("nan") for _ in model)
+        return InteractionValues(model, model, nan, (), estimates[units : 2 * units], estimates[2 * units :])
     t = float(stats.t.ppf(0.5 + confidence / 2, check.clusters - 1))
     fallback = tuple(int(k) for k in np.flatnonzero((np.abs(check.z) > CHECK_Z) & (np.abs(check.miss) >= CHECK_FLOOR)))
     values = list(model)
@@ -509,8 +662,9 @@ def with_interaction(
 ) -> Valuation:
     """``valuation`` with its net effects (and so its decisions) from the interaction model.
 
-    Content values and context costs stay the chains' (the ``compress`` decision reads them); the
-    decision, its reason and the scores to decide are recomputed from the model's net effect.
+    Content values and context costs are the joint model's where the run sampled ρ_pad half-coalitions,
+    the chains' otherwise (the ``compress`` decision reads them); the decision, its reason and the
+    scores to decide are recomputed from the model's values.
     """
     fitted = interaction_values(run, confidence, extra, min_rows)
     if fitted is None:
@@ -520,10 +674,23 @@ def with_interaction(
     per_chain = (run.meter.evaluated - panel_scores) / len(run.chains) if run.chains else 0.0
     units = []
     for unit in valuation.units:
-        net = fitted.values[slot[unit.unit]]
-        decision, reason = decide(net, unit.content_value, unit.context_cost, rules)
+        k = slot[unit.unit]
+        net = fitted.values[k]
+        content = fitted.content[k] if fitted.content else unit.content_value
+        cost = fitted.cost[k] if fitted.cost else unit.context_cost
+        decision, reason = decide(net, content, cost, rules)
         more = scores_to_decide(net, rules.margin, per_chain) if decision == "unresolved" else None
-        units.append(replace(unit, net_effect=net, decision=decision, reason=reason, scores_to_decide=more))
+        units.append(
+            replace(
+                unit,
+                net_effect=net,
+                content_value=content,
+                context_cost=cost,
+                decision=decision,
+                reason=reason,
+                scores_to_decide=more,
+            )
+        )
     names = {k: name for name, k in slot.items()}
     return replace(
         valuation,

@@ -39,6 +39,9 @@ class GameStructure:
     players: tuple[str, ...]
     requires: Mapping[str, frozenset[str]]
     hierarchy: tuple[HierarchyNode, ...]
+    tokens: tuple[int, ...] = ()
+    """Each player's length in tokens, aligned with ``players`` (empty: not known). Not part of D or H: the
+    interaction model's ρ_pad length term reads it (:class:`~aces_ci.skillsv._interaction._Design`)."""
     index: Mapping[str, int] = field(init=False, repr=False)
     need_masks: tuple[int, ...] = field(init=False, repr=False)
     root: Node = field(init=False, repr=False)
@@ -131,7 +134,8 @@ class GameStructure:
 
     @classmethod
     def of(cls, game: CompiledSkill) -> GameStructure:
-        return cls(game.player_ids, game.requires(), game.hierarchy)
+        tokens = tuple(game.player(player).tokens for player in game.player_ids)
+        return cls(game.player_ids, game.requires(), game.hierarchy, tokens)
 
 
 def bits(mask: int) -> list[int]:

@@ -10,9 +10,11 @@ import pytest
 from aces_ci.skillsv import (
     SAMPLE_SHARE,
     DecisionRules,
+    EstimateRun,
     Estimator,
     EstimatorSettings,
     GameStructure,
+    InteractionValues,
     adaptive_valuation,
     fit_to_budget,
     interaction_values,
@@ -20,7 +22,7 @@ from aces_ci.skillsv import (
     summarize,
     with_interaction,
 )
-from aces_ci.skillsv._interaction import _fold_of, _Rows
+from aces_ci.skillsv._interaction import FOLDS, _fold_of, _Rows
 from benchmarks.skillsv_games import BernoulliOracle, PlantedGame, Term, decidable_game, planted_game
 
 
@@ -152,7 +154,7 @@ def test_adaptive_allocation_spends_what_is_left_on_the_units_the_first_look_lef
 
 
 def test_half_coalitions_fill_the_budget_and_narrow_the_models_intervals() -> None:
-    """The default design under a budget: a third on chains, the rest on half-coalitions, each on one
+    """The default design under a budget: a tenth on chains, the rest on half-coalitions, each on one
     case. Every one is feasible and holds the trigger, a unit nothing requires is in about half of them,
     the run spends the budget (not more), and the model's intervals are narrower than from the same
     budget spent on chains alone (BENCHMARKS.md, round six)."""
@@ -183,29 +185,38 @@ def test_half_coalitions_fill_the_budget_and_narrow_the_models_intervals() -> No
 
 
 def test_at_a_release_budget_the_sparse_model_cuts_dead_units_and_keeps_what_helps() -> None:
-    """24 planted units at 250 rollouts per unit, the defaults: the sparse, cross-fitted model calls dead
-    units negligible (round five's model called none), makes no severe call, keeps or cuts every unit
-    worth 0.05 or more rightly on this seed, and its intervals hold the exact values."""
-    game = decidable_game(24, seed=0)
-    wanted = EstimatorSettings(seed=0, sample_share=SAMPLE_SHARE, budget_scores=250 * 24)
-    plan = fit_to_budget(game.structure, game.tasks, wanted)
-    run = Estimator(game.structure, game.tasks, BernoulliOracle(game, 0), plan.settings).estimate()
-    rules = DecisionRules(margin=0.05)
-    valuation = with_interaction(run, summarize(run, rules=rules, replicates=50), rules)
-    exact = game.exact("layer")["del"]
-    decision = {unit.unit: unit.decision for unit in valuation.units}
-    dead = [unit for unit, role in game.roles.items() if role == "dead"]
-    assert sum(decision[unit] == "negligible" for unit in dead) >= len(dead) / 2
-    cut = {unit for unit, made in decision.items() if made in ("delete", "negligible")}
-    assert not {unit for unit in cut if exact[unit] > 0.05}
-    assert not {unit for unit, made in decision.items() if made == "keep" and exact[unit] < -0.05}
-    effective = [unit for unit in decision if abs(exact[unit]) >= 0.05]
-    assert all((unit in cut) == (exact[unit] < 0) and decision[unit] != "unresolved" for unit in effective)
-    held = [
-        u.net_effect.ci is not None and u.net_effect.ci.lo <= exact[u.unit] <= u.net_effect.ci.hi
-        for u in valuation.units
-    ]
-    assert sum(held) >= 0.9 * len(held)
+    """24 planted units at 250 rollouts per unit, the defaults, two seeds: the sparse, cross-fitted model
+    calls most dead units negligible (round five's model called none), makes no severe call, keeps or
+    cuts at least 80% of the units worth 0.05 or more rightly (issue 23's floor), and its intervals hold
+    the exact values."""
+    right = effective = dead_negligible = dead_count = held = units = 0
+    for seed in (0, 1):
+        game = decidable_game(24, seed=seed)
+        wanted = EstimatorSettings(seed=seed, sample_share=SAMPLE_SHARE, budget_scores=250 * 24)
+        plan = fit_to_budget(game.structure, game.tasks, wanted)
+        run = Estimator(game.structure, game.tasks, BernoulliOracle(game, seed), plan.settings).estimate()
+        rules = DecisionRules(margin=0.05)
+        valuation = with_interaction(run, summarize(run, rules=rules, replicates=50), rules)
+        exact = game.exact("layer")["del"]
+        decision = {unit.unit: unit.decision for unit in valuation.units}
+        dead = [unit for unit, role in game.roles.items() if role == "dead"]
+        dead_count += len(dead)
+        dead_negligible += sum(decision[unit] == "negligible" for unit in dead)
+        cut = {unit for unit, made in decision.items() if made in ("delete", "negligible")}
+        assert not {unit for unit in cut if exact[unit] > 0.05}
+        assert not {unit for unit, made in decision.items() if made == "keep" and exact[unit] < -0.05}
+        for unit, made in decision.items():
+            if abs(exact[unit]) >= 0.05:
+                effective += 1
+                right += (unit in cut) == (exact[unit] < 0) and made != "unresolved"
+        held += sum(
+            u.net_effect.ci is not None and u.net_effect.ci.lo <= exact[u.unit] <= u.net_effect.ci.hi
+            for u in valuation.units
+        )
+        units += len(valuation.units)
+    assert right >= 0.8 * effective
+    assert dead_negligible >= dead_count / 2
+    assert held >= 0.9 * units
 
 
 def test_under_a_budget_a_three_unit_and_is_fitted_as_a_triple() -> None:
@@ -225,19 +236,23 @@ def test_under_a_budget_a_three_unit_and_is_fitted_as_a_triple() -> None:
         assert estimate.ci is not None and estimate.ci.lo <= exact[unit] <= estimate.ci.hi, unit
 
 
-def test_a_row_keeps_its_half_when_more_rows_come() -> None:
-    """The cross-fit's split is a hash of (coalition, case): a continued valuation refits on the same
-    halves plus the new rows, so its values move by what the new rows say, not by a reshuffle."""
+def _random_rows(count: int) -> _Rows:
     rng = np.random.default_rng(0)
-    masks = rng.integers(1, 2**20, size=3_000, dtype=np.int64)
-    tasks = rng.integers(0, 40, size=3_000)
-    scores = rng.random(3_000)
-    folds = _fold_of(_Rows(masks, tasks, scores, np.zeros(3_000, dtype=int)), seed=5)
-    more = _fold_of(_Rows(masks[:2_000], tasks[:2_000], scores[:2_000], np.zeros(2_000, dtype=int)), seed=5)
-    assert np.array_equal(folds[:2_000], more)
-    assert 0.45 < folds.mean() < 0.55
-    other_seed = _fold_of(_Rows(masks, tasks, scores, np.zeros(3_000, dtype=int)), seed=6)
-    assert not np.array_equal(folds, other_seed)
+    masks = rng.integers(1, 2**20, size=count, dtype=np.int64)
+    tasks = rng.integers(0, 40, size=count)
+    return _Rows(masks, tasks, rng.random(count), np.zeros(count, dtype=int), np.zeros(count, dtype=bool))
+
+
+def test_a_row_keeps_its_fold_when_more_rows_come() -> None:
+    """The cross-fit's split is a hash of (coalition, case): a continued valuation refits on the same
+    folds plus the new rows, so its values move by what the new rows say, not by a reshuffle."""
+    rows = _random_rows(3_000)
+    folds = _fold_of(rows, seed=5)
+    fewer = _Rows(rows.masks[:2_000], rows.tasks[:2_000], rows.scores[:2_000], rows.fold[:2_000], rows.pad[:2_000])
+    assert np.array_equal(folds[:2_000], _fold_of(fewer, seed=5))
+    shares = np.bincount(folds, minlength=FOLDS) / len(folds)
+    assert np.all(np.abs(shares - 1 / FOLDS) < 0.04)
+    assert not np.array_equal(folds, _fold_of(rows, seed=6))
 
 
 def test_without_a_budget_the_design_is_the_chains_asked_for() -> None:
@@ -262,3 +277,49 @@ def test_a_budget_too_small_for_the_model_stays_on_chains() -> None:
     assert run.sampled and run.meter.evaluated <= 60 * 16
     fitted = interaction_values(run)
     assert fitted is not None and all(estimate.ci is not None for estimate in fitted.values)
+
+
+def _costly_run(seed: int) -> tuple[PlantedGame, EstimateRun]:
+    """16 planted units whose lengths cost score: 0.3 of a pass rate over the whole skill (0.02 a unit),
+    valued with the defaults at 250 rollouts per unit."""
+    game = decidable_game(16, seed=seed)
+    game.context_cost = 0.3 / sum(game.tokens.values())
+    wanted = EstimatorSettings(seed=seed, sample_share=SAMPLE_SHARE, budget_scores=250 * 16)
+    plan = fit_to_budget(game.structure, game.tasks, wanted)
+    return game, Estimator(game.structure, game.tasks, BernoulliOracle(game, seed), plan.settings).estimate()
+
+
+def test_half_coalitions_scored_under_rho_pad_give_content_values_and_context_costs() -> None:
+    """A third of the half-coalitions are scored under ρ_pad, and the joint model reads each unit's
+    content value and context cost from them, with intervals that hold the exact values (the chains
+    alone held content values for 0.83 of units on these games)."""
+    game, run = _costly_run(seed=3)
+    share = len(run.sampled_pad) / (len(run.sampled) + len(run.sampled_pad))
+    assert 0.25 < share < 0.42
+    rules = DecisionRules(margin=0.05)
+    valuation = with_interaction(run, summarize(run, rules=rules, replicates=50), rules)
+    exact = game.exact("layer")
+    held = {"content": 0, "cost": 0}
+    for unit in valuation.units:
+        content, cost = unit.content_value, unit.context_cost
+        assert content is not None and content.ci is not None and cost is not None and cost.ci is not None
+        held["content"] += content.ci.lo <= exact["pad"][unit.unit] <= content.ci.hi
+        held["cost"] += cost.ci.lo <= exact["pad"][unit.unit] - exact["del"][unit.unit] <= cost.ci.hi
+    assert held["content"] >= 0.85 * len(valuation.units)
+    assert held["cost"] >= 0.85 * len(valuation.units)
+    longest = max(valuation.units, key=lambda unit: game.tokens.get(unit.unit, 0))
+    assert longest.context_cost is not None and longest.context_cost.value > 0
+
+
+def test_rho_pad_rows_inform_the_net_effects_too() -> None:
+    """The ρ_pad half-coalitions share the net-effect terms with ρ_del's (only a unit's cost beyond what
+    its length predicts is their own), so the net effects are narrower with them than without them."""
+    _, run = _costly_run(seed=4)
+    with_pad = interaction_values(run)
+    without = interaction_values(replace(run, sampled_pad={}))
+    assert with_pad is not None and without is not None and with_pad.content and not without.content
+
+    def width(fitted: InteractionValues) -> float:
+        return float(np.mean([e.ci.hi - e.ci.lo for e in fitted.values if e.ci is not None]))
+
+    assert width(with_pad) < 0.9 * width(without)
