@@ -64,7 +64,7 @@ def draw_rows(game: PlantedGame, execution: Sequence[int], design: str, count: i
             for mask, task in zip(masks[:count], tasks, strict=True)
         ]
     )
-    return _Rows(np.array(masks[:count], dtype=np.int64), tasks, scores, np.full(count, 2))
+    return _Rows(np.array(masks[:count], dtype=np.int64), tasks, scores, np.full(count, 2), np.zeros(count, dtype=bool))
 
 
 def fits(game: PlantedGame, design_name: str, rows_share: float, seed: int) -> dict[str, tuple[np.ndarray, np.ndarray]]:
@@ -82,7 +82,7 @@ def fits(game: PlantedGame, design_name: str, rows_share: float, seed: int) -> d
     ridge = _relevance(design, _moments(design, rows, every))[0]
     beta, factor = _fit(design, rows, every, ridge)
     out["sparse"] = (matrix @ beta, _sandwich_sd(design, rows, beta, factor, matrix))
-    out["cross-fitted"] = _cross_fitted(run, design, rows, seed)
+    out["cross-fitted"] = _cross_fitted(run, design, rows, matrix, seed)
     return out
 
 

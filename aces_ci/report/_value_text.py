@@ -81,7 +81,7 @@ def _header(report: ValueReport, out: TextIO) -> None:
             f"K={estimator.orders} b={min(estimator.window, report.attribution_tasks)} "
             f"τ={estimator.tolerance if estimator.tolerance is not None else 'off'} "
             f"{valuation.pooling or estimator.pooling}"
-            f"{' + interaction model' if valuation.estimator == 'interaction' else ''}"
+            f"{_model_text(valuation, estimator.sample_share)}"
         )
     )
     out.write(
@@ -92,6 +92,16 @@ def _header(report: ValueReport, out: TextIO) -> None:
     judge = f" · judge {settings.score.judge}" if settings.score.judge else ""
     out.write(f"score of a case: {settings.score.definition}{judge}\n")
     out.write(f"cases: {report.attribution_tasks} for attribution, {held} held out for the pruning test\n\n")
+
+
+def _model_text(valuation: Valuation, sample_share: float) -> str:
+    """`` + interaction model`` and, under a budget, that most scores were sampled half-coalitions (K and b
+    then describe only the chains' small share)."""
+    if valuation.estimator != "interaction":
+        return ""
+    if sample_share <= 0:
+        return " + interaction model"
+    return f" + interaction model on sampled half-coalitions ({sample_share:.0%} of the scores)"
 
 
 def _stop_reason(valuation: Valuation) -> str:

@@ -9,7 +9,9 @@ window size buys nothing measurable at equal rollouts (BENCHMARKS.md, round two:
 noise for b = 1…8), so the panel anchors go first (the chains' windows give the anchors), then the
 window shrinks; then K, to no fewer than :data:`MIN_ORDERS` (two
 antithetic pairs: the fewest a chain bootstrap can resample); then ρ_pad is dropped (the net effect,
-which every keep / cut decision reads, needs only ρ_del). Each step is said in the notes.
+which every keep / cut decision reads, needs only ρ_del) — but not under a sampled design, whose
+half-coalitions give content values and context costs even when the chains' share is small. Each step
+is said in the notes.
 
 With ``sample_share`` (the interaction model's default under a budget the model can be fitted on) the
 chains get (1 − share) of the budget — K shrinks first, then the window, the panel anchors stay — and
@@ -116,7 +118,7 @@ def fit_to_budget(structure: GameStructure, tasks: Sequence[Task], settings: Est
     steps = (_fewer_orders, _smaller_window) if share > 0 else (_smaller_window, _fewer_orders)
     for step in steps:
         fitted, scores = step(structure, tasks, fitted, scores, limit)
-    if scores > limit and "pad" in fitted.operators:
+    if scores > limit and "pad" in fitted.operators and share == 0:  # half-coalitions carry ρ_pad themselves
         fitted = replace(fitted, operators=("del",))
         scores = planned_scores(structure, tasks, fitted)
     fitted = replace(fitted, sample_share=share)

@@ -75,3 +75,16 @@ def test_a_planted_games_probabilities_agree_case_by_case() -> None:
         for op in ("del", "pad"):
             row = [game.probability(members, op, task) for task in range(10)]
             assert game.probabilities(members, op).tolist() == pytest.approx(row, abs=1e-12)
+
+
+def test_the_decisions_and_sparse_benchmarks_run_their_smallest_cell(capsys: pytest.CaptureFixture[str]) -> None:
+    """Round six's and seven's benchmarks stay runnable as the model's internals change (the sparse
+    ablation once called the cross-fit with an argument it no longer took)."""
+    from benchmarks import skillsv_decisions, skillsv_sparse
+
+    assert skillsv_decisions.main(["--sizes", "16", "--budgets", "60", "--seeds", "1", "--default-only"]) == 0
+    row = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| 16 | 60 |")]
+    assert len(row) == 1 and "interaction + half-coalitions" in row[0]
+    assert skillsv_sparse.main(["--sizes", "16", "--seeds", "1"]) == 0
+    fits = [line.split("|")[3].strip() for line in capsys.readouterr().out.splitlines() if line.startswith("| 16 |")]
+    assert fits.count("cross-fitted") == 2  # on prefixes and on half-coalitions

@@ -15,6 +15,7 @@ import pytest
 
 from aces_ci.cli import main
 from aces_ci.schemas import validator
+from aces_ci.skillsv import SAMPLE_SHARE
 from tests.skillsv.helpers import PLANTED_BODY, write_skill
 
 ORACLE = "python:tests.skillsv.planted_oracle"
@@ -344,8 +345,11 @@ def test_the_estimator_comes_from_aces_yml_and_the_flag_overrides_it(tmp_path: P
     assert [u.get("net_effect") for u in again["units"]] == [u.get("net_effect") for u in report["units"]]
 
 
-def test_adaptive_allocation_from_aces_yml_probes_within_the_budget(tmp_path: Path) -> None:
-    """value.adaptive: half the budget on chains, then probes toward the units nearest a decision, never over."""
+def test_adaptive_allocation_from_aces_yml_probes_within_the_budget(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """value.adaptive: half the budget on chains, then probes toward the units nearest a decision, never
+    over. Without it the budget goes mostly to sampled half-coalitions, and the report's header says so."""
     skill, evals = _planted(tmp_path, cases=40)
     (tmp_path / "aces.yml").write_text("value:\n  adaptive: true\n")
     common = [str(skill), "--evals", str(evals), "--oracle", f"{ORACLE}:noisy", "--max-rollouts", "2000"]
@@ -357,5 +361,9 @@ def test_adaptive_allocation_from_aces_yml_probes_within_the_budget(tmp_path: Pa
     assert report["rollouts"]["spent"] <= 2000
     valued = [unit for unit in report["units"] if unit["kind"] != "trigger"]
     assert all(unit["ci"] is not None for unit in valued)
+    capsys.readouterr()
     code, fixed = _value(tmp_path, *common)  # without it, the fixed design: no probe
     assert code == 0 and fixed["settings"]["adaptive"] is False and fixed["settings"]["probes"] == 0
+    assert fixed["settings"]["sample_share"] == SAMPLE_SHARE
+    header = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("SkillSV values"))
+    assert f"interaction model on sampled half-coalitions ({SAMPLE_SHARE:.0%} of the scores)" in header
