@@ -9,9 +9,9 @@ window size buys nothing measurable at equal rollouts (BENCHMARKS.md, round two:
 noise for b = 1…8), so the panel anchors go first (the chains' windows give the anchors), then the
 window shrinks; then K, to no fewer than :data:`MIN_ORDERS` (two
 antithetic pairs: the fewest a chain bootstrap can resample); then ρ_pad is dropped (the net effect,
-which every keep / cut decision reads, needs only ρ_del) — but not under a sampled design, whose
-half-coalitions give content values and context costs even when the chains' share is small. Each step
-is said in the notes.
+which every keep / cut decision reads, needs only ρ_del). Under a sampled design the half-coalitions
+give content values and context costs whatever the chains' share, so ρ_pad is dropped there only below
+:data:`PAD_ROWS_PER_COLUMN` scores per coefficient. Each step is said in the notes.
 
 With ``sample_share`` (the interaction model's default under a budget the model can be fitted on) the
 chains get (1 − share) of the budget — K shrinks first, then the window, the panel anchors stay — and
@@ -80,13 +80,28 @@ def _fewer_orders(
     return fitted, scores
 
 
+PAD_ROWS_PER_COLUMN = 8
+"""Under a sampled design ρ_pad is scored (a third of the half-coalitions) only from this many scores per
+coefficient of the pairwise model: below it the κ terms are too noisy to leave the fit, so ρ_pad rows stop
+informing net effects. At 60 rollouts per unit (4–6 scores per coefficient) keeping ρ_pad took the right
+keep / cut calls from 39% / 70% to 27% / 58% at 16 / 24 units (BENCHMARKS.md, round seven)."""
+
+
+def _columns(structure: GameStructure, tasks: Sequence[Task]) -> int:
+    """Coefficients of the pairwise interaction model: one per case, unit and pair of units."""
+    units = structure.size - 1
+    return len(tasks) + units + units * (units - 1) // 2
+
+
 def _model_fits(structure: GameStructure, tasks: Sequence[Task], budget: int) -> bool:
     """Whether a budget of scores could fit the sparse interaction model on half-coalitions
     (:data:`SPARSE_MIN_ROWS_PER_COLUMN` per coefficient). Below that sampled coalitions would inform
     nothing and starve the chains, whose values then stand (16 units at 60 rollouts per unit: coverage
     0.75 with round five's prefixes and model, 0.99 without; BENCHMARKS.md, round five)."""
-    units = structure.size - 1
-    return budget >= SPARSE_MIN_ROWS_PER_COLUMN * (len(tasks) + units + units * (units - 1) // 2)
+    return budget >= SPARSE_MIN_ROWS_PER_COLUMN * _columns(structure, tasks)
+
+
+_PAD_DROPPED = "ρ_pad dropped (net effects only: no content value, context cost or compress decision)"
 
 
 def _sampled_note(chain_scores: int) -> str:
@@ -104,13 +119,17 @@ def fit_to_budget(structure: GameStructure, tasks: Sequence[Task], settings: Est
         settings = replace(settings, sample_share=0.0)
     share = settings.sample_share
     budget = settings.budget_scores
+    asked = settings.operators
+    if share > 0 and budget is not None and budget < PAD_ROWS_PER_COLUMN * _columns(structure, tasks):
+        settings = replace(settings, operators=tuple(op for op in settings.operators if op != "pad"))
     chains_only = replace(settings, sample_share=0.0)
     limit = None if budget is None else int((1.0 - share) * budget)
     scores = planned_scores(structure, tasks, chains_only)
     if limit is None or scores <= limit:
         if share == 0:
             return Plan(settings, scores, ())
-        return Plan(settings, planned_scores(structure, tasks, settings), (_sampled_note(scores),))
+        dropped = (_PAD_DROPPED,) if settings.operators != asked else ()
+        return Plan(settings, planned_scores(structure, tasks, settings), (*dropped, _sampled_note(scores)))
     fitted = chains_only
     if settings.panel_anchors and share == 0:
         fitted = replace(fitted, panel_anchors=False)
@@ -118,7 +137,7 @@ def fit_to_budget(structure: GameStructure, tasks: Sequence[Task], settings: Est
     steps = (_fewer_orders, _smaller_window) if share > 0 else (_smaller_window, _fewer_orders)
     for step in steps:
         fitted, scores = step(structure, tasks, fitted, scores, limit)
-    if scores > limit and "pad" in fitted.operators and share == 0:  # half-coalitions carry ρ_pad themselves
+    if scores > limit and "pad" in fitted.operators and share == 0:
         fitted = replace(fitted, operators=("del",))
         scores = planned_scores(structure, tasks, fitted)
     fitted = replace(fitted, sample_share=share)
@@ -131,8 +150,8 @@ def fit_to_budget(structure: GameStructure, tasks: Sequence[Task], settings: Est
         notes.append(f"window {settings.window} → {fitted.window} cases")
     if fitted.orders != settings.orders:
         notes.append(f"K {settings.orders} → {fitted.orders} orders")
-    if fitted.operators != settings.operators:
-        notes.append("ρ_pad dropped (net effects only: no content value, context cost or compress decision)")
+    if fitted.operators != asked:
+        notes.append(_PAD_DROPPED)
     if share > 0:
         notes.append(_sampled_note(planned_scores(structure, tasks, replace(fitted, sample_share=0.0))))
     if budget is not None and scores > budget:

@@ -15,6 +15,7 @@ from aces_ci.skillsv import (
     EstimatorSettings,
     GameStructure,
     InteractionValues,
+    Plan,
     adaptive_valuation,
     fit_to_budget,
     interaction_values,
@@ -323,3 +324,19 @@ def test_rho_pad_rows_inform_the_net_effects_too() -> None:
         return float(np.mean([e.ci.hi - e.ci.lo for e in fitted.values if e.ci is not None]))
 
     assert width(with_pad) < 0.9 * width(without)
+
+
+def test_a_sampled_design_drops_rho_pad_only_when_the_budget_is_too_small_for_it() -> None:
+    """Under a budget the half-coalitions carry ρ_pad even where the chains' tenth could not afford it;
+    only below 8 scores per coefficient is it dropped (its rows then cost the net effects), and the plan
+    says so."""
+    game = decidable_game(16, seed=0)
+
+    def plan(per_unit: int) -> Plan:
+        wanted = EstimatorSettings(seed=0, sample_share=SAMPLE_SHARE, budget_scores=per_unit * 16)
+        return fit_to_budget(game.structure, game.tasks, wanted)
+
+    roomy = plan(125)
+    assert roomy.settings.operators == ("del", "pad") and roomy.settings.window == 1
+    tight = plan(60)
+    assert tight.settings.operators == ("del",) and any("ρ_pad dropped" in note for note in tight.notes)
