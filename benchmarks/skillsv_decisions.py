@@ -19,7 +19,9 @@ runs only that one), scoring the decisions against the μ-exact net effects:
   (and the same for the three-unit AND's members alone, the one interaction a pairwise model misses);
 * **dead → negligible**: the share of planted dead units decided ``negligible``;
 * **unresolved**: the share of units left unresolved;
-* **coverage**: the share of 95% intervals holding the exact net effect.
+* **coverage**: the share of 95% intervals holding the exact net effect; and of the content values'
+  (φ_pad) and context costs' (φ_pad − φ_del) intervals holding theirs — ``--cost-scale S`` makes the
+  games' lengths cost S of a pass rate over the whole skill (their own: 0.02), where those matter.
 
 ``--game decidable`` (the default: :func:`benchmarks.skillsv_games.decidable_game`, effects a budget
 can decide) or ``planted`` (round three's games). ``--continue`` measures the unresolved units'
@@ -83,6 +85,10 @@ class Outcome:
     covered: int
     rollouts: int
     fallback: int
+    content_covered: int = 0
+    """Units whose content value's 95% interval holds the exact φ_pad."""
+    cost_covered: int = 0
+    """Units whose context cost's 95% interval holds the exact φ_pad − φ_del."""
 
 
 def design(game: PlantedGame, budget: int, seed: int) -> EstimatorSettings:
@@ -117,7 +123,9 @@ def valuations(run: EstimateRun) -> dict[str, Valuation]:
 
 
 def score(game: PlantedGame, valuation: Valuation, rollouts: int, margin: float = DEFAULT_MARGIN) -> Outcome:
-    exact = game.exact("layer")["del"]
+    exacts = game.exact("layer")
+    exact = exacts["del"]
+    content_covered = cost_covered = 0
     counts = dict.fromkeys(
         ("severe", "effective", "right", "triple", "triple_right", "dead", "dead_negligible", "unresolved", "covered"),
         0,
@@ -143,7 +151,24 @@ def score(game: PlantedGame, valuation: Valuation, rollouts: int, margin: float 
         counts["unresolved"] += unit.decision == "unresolved"
         ci = unit.net_effect.ci if unit.net_effect is not None else None
         counts["covered"] += ci is not None and ci.lo <= exact[unit.unit] <= ci.hi
-    return Outcome(len(valuation.units), rollouts=rollouts, fallback=len(valuation.fallback), **counts)
+        content, cost = unit.content_value, unit.context_cost
+        pad = exacts["pad"][unit.unit]
+        content_covered += content is not None and content.ci is not None and content.ci.lo <= pad <= content.ci.hi
+        length = pad - exact[unit.unit]
+        cost_covered += cost is not None and cost.ci is not None and cost.ci.lo <= length <= cost.ci.hi
+    return Outcome(
+        len(valuation.units),
+        rollouts=rollouts,
+        fallback=len(valuation.fallback),
+        content_covered=content_covered,
+        cost_covered=cost_covered,
+        **counts,
+    )
+
+
+def with_context_cost(game: PlantedGame, scale: float) -> PlantedGame:
+    """``game`` with its units' lengths costing ``scale`` of a pass rate over the whole skill (under ρ_del)."""
+    return replace(game, context_cost=scale / sum(game.tokens.values()), _memo={})
 
 
 GAMES: dict[str, Callable[[int, int], PlantedGame]] = {"decidable": decidable_game, "planted": planted_game}
@@ -225,6 +250,7 @@ def _row(units: int, per_unit: int, name: str, results: Sequence[Outcome]) -> st
         f"| {_share(sum(r.dead_negligible for r in results), sum(r.dead for r in results))} "
         f"| {sum(r.unresolved for r in results) / total:.2f} "
         f"| {sum(r.covered for r in results) / total:.3f} "
+        f"| {sum(r.content_covered for r in results) / total:.3f} / {sum(r.cost_covered for r in results) / total:.3f} "
         f"| {sum(r.fallback for r in results) / count:.1f} |"
     )
 
@@ -279,18 +305,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--chains", type=int, default=None, help="K of the default design (before fitting)")
     parser.add_argument("--default-only", action="store_true", help="skip round four's all-chains run")
     parser.add_argument("--continue", dest="continued", action="store_true", help="check scores to decide")
+    parser.add_argument(
+        "--cost-scale",
+        type=float,
+        default=None,
+        help="the games' context cost: this share of a pass rate over the whole skill (the games' own: 0.02)",
+    )
     args = parser.parse_args(argv)
     print(
         "| units | rollouts/unit | estimator | rollouts | severe / skill | right call (|φ| ≥ 0.05) "
-        "| of which three-unit AND | dead → negligible | unresolved | coverage | fallback units |"
+        "| of which three-unit AND | dead → negligible | unresolved | coverage | content / cost coverage "
+        "| fallback units |"
     )
-    print("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for units in (int(x) for x in args.sizes.split(",")):
         for per_unit in (int(x) for x in args.budgets.split(",")):
             results: dict[str, list[Outcome]] = {name: [] for name in ESTIMATORS}
             continued = {name: Continuation() for name in ESTIMATORS}
             for seed in range(args.first_seed, args.first_seed + args.seeds):
-                _one_seed(args, GAMES[args.game](units, seed), per_unit, seed, results=results, continued=continued)
+                game = GAMES[args.game](units, seed)
+                if args.cost_scale is not None:
+                    game = with_context_cost(game, args.cost_scale)
+                _one_seed(args, game, per_unit, seed, results=results, continued=continued)
             for name in ESTIMATORS:
                 if not results[name]:
                     continue

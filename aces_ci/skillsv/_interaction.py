@@ -211,9 +211,9 @@ class _Design:
     value is its net effect plus that. Only the κ terms are penalised (relevance determination, like
     the pairs): where a unit's cost is what its length predicts they leave the fit, and its ρ_pad rows
     inform its net effect as fully as ρ_del rows. On the benchmark's 16-unit games with context costs
-    scaled up to 0.3 of a pass rate over the whole skill (0.02 a unit), the net effects covered 0.953
-    (0.948 without the length term), content values 0.969 and context costs 0.979, where content values
-    from the chains covered 0.833 (BENCHMARKS.md, round seven).
+    scaled up to 0.3 of a pass rate over the whole skill (0.02 a unit), the net effects covered 0.953,
+    content values 0.969 and context costs 0.979, where content values from the chains covered 0.896
+    (BENCHMARKS.md, round seven).
     """
 
     def __init__(
