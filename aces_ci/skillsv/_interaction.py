@@ -145,6 +145,8 @@ class InteractionValues:
     """Content values (φ_pad) from the joint model, aligned like ``values``; empty without ρ_pad half-coalitions."""
     cost: tuple[Estimate, ...] = ()
     """Context costs (φ_pad − φ_del = κ) from the joint model; empty without ρ_pad half-coalitions."""
+    groups: tuple[Estimate, ...] = ()
+    """Sums of the asked groups' net effects under the sampled design; empty otherwise."""
 
 
 def _prefix_masks(chain: ChainRecord, trigger: int) -> list[int]:
@@ -420,7 +422,13 @@ def _fold_of(rows: _Rows, seed: int, folds: int = FOLDS) -> np.ndarray:
 
 
 def _cross_fitted(
-    run: EstimateRun, design: _Design, rows: _Rows, matrix: np.ndarray, seed: int
+    run: EstimateRun,
+    design: _Design,
+    rows: _Rows,
+    matrix: np.ndarray,
+    seed: int,
+    *,
+    groups: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """φ and its sd from the sparse model, cross-fitted so the interval is honest about the pruning.
 
@@ -437,7 +445,12 @@ def _cross_fitted(
     pair, so a unit whose length costs nothing lets its ρ_pad rows inform its net effect; content values
     and context costs come from the same fold refitted with every κ free, so a κ the fit pruned does not
     report a context cost of exactly 0 ± 0.
+
+    ``groups`` (groups × units, 0/1) adds the sums of the groups' net effects after ``matrix``'s rows, each
+    with its own sandwich (the units' values are correlated: a sum's variance is not the sum of theirs).
     """
+    units = len(design.players)
+    sums = np.zeros((0, units)) if groups is None else groups
     fold = _fold_of(rows, seed)
     parts = [fold == side for side in range(FOLDS)]
     moments = [_moments(design, rows, part) for part in parts]
@@ -467,20 +480,21 @@ def _cross_fitted(
             own_moments = _extended(own_moments, fitted, rows, part)
             fitted_matrix = np.hstack([matrix, _stacked(fitted, _triple_columns(run, fitted))])
         own = _Rows(rows.masks[part], rows.tasks[part], rows.scores[part], rows.fold[part], rows.pad[part])
-        blocks = [(ridge, fitted_matrix)]
+        net = fitted_matrix[:units]
+        blocks = [(ridge, np.vstack([net, sums @ net]))]
         if design.pad:  # content and cost from a fit where every unit's length term is free (below)
-            units = len(design.players)
             free_lengths = ridge.copy()
             free_lengths[design.kappa : design.kappa + units] = CASE_RIDGE
-            blocks = [(ridge, fitted_matrix[:units]), (free_lengths, fitted_matrix[units:])]
+            blocks.append((free_lengths, fitted_matrix[units:]))
         value, variance = [], []
         for penalty, functional in blocks:
             factor = linalg.cho_factor(own_moments.gram + np.diag(penalty))
             beta = linalg.cho_solve(factor, own_moments.moment)
             value.append(functional @ beta)
             variance.append(_sandwich_sd(fitted, own, beta, factor, functional) ** 2)
-        values.append(np.concatenate(value))
-        variances.append(np.concatenate(variance))
+        # the layout of ``matrix`` (net effects, then content values and costs), then the groups' sums
+        values.append(np.concatenate([value[0][:units], *value[1:], value[0][units:]]))
+        variances.append(np.concatenate([variance[0][:units], *variance[1:], variance[0][units:]]))
     return np.mean(values, axis=0), np.sqrt(np.sum(variances, axis=0)) / FOLDS
 
 
@@ -601,9 +615,16 @@ def _held_out_check(run: EstimateRun, design: _Design, rows: _Rows, matrix: np.n
 
 
 def interaction_values(
-    run: EstimateRun, confidence: float = 0.95, extra: Extra | None = None, min_rows: float | None = None
+    run: EstimateRun,
+    confidence: float = 0.95,
+    extra: Extra | None = None,
+    min_rows: float | None = None,
+    groups: Sequence[Sequence[int]] = (),
 ) -> InteractionValues | None:
     """φ_del of every execution unit from the interaction model (module docstring).
+
+    ``groups`` (execution slots per section or folder) asks, under the sampled design, for the sum of
+    each group's net effects with its interval, in :attr:`InteractionValues.groups`.
 
     None when the run scored too few distinct coalitions to fit it: ``min_rows`` per coefficient, by
     default :data:`SPARSE_MIN_ROWS_PER_COLUMN` under the sampled design, :data:`MIN_ROWS_PER_COLUMN` on chains.
@@ -620,8 +641,12 @@ def interaction_values(
     if len(rows.scores) < min_rows * design.width:
         return None
     matrix = value_matrix(run, design)
+    units = len(design.players)
+    sums = np.zeros((len(groups), units))
+    for row, slots in enumerate(groups):
+        sums[row, list(slots)] = 1.0
     if run.sampled:
-        phi, sd = _cross_fitted(run, design, rows, matrix, run.settings.seed)
+        phi, sd = _cross_fitted(run, design, rows, matrix, run.settings.seed, groups=sums)
     else:
         beta, factor = _fit(design, rows, np.ones(len(rows.scores), dtype=bool))
         phi, sd = matrix @ beta, _sandwich_sd(design, rows, beta, factor, matrix)
@@ -637,11 +662,12 @@ def interaction_values(
     estimates = tuple(
         Estimate(float(v), Interval(float(v - z * s), float(v + z * s)), count) for v, s in zip(phi, sd, strict=True)
     )
-    units = len(design.players)
     model = estimates[:units]
     if check is None:
         nan = tuple(float("nan") for _ in model)
-        return InteractionValues(model, model, nan, (), estimates[units : 2 * units], estimates[2 * units :])
+        pad = estimates[units : 3 * units] if design.pad else ()
+        summed = estimates[len(estimates) - len(groups) :] if run.sampled and groups else ()
+        return InteractionValues(model, model, nan, (), pad[:units], pad[units:], summed)
     t = float(stats.t.ppf(0.5 + confidence / 2, check.clusters - 1))
     fallback = tuple(int(k) for k in np.flatnonzero((np.abs(check.z) > CHECK_Z) & (np.abs(check.miss) >= CHECK_FLOOR)))
     values = list(model)
@@ -663,13 +689,15 @@ def with_interaction(
     """``valuation`` with its net effects (and so its decisions) from the interaction model.
 
     Content values and context costs are the joint model's where the run sampled ρ_pad half-coalitions,
-    the chains' otherwise (the ``compress`` decision reads them); the decision, its reason and the
-    scores to decide are recomputed from the model's values.
+    the chains' otherwise (the ``compress`` decision reads them); the sections' and folders' sums are the
+    model's under the sampled design (the chains' few windows could not carry them); the decision, its
+    reason and the scores to decide are recomputed from the model's values.
     """
-    fitted = interaction_values(run, confidence, extra, min_rows)
+    slot = {run.structure.players[player]: k for k, player in enumerate(run.execution)}
+    groups = [[slot[unit] for unit in group.units if unit in slot] for group in valuation.groups]
+    fitted = interaction_values(run, confidence, extra, min_rows, groups)
     if fitted is None:
         return valuation
-    slot = {run.structure.players[player]: k for k, player in enumerate(run.execution)}
     panel_scores = sum(len(row) for row in run.panel.values())
     per_chain = (run.meter.evaluated - panel_scores) / len(run.chains) if run.chains else 0.0
     units = []
@@ -692,8 +720,12 @@ def with_interaction(
             )
         )
     names = {k: name for name, k in slot.items()}
+    sections = valuation.groups
+    if fitted.groups:  # the chains' sums rest on their few windows under the sampled design
+        sections = tuple(replace(group, net_effect=net) for group, net in zip(sections, fitted.groups, strict=True))
     return replace(
         valuation,
+        groups=sections,
         units=tuple(respect_dependencies(units, run.structure)),
         estimator="interaction",
         fallback=tuple(names[k] for k in fitted.fallback),
