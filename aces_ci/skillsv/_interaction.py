@@ -188,9 +188,9 @@ def _rows(run: EstimateRun, trigger: int, extra: Extra) -> _Rows:
     sources: list[tuple[Mapping[tuple[int, int], float], bool]] = [(run.sampled, False), (extra, False)]
     if joint:
         sources.append((run.sampled_pad, True))
-    for source, pad in sources:
+    for source, pad in sources:  # the whole skill is never a ρ_pad key: the estimator scores it as ρ_del
         for (mask, task), score in source.items():
-            seen.setdefault((mask, task, pad and mask != run.structure.full), (score, 2))
+            seen.setdefault((mask, task, pad), (score, 2))
     keys = list(seen)
     return _Rows(
         np.array([mask for mask, _, _ in keys], dtype=np.int64),
@@ -287,6 +287,17 @@ class _Moments:
     moment: np.ndarray
     squares: float
     count: int
+
+    def __add__(self, other: _Moments) -> _Moments:
+        return _Moments(
+            self.gram + other.gram, self.moment + other.moment, self.squares + other.squares, self.count + other.count
+        )
+
+    def __sub__(self, other: _Moments) -> _Moments:
+        """The moments of the rows ``self`` holds beyond ``other``'s (the folds a fold is not)."""
+        return _Moments(
+            self.gram - other.gram, self.moment - other.moment, self.squares - other.squares, self.count - other.count
+        )
 
 
 def _moments(design: _Design, rows: _Rows, keep: np.ndarray) -> _Moments:
@@ -454,29 +465,17 @@ def _cross_fitted(
     fold = _fold_of(rows, seed)
     parts = [fold == side for side in range(FOLDS)]
     moments = [_moments(design, rows, part) for part in parts]
-    total = _Moments(
-        sum((m.gram for m in moments), np.zeros((design.width, design.width))),
-        sum((m.moment for m in moments), np.zeros(design.width)),
-        sum(m.squares for m in moments),
-        sum(m.count for m in moments),
-    )
+    total = sum(moments[1:], moments[0])
     values, variances = [], []
-    for side, part in enumerate(parts):
-        rest = ~part
-        own_part = moments[side]
-        other = _Moments(
-            total.gram - own_part.gram,
-            total.moment - own_part.moment,
-            total.squares - own_part.squares,
-            total.count - own_part.count,
-        )
+    for part, fold_moments in zip(parts, moments, strict=True):
+        other = total - fold_moments
         parents = _parents(design, other)
         ridge, gamma = _relevance(design, other, parents)
-        fitted, own_moments, fitted_matrix = design, moments[side], matrix
+        fitted, own_moments, fitted_matrix = design, fold_moments, matrix
         triples = _triangles(design, gamma)
         if triples:  # the triple columns go after the pairs: the value matrix only grows
             fitted = design.variant(triples)
-            ridge, _ = _relevance(fitted, _extended(other, fitted, rows, rest), parents)
+            ridge, _ = _relevance(fitted, _extended(other, fitted, rows, ~part), parents)
             own_moments = _extended(own_moments, fitted, rows, part)
             fitted_matrix = np.hstack([matrix, _stacked(fitted, _triple_columns(run, fitted))])
         own = _Rows(rows.masks[part], rows.tasks[part], rows.scores[part], rows.fold[part], rows.pad[part])
@@ -642,10 +641,10 @@ def interaction_values(
         return None
     matrix = value_matrix(run, design)
     units = len(design.players)
-    sums = np.zeros((len(groups), units))
-    for row, slots in enumerate(groups):
-        sums[row, list(slots)] = 1.0
     if run.sampled:
+        sums = np.zeros((len(groups), units))
+        for row, slots in enumerate(groups):
+            sums[row, list(slots)] = 1.0
         phi, sd = _cross_fitted(run, design, rows, matrix, run.settings.seed, groups=sums)
     else:
         beta, factor = _fit(design, rows, np.ones(len(rows.scores), dtype=bool))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -16,6 +17,7 @@ from aces_ci.skillsv import (
     GameStructure,
     InteractionValues,
     Plan,
+    Valuation,
     adaptive_valuation,
     fit_to_budget,
     interaction_values,
@@ -25,6 +27,7 @@ from aces_ci.skillsv import (
 )
 from aces_ci.skillsv._interaction import FOLDS, _fold_of, _Rows
 from aces_ci.skillsv._model import UnitGroup
+from benchmarks.skillsv_decisions import with_context_cost
 from benchmarks.skillsv_games import BernoulliOracle, PlantedGame, Term, decidable_game, planted_game
 
 
@@ -186,6 +189,19 @@ def test_half_coalitions_fill_the_budget_and_narrow_the_models_intervals() -> No
     assert width["half-coalitions"] < 0.7 * width["chains"]
 
 
+def _budgeted_run(game: PlantedGame, seed: int, budget: int, noise: str = "fresh") -> EstimateRun:
+    """``aces-ci value``'s default design fitted to ``budget`` scores, run on the planted oracle."""
+    wanted = EstimatorSettings(seed=seed, sample_share=SAMPLE_SHARE, budget_scores=budget)
+    plan = fit_to_budget(game.structure, game.tasks, wanted)
+    return Estimator(game.structure, game.tasks, BernoulliOracle(game, seed, noise), plan.settings).estimate()
+
+
+def _decided(run: EstimateRun, groups: Sequence[UnitGroup] = ()) -> Valuation:
+    """The run's valuation with the interaction model's values and decisions (δ = 0.05)."""
+    rules = DecisionRules(margin=0.05)
+    return with_interaction(run, summarize(run, groups, rules=rules, replicates=50), rules)
+
+
 def test_at_a_release_budget_the_sparse_model_cuts_dead_units_and_keeps_what_helps() -> None:
     """24 planted units at 250 rollouts per unit, the defaults, two seeds: the sparse, cross-fitted model
     calls most dead units negligible (round five's model called none), makes no severe call, keeps or
@@ -194,11 +210,7 @@ def test_at_a_release_budget_the_sparse_model_cuts_dead_units_and_keeps_what_hel
     right = effective = dead_negligible = dead_count = held = units = 0
     for seed in (0, 1):
         game = decidable_game(24, seed=seed)
-        wanted = EstimatorSettings(seed=seed, sample_share=SAMPLE_SHARE, budget_scores=250 * 24)
-        plan = fit_to_budget(game.structure, game.tasks, wanted)
-        run = Estimator(game.structure, game.tasks, BernoulliOracle(game, seed), plan.settings).estimate()
-        rules = DecisionRules(margin=0.05)
-        valuation = with_interaction(run, summarize(run, rules=rules, replicates=50), rules)
+        valuation = _decided(_budgeted_run(game, seed, 250 * 24))
         exact = game.exact("layer")["del"]
         decision = {unit.unit: unit.decision for unit in valuation.units}
         dead = [unit for unit, role in game.roles.items() if role == "dead"]
@@ -226,9 +238,7 @@ def test_under_a_budget_a_three_unit_and_is_fitted_as_a_triple() -> None:
     sparse fit sees the trace its three pairs leave, adds the triple, and values its members right."""
     game = _triple_game(tasks=16)
     exact = game.exact("layer")["del"]
-    wanted = EstimatorSettings(seed=0, sample_share=SAMPLE_SHARE, budget_scores=3_000)
-    plan = fit_to_budget(game.structure, game.tasks, wanted)
-    run = Estimator(game.structure, game.tasks, BernoulliOracle(game, 0, "expected"), plan.settings).estimate()
+    run = _budgeted_run(game, 0, 3_000, "expected")
     fitted = interaction_values(run)
     assert fitted is not None and run.sampled
     slot = {game.structure.players[p]: k for k, p in enumerate(run.execution)}
@@ -284,11 +294,8 @@ def test_a_budget_too_small_for_the_model_stays_on_chains() -> None:
 def _costly_run(seed: int) -> tuple[PlantedGame, EstimateRun]:
     """16 planted units whose lengths cost score: 0.3 of a pass rate over the whole skill (0.02 a unit),
     valued with the defaults at 250 rollouts per unit."""
-    game = decidable_game(16, seed=seed)
-    game.context_cost = 0.3 / sum(game.tokens.values())
-    wanted = EstimatorSettings(seed=seed, sample_share=SAMPLE_SHARE, budget_scores=250 * 16)
-    plan = fit_to_budget(game.structure, game.tasks, wanted)
-    return game, Estimator(game.structure, game.tasks, BernoulliOracle(game, seed), plan.settings).estimate()
+    game = with_context_cost(decidable_game(16, seed=seed), 0.3)
+    return game, _budgeted_run(game, seed, 250 * 16)
 
 
 def test_half_coalitions_scored_under_rho_pad_give_content_values_and_context_costs() -> None:
@@ -298,8 +305,7 @@ def test_half_coalitions_scored_under_rho_pad_give_content_values_and_context_co
     game, run = _costly_run(seed=3)
     share = len(run.sampled_pad) / (len(run.sampled) + len(run.sampled_pad))
     assert 0.25 < share < 0.42
-    rules = DecisionRules(margin=0.05)
-    valuation = with_interaction(run, summarize(run, rules=rules, replicates=50), rules)
+    valuation = _decided(run)
     exact = game.exact("layer")
     held = {"content": 0, "cost": 0}
     for unit in valuation.units:
@@ -354,11 +360,7 @@ def test_under_a_budget_section_sums_come_from_the_model_and_hold_the_exact_sums
             UnitGroup(f"section {k}", "SKILL.md", k, tuple(node) if isinstance(node, tuple) else (node,))
             for k, node in enumerate(game.structure.hierarchy[1:])
         ]
-        wanted = EstimatorSettings(seed=seed, sample_share=SAMPLE_SHARE, budget_scores=250 * 16)
-        plan = fit_to_budget(game.structure, game.tasks, wanted)
-        run = Estimator(game.structure, game.tasks, BernoulliOracle(game, seed), plan.settings).estimate()
-        rules = DecisionRules(margin=0.05)
-        valuation = with_interaction(run, summarize(run, sections, rules=rules, replicates=50), rules)
+        valuation = _decided(_budgeted_run(game, seed, 250 * 16), sections)
         exact = game.exact("layer")["del"]
         by_unit = {unit.unit: unit.net_effect.value for unit in valuation.units if unit.net_effect is not None}
         for group in valuation.groups:
