@@ -64,7 +64,10 @@ def add_valuation_options(parser: argparse.ArgumentParser) -> None:
         "--margin",
         type=FRACTION,
         metavar="DELTA",
-        help="δ: a net effect whose interval lies inside ±δ is negligible (default: aces.yml value.margin, else 0.05)",
+        help=(
+            "δ: a net effect an equivalence test puts inside ±δ (its 90%% interval) is negligible "
+            "(default: aces.yml value.margin, else 0.05)"
+        ),
     )
 
 

@@ -1,7 +1,7 @@
 """The pruned candidate: the skill without the units SkillSV says to cut, rendered by ρ_del.
 
 A unit is cut when its decision is ``delete`` (harmful: the interval lies below 0 and reaches past
-−δ) or ``negligible`` (its interval lies inside ±δ while it costs context). Every other decision —
+−δ) or ``negligible`` (an equivalence test puts it inside ±δ while it costs context). Every other decision —
 ``keep``, ``compress`` and ``unresolved`` — keeps the unit: the evidence does not allow removing it.
 The trigger unit ``m`` (the frontmatter) is never cut.
 

@@ -123,8 +123,9 @@ class ValueSettings:
     """How ``aces-ci value`` decides (``value:`` in aces.yml)."""
 
     margin: float = 0.05
-    """δ: net effects inside ±δ are negligible. 0.05 is the gate's pass band: an effect smaller than what
-    counts as a lift for a whole skill is not worth a unit's context (``skillsv.DEFAULT_MARGIN``)."""
+    """δ: net effects an equivalence test puts inside ±δ are negligible. 0.05 is the gate's pass band: an
+    effect smaller than what counts as a lift for a whole skill is not worth a unit's context
+    (``skillsv.DEFAULT_MARGIN``)."""
     estimator: ValueEstimator = "interaction"
     """Where net effects come from: ``interaction`` (a unit-plus-pairwise model fitted on every scored
     coalition, checked against held-out chains) or ``chain`` (the chains alone). BENCHMARKS.md, round four."""

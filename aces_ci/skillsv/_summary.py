@@ -8,8 +8,10 @@ Decisions (paper, Appendix F.3, with a margin of practical equivalence δ = ``va
 net effect already includes its context cost (ρ_del removes its bytes), so its sign says whether the
 skill is better with it or without it, and δ says when the difference is too small to matter.
 
-* ``negligible`` — the whole interval lies inside ±δ: whatever it does is smaller than δ, and it
-  costs context (cut it);
+* ``negligible`` — two one-sided tests at 5% each say its net effect is above −δ and below +δ
+  (Schuirmann 1987: the 90% interval, each side of the reported 95% one scaled by
+  :data:`EQUIVALENCE_SCALE`, lies inside ±δ): whatever it does is smaller than δ, and it costs
+  context (cut it);
 * ``delete`` — the interval lies below 0 and reaches past −δ: the skill scores better without it;
 * ``compress`` — its content value (ρ_pad) is resolved positive and its context cost is resolved
   positive and at least ``compress_share`` of it: the idea helps, its length hurts;
@@ -17,8 +19,12 @@ skill is better with it or without it, and δ says when the difference is too sm
 * ``unresolved`` — the interval straddles 0 and reaches past δ: with the scores it would need to
   decide, from its current spread (:func:`scores_to_decide`).
 
-Each side is read off a two-sided 95% interval, so a wrong sign (a harmful unit kept, a load-bearing
-one deleted) has probability at most 2.5% per unit when the interval covers.
+Each sign is read off a two-sided 95% interval, so a wrong sign (a harmful unit kept, a load-bearing
+one deleted) has probability at most 2.5% per unit when the interval covers; a unit worth δ or more
+is called negligible with probability at most 5% (the equivalence test's level). Reading
+``negligible`` off the 95% interval instead would test each side at 2.5%, which asks a dead unit's
+interval to be a fifth narrower than the test needs: on the benchmark's 16-unit games at 250
+rollouts per unit, that left most dead units unresolved (BENCHMARKS.md, round eight).
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ._decisions import crossing_factor
+from ._decisions import EQUIVALENCE_SCALE, crossing_factor
 from ._estimate import EstimateRun, Pooling
 from ._model import UnitGroup
 from ._order_odds import OrderOdds
@@ -60,6 +66,12 @@ def _interval(samples: np.ndarray) -> Interval:
     return Interval(float(lo), float(hi))
 
 
+def equivalence_interval(value: float, ci: Interval) -> Interval:
+    """The 90% interval the equivalence test reads, from the 95% one ``ci`` side by side
+    (:data:`~._decisions.EQUIVALENCE_SCALE`): ``negligible`` when it lies strictly inside ±δ."""
+    return Interval(value - (value - ci.lo) * EQUIVALENCE_SCALE, value + (ci.hi - value) * EQUIVALENCE_SCALE)
+
+
 def decide(
     net: Estimate | None, content: Estimate | None, cost: Estimate | None, rules: DecisionRules
 ) -> tuple[Decision, str]:
@@ -68,8 +80,10 @@ def decide(
         return "unresolved", "no chain measured it"
     margin = rules.margin
     net_ci = net.ci or Interval(net.value, net.value)
-    if -margin < net_ci.lo and net_ci.hi < margin:
-        return "negligible", f"its net effect lies within ±{margin:g}: too small to be worth its context"
+    equivalence = equivalence_interval(net.value, net_ci)
+    if -margin < equivalence.lo and equivalence.hi < margin:
+        shown = f"[{equivalence.lo:+.3f}, {equivalence.hi:+.3f}]"
+        return "negligible", f"its 90% interval {shown} lies within ±{margin:g}: too small to be worth its context"
     if net_ci.hi < 0:
         return "delete", "the skill scores better without it (net effect below 0)"
     if content is not None and cost is not None:
@@ -93,7 +107,8 @@ def scores_to_decide(net: Estimate, margin: float, scores_per_chain: float) -> i
     Each side of an interval shrinks about the value v as 1/√chains (the bootstrap's intervals need
     not be symmetric, so each side is scaled on its own). The sign is decided once the side toward 0
     no longer reaches it: (v − lo) → |v| for v > 0, factor ((v − lo)/v)²; *negligible* once both
-    sides fit inside ±δ: factor max(((hi − v)/(δ − v))², ((v − lo)/(δ + v))²) when |v| < δ. The
+    sides of the equivalence interval (each side times s = :data:`~._decisions.EQUIVALENCE_SCALE`)
+    fit inside ±δ: factor max((s(hi − v)/(δ − v))², (s(v − lo)/(δ + v))²) when |v| < δ. The
     smaller factor f gives chains · (f − 1) more chains (at least one), each at the run's scores per chain.
     """
     if net.ci is None or net.n == 0 or scores_per_chain <= 0:
@@ -105,7 +120,8 @@ def scores_to_decide(net: Estimate, margin: float, scores_per_chain: float) -> i
     toward_zero = value - lo if value > 0 else hi - value
     factors = [(toward_zero / abs(value)) ** 2] if value != 0 else []
     if abs(value) < margin:
-        factors.append(max(((hi - value) / (margin - value)) ** 2, ((value - lo) / (margin + value)) ** 2))
+        above, below = (hi - value) * EQUIVALENCE_SCALE, (value - lo) * EQUIVALENCE_SCALE
+        factors.append(max((above / (margin - value)) ** 2, (below / (margin + value)) ** 2))
     if not factors:
         return None
     more_chains = max(net.n * (min(factors) - 1), 1.0)

@@ -186,6 +186,20 @@ def test_decisions_follow_the_intervals_and_the_margin() -> None:
     assert decide(value(0.0, -0.04, 0.04), None, None, DecisionRules(margin=0.01))[0] == "unresolved"
 
 
+def test_negligible_is_an_equivalence_test_at_five_percent_a_side() -> None:
+    """The 90% interval decides ``negligible``: a 95% interval reaching just past ±δ still passes when the
+    90% one (each side × 1.645/1.96) lies inside, and the reason shows the interval that was tested."""
+    rules = DecisionRules(margin=0.05)
+    value = lambda v, lo, hi: Estimate(v, Interval(lo, hi), 10)  # noqa: E731
+    decision, reason = decide(value(0.0, -0.055, 0.055), None, None, rules)  # 90%: ±0.046
+    assert decision == "negligible"
+    assert "90% interval [-0.046, +0.046] lies within ±0.05" in reason
+    assert decide(value(0.0, -0.062, 0.062), None, None, rules)[0] == "unresolved"  # 90%: ±0.052
+    # each side on its own: the side toward +δ is what fails here (0.01 + 0.05 × 0.839 = 0.052)
+    assert decide(value(0.01, -0.03, 0.06), None, None, rules)[0] == "unresolved"
+    assert decide(value(0.01, -0.06, 0.055), None, None, rules)[0] == "negligible"
+
+
 def test_scores_to_decide_grow_with_the_spread_and_read_each_side_of_the_interval() -> None:
     near_zero = Estimate(0.0, Interval(-0.1, 0.1), 8)
     # both sides must shrink from 0.1 to δ = 0.05: 4× the chains if the value stayed at 0 (3 × 8 chains
