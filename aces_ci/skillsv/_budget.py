@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from ._estimate import Estimator, EstimatorSettings
-from ._interaction import SPARSE_MIN_ROWS_PER_COLUMN
+from ._interaction import SPARSE_MIN_ROWS_PER_COLUMN, model_columns
 from ._oracle import CoalitionOracle, CoalitionRequest, Outcome, Task
 from ._structure import GameStructure
 
@@ -88,9 +88,8 @@ keep / cut calls from 39% / 70% to 27% / 58% at 16 / 24 units (BENCHMARKS.md, ro
 
 
 def _columns(structure: GameStructure, tasks: Sequence[Task]) -> int:
-    """Coefficients of the pairwise interaction model: one per case, unit and pair of units."""
-    units = structure.size - 1
-    return len(tasks) + units + units * (units - 1) // 2
+    """Coefficients of the pairwise interaction model on this skill (the trigger is in every coalition)."""
+    return model_columns(structure.size - 1, len(tasks))
 
 
 def _model_fits(structure: GameStructure, tasks: Sequence[Task], budget: int) -> bool:

@@ -274,6 +274,12 @@ class _Design:
         return np.diag(ridge)
 
 
+def model_columns(units: int, cases: int) -> int:
+    """Coefficients of the pairwise model on ``units`` execution units and ``cases`` cases (one per case,
+    unit and pair; no ρ_pad block or triples): what a budget must fit rows for (``_budget``)."""
+    return _Design(range(units), cases).width
+
+
 def _chunks(rows: _Rows, keep: np.ndarray) -> list[np.ndarray]:
     index = np.flatnonzero(keep)
     return [index[start : start + _CHUNK] for start in range(0, len(index), _CHUNK)]
