@@ -25,10 +25,10 @@ runs only that one), scoring the decisions against the μ-exact net effects:
 
 ``--game decidable`` (the default: :func:`benchmarks.skillsv_games.decidable_game`, effects a budget
 can decide) or ``planted`` (round three's games). ``--continue`` measures the unresolved units'
-"scores to decide": the run is repeated on the same seed with K × 1.25, 1.5, … up to × 4 (the same
-first orders and windows, more of them; for the default design, the same chains and × 1.25 … × 4 the
-budget, so the same first half-coalitions and more of them), and the scores a unit needed before it was
-decided are compared with what the first run predicted.
+"scores to decide": the run is repeated on the same seed with K × 1.25, 1.25², … 1.25⁶ (:data:`LADDER`;
+the same first orders and windows, more of them; for the default design, the same chains and that
+multiple of the budget, so the same first half-coalitions and more of them), and the scores a unit
+needed before it was decided are compared with what the first run predicted.
 
     python benchmarks/skillsv_decisions.py --sizes 16,24,40 --budgets 60,250,1000 --seeds 20 [--continue]
 """
@@ -58,6 +58,7 @@ from aces_ci.skillsv import (
     summarize,
     with_interaction,
 )
+from aces_ci.skillsv._decisions import CROSSING_STEP
 from benchmarks.skillsv_games import BernoulliOracle, PlantedGame, decidable_game, planted_game
 
 EFFECTIVE = 0.05
@@ -66,8 +67,11 @@ ESTIMATORS = ("chain", "interaction, chains only", "interaction + half-coalition
 """``chain`` and ``interaction, chains only`` read one all-chains run (round four's design, K the largest
 that fits); ``interaction + half-coalitions`` is ``aces-ci value``'s default since round five (:func:`default_design`:
 a third of the budget on chains, the rest on sampled half-coalitions); ``adaptive`` is ``value.adaptive``."""
-LADDER = (1.25, 1.5, 2.0, 2.5, 3.0, 4.0)
-"""Continued runs: K times these factors (rounded up to even)."""
+LADDER = tuple(CROSSING_STEP**k for k in range(1, 7))
+"""Continued runs: the design times 1.25, 1.25², … 1.25⁶ (×3.81; K rounded up to even on chains) — the
+looks ×1.25 apart that the forecast (:func:`aces_ci.skillsv._decisions.crossing_factor`) simulates. Up to
+round seven the ladder was ×1.25, 1.5, 2, 2.5, 3, 4, whose rungs at 2 and 4 fell just past the
+window edges of forecasts made for looks at 1.95 and 3.81 (BENCHMARKS.md, round eight)."""
 RULES = DecisionRules(margin=DEFAULT_MARGIN)
 
 
@@ -188,9 +192,9 @@ class Continuation:
     early: int = 0
     """Decided with fewer than ½ the predicted scores (the prediction was too pessimistic)."""
     late: int = 0
-    """Decided only after more than 2 × the prediction, or not at all by K × 4 when that is past 2 ×."""
+    """Decided only after more than 2 × the prediction, or not at all by the ladder's top when that is past 2 ×."""
     open_: int = 0
-    """Not decided by K × 4, which is still within 2 × the prediction: no verdict."""
+    """Not decided by the ladder's top, which is still within 2 × the prediction: no verdict."""
 
 
 def continue_run(

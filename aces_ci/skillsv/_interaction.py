@@ -703,8 +703,6 @@ def with_interaction(
     fitted = interaction_values(run, confidence, extra, min_rows, groups)
     if fitted is None:
         return valuation
-    panel_scores = sum(len(row) for row in run.panel.values())
-    per_chain = (run.meter.evaluated - panel_scores) / len(run.chains) if run.chains else 0.0
     units = []
     for unit in valuation.units:
         k = slot[unit.unit]
@@ -712,7 +710,7 @@ def with_interaction(
         content = fitted.content[k] if fitted.content else unit.content_value
         cost = fitted.cost[k] if fitted.cost else unit.context_cost
         decision, reason = decide(net, content, cost, rules)
-        more = scores_to_decide(net, rules.margin, per_chain) if decision == "unresolved" else None
+        more = scores_to_decide(net, rules.margin, run.meter.evaluated) if decision == "unresolved" else None
         units.append(
             replace(
                 unit,

@@ -96,8 +96,15 @@ def decide(
     return "unresolved", f"its interval straddles 0 and reaches past ±{margin:g}"
 
 
-def scores_to_decide(net: Estimate, margin: float, scores_per_chain: float) -> int | None:
+def scores_to_decide(net: Estimate, margin: float, design_scores: float) -> int | None:
     """About how many more coalition scores an unresolved unit needs, assuming its value stays put.
+
+    ``design_scores`` are the scores its precision grows with: the chains' for a chain estimate (the
+    panel's anchors do not inform a unit's marginals), every score for the interaction model (each
+    row informs the fit). A growth factor f of the design is (f − 1) · ``design_scores`` more, at
+    least one chain's worth (``design_scores`` / chains). Round seven converted the model's growth
+    at the chains' scores, 4% short of the budget it grows: forecasts whose window edge fell at
+    ×1.95 then missed decisions made there by 3% (BENCHMARKS.md, round eight).
 
     The growth most likely to be within a factor 2 of the first look of a continued run that decides
     it (:func:`~._decisions.crossing_factor`): round four's answer below — where the expected interval
@@ -108,15 +115,16 @@ def scores_to_decide(net: Estimate, margin: float, scores_per_chain: float) -> i
     not be symmetric, so each side is scaled on its own). The sign is decided once the side toward 0
     no longer reaches it: (v − lo) → |v| for v > 0, factor ((v − lo)/v)²; *negligible* once both
     sides of the equivalence interval (each side times s = :data:`~._decisions.EQUIVALENCE_SCALE`)
-    fit inside ±δ: factor max((s(hi − v)/(δ − v))², (s(v − lo)/(δ + v))²) when |v| < δ. The
-    smaller factor f gives chains · (f − 1) more chains (at least one), each at the run's scores per chain.
+    fit inside ±δ: factor max((s(hi − v)/(δ − v))², (s(v − lo)/(δ + v))²) when |v| < δ; the
+    smaller factor is the growth.
     """
-    if net.ci is None or net.n == 0 or scores_per_chain <= 0:
+    if net.ci is None or net.n == 0 or design_scores <= 0:
         return None
     value, lo, hi = net.value, net.ci.lo, net.ci.hi
+    least = design_scores / net.n
     crossing = crossing_factor(value, lo, hi, margin)
     if crossing is not None:
-        return int(np.ceil(max(net.n * (crossing - 1), 1.0) * scores_per_chain))
+        return int(np.ceil(max((crossing - 1) * design_scores, least)))
     toward_zero = value - lo if value > 0 else hi - value
     factors = [(toward_zero / abs(value)) ** 2] if value != 0 else []
     if abs(value) < margin:
@@ -124,8 +132,7 @@ def scores_to_decide(net: Estimate, margin: float, scores_per_chain: float) -> i
         factors.append(max((above / (margin - value)) ** 2, (below / (margin + value)) ** 2))
     if not factors:
         return None
-    more_chains = max(net.n * (min(factors) - 1), 1.0)
-    return int(np.ceil(more_chains * scores_per_chain))
+    return int(np.ceil(max((min(factors) - 1) * design_scores, least)))
 
 
 def respect_dependencies(units: Sequence[UnitValue], structure: GameStructure) -> list[UnitValue]:
@@ -265,12 +272,14 @@ def summarize(
         return _estimate(matrix[:, slot].mean(), boot[:, slot], count)
 
     panel_scores = sum(len(row) for row in run.panel.values())
-    per_chain = (run.meter.evaluated - panel_scores) / count if count else 0.0
+    chain_scores = run.meter.evaluated - panel_scores if count else 0
     units = []
     for slot, player in enumerate(players):
         net, content, cost = column(per_op["del"], slot), column(per_op["pad"], slot), column(cost_pair, slot)
         decision, reason = decide(net, content, cost, rules)
-        more = scores_to_decide(net, rules.margin, per_chain) if net is not None and decision == "unresolved" else None
+        more = None
+        if net is not None and decision == "unresolved":
+            more = scores_to_decide(net, rules.margin, chain_scores)
         units.append(UnitValue(player, net, content, cost, int(zeroed[slot]), decision, reason, more))
     units = respect_dependencies(units, structure)
     anchors, trigger_value, lift, lift_boot = _anchors(run, resample)

@@ -202,17 +202,20 @@ def test_negligible_is_an_equivalence_test_at_five_percent_a_side() -> None:
 
 def test_scores_to_decide_grow_with_the_spread_and_read_each_side_of_the_interval() -> None:
     near_zero = Estimate(0.0, Interval(-0.1, 0.1), 8)
-    # both sides must shrink from 0.1 to δ = 0.05: 4× the chains if the value stayed at 0 (3 × 8 chains
-    # × 100 scores more); a continued run's value wanders, so its first look inside ±δ tends to come later
-    assert 2_400 < scores_to_decide(near_zero, 0.05, 100.0) < 6_000
-    assert scores_to_decide(Estimate(0.0, Interval(-0.2, 0.2), 8), 0.05, 100.0) > 4 * 2_400
+    # 8 chains of 100 scores: the equivalence interval's sides (0.1 × 0.839) must shrink to δ = 0.05,
+    # 2.8× the design if the value stayed at 0 (1,440 scores more); a continued run's value wanders, so
+    # its first look inside ±δ tends to come later
+    assert 1_440 < scores_to_decide(near_zero, 0.05, 800.0) < 6_000
+    assert scores_to_decide(Estimate(0.0, Interval(-0.2, 0.2), 8), 0.05, 800.0) > 4 * 1_440
     # far from 0 the sign decides first: the lower side 0.2 must fall to |v| = 0.15 (1.78× if it stayed
     # put), and the wandering value clears it at the first looks (1.25×, 1.56×, 1.95×) or a little later
-    far = scores_to_decide(Estimate(0.15, Interval(-0.05, 0.35), 8), 0.05, 100.0)
+    far = scores_to_decide(Estimate(0.15, Interval(-0.05, 0.35), 8), 0.05, 800.0)
     assert far is not None and 200 <= far <= 763
     # an asymmetric interval touching 0 from above decides at the first looks, no later than the far one
-    touching = scores_to_decide(Estimate(0.15, Interval(0.0, 0.27), 8), 0.05, 100.0)
+    touching = scores_to_decide(Estimate(0.15, Interval(0.0, 0.27), 8), 0.05, 800.0)
     assert touching is not None and 200 <= touching <= far
+    # never less than one more chain's worth of the design
+    assert scores_to_decide(Estimate(0.1, Interval(-0.0001, 0.2), 8), 0.05, 800.0) >= 100
 
 
 def test_the_predicted_first_look_grows_with_the_spread_and_is_reproducible() -> None:
