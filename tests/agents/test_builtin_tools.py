@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
+import os
+import time
 from pathlib import Path
 
 import pytest
 
 from aces_ci.agents import Workspace
-from aces_ci.agents.builtin import SandboxLimits, WorkspaceTools
+from aces_ci.agents.builtin import SandboxLimits, WorkspaceTools, run_command
 from aces_ci.agents.builtin._tools import MAX_LISTED
 from aces_ci.models import INVALID_ARGUMENTS_KEY
+from tests.agents.cli.helpers import HANG_GUARD_S, live_processes_in
 
 
 @pytest.fixture
@@ -147,3 +151,31 @@ async def test_a_skill_script_runs_when_staged_with_its_shebang(workspace: Works
     script.write_text("#!/bin/sh\necho ran-$1\n")
     script.chmod(0o755)
     assert await call(tools_for(workspace), "run", command="./tool.sh ok") == ("[exit code 0]\nran-ok\n", False)
+
+
+def _parent(pid: int) -> int | None:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+async def test_a_cancelled_command_is_killed_and_leaves_no_zombie(tmp_path: Path) -> None:
+    """A rollout cancelled mid-command (its time ran out upstream) kills the command's group and collects
+    the shell's exit before the cancellation ends: nothing keeps running, nothing is left a zombie."""
+    task = asyncio.ensure_future(
+        run_command("sleep 600", cwd=tmp_path, env={"PATH": "/usr/bin:/bin"}, limits=SandboxLimits(timeout_s=600))
+    )
+    deadline = time.monotonic() + HANG_GUARD_S  # a guard only: the shell is up within a second when idle
+    while not live_processes_in(tmp_path) and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    ours = [pid for pid in live_processes_in(tmp_path) if _parent(pid) == os.getpid()]
+    assert len(ours) == 1  # the shell (or the command it became), our child
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert not Path(f"/proc/{ours[0]}").exists()  # killed and its exit collected: no zombie left
+    deadline = time.monotonic() + HANG_GUARD_S
+    while live_processes_in(tmp_path) and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    assert live_processes_in(tmp_path) == []

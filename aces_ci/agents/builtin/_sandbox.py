@@ -156,8 +156,11 @@ async def run_command(
             await asyncio.wait({reader}, timeout=_DRAIN_AFTER_KILL_S)
         await waiter
     finally:
-        if not waiter.done():
+        if not waiter.done():  # cancelled midway: kill the group and collect the shell's exit, so no
+            # zombie outlives the run and its transport is not collected "still running" with the loop
             _kill_group(process.pid)
+            with contextlib.suppress(TimeoutError, asyncio.CancelledError):
+                await asyncio.wait_for(asyncio.shield(waiter), _DRAIN_AFTER_KILL_S)
         for task in (reader, waiter):
             task.cancel()
         await asyncio.gather(reader, waiter, return_exceptions=True)

@@ -32,6 +32,8 @@ _PROC = Path("/proc")
 _READER_DRAIN_S = 2.0
 """After the group is gone, how long to wait for the pipes to reach end of file (a process that left
 the group may still hold them; it is not waited for)."""
+_REAP_S = 5.0
+"""After a cancelled run's SIGKILL, how long to wait for the leader's exit to be collected."""
 
 LineHandler = Callable[[str], EndReason | None]
 """Called with each stdout line (without its newline); a returned string asks to stop the run, and says why."""
@@ -182,8 +184,13 @@ async def run_process(
     finally:
         # Normally the group is gone by now; when the caller cancelled us midway, this is the only stop.
         _signal_group(pgid, signal.SIGKILL)
-        for future in (*tasks, exited, stopping):
+        for future in (*tasks, stopping):
             future.cancel()
+        if not exited.done():  # cancelled midway: collect the killed leader's exit, or it outlives its
+            # transport and the event loop closes on a process it still counts as running (a zombie)
+            with contextlib.suppress(TimeoutError, asyncio.CancelledError):
+                await asyncio.wait_for(asyncio.shield(exited), _REAP_S)
+        exited.cancel()
     return ProcessResult(
         exit_code=None if timed_out or stop_reason else process.returncode,
         timed_out=timed_out,
