@@ -23,6 +23,7 @@ from ..skillsv import (
     decision_line,
     decision_summary,
 )
+from ._common import plural
 
 
 def render_value_plan(game: CompiledSkill, plan: Plan | None, settings: ValueSettings, runs: int, out: TextIO) -> None:
@@ -176,7 +177,7 @@ def render_value_text(report: ValueReport, out: TextIO) -> None:
     if valuation.groups:
         out.write("\nby section and folder (sums of net effects):\n")
         for group in valuation.groups:
-            out.write(f"  {group.label}: {_shown(group.net_effect)} over {len(group.units)} units\n")
+            out.write(f"  {group.label}: {_shown(group.net_effect)} over {plural(len(group.units), 'unit')}\n")
     _cost_text(report, out)
     if report.held_out is not None:
         block = report.held_out

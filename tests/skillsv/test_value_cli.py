@@ -128,6 +128,9 @@ def test_text_report_names_the_units_and_the_cost(tmp_path: Path, capsys: pytest
     assert "rollouts paid" in text and "4/4 chains completed" in text
     assert "per case, bare agent → whole skill: c0 " in text
     assert "closure" not in text  # untruncated, Σφ = Λ on the windows by construction: nothing to check
+    sums = [line.strip() for line in text.splitlines() if " over " in line and line.startswith("  ")]
+    assert any(line.startswith("SKILL.md > Planted > Rules: ") and line.endswith(" over 7 units") for line in sums)
+    assert any(line.startswith("scripts/: ") and line.endswith(" over 1 unit") for line in sums), sums
 
 
 def test_a_budget_stop_reports_values_so_far_and_a_rerun_resumes_for_free(tmp_path: Path) -> None:
