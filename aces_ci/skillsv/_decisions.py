@@ -20,7 +20,9 @@ CROSSING_STEP = 1.25
 CROSSING_HORIZON = 64.0
 CROSSING_CANDIDATES = 200
 Z95 = 1.96
-EQUIVALENCE_SCALE = 1.6449 / Z95
+Z90 = 1.6449
+"""The two-sided 90% interval's z: the equivalence test for ``negligible`` tests each side at 5%."""
+EQUIVALENCE_SCALE = Z90 / Z95
 """Each side of a 95% interval times this is a side of the 90% one, the equivalence test's interval for
 ``negligible`` (:func:`~._summary.decide`): z 1.645 against 1.96. With a t on 39 degrees of freedom the
 exact ratio is 0.833, so the normal's 0.839 errs wide."""
@@ -54,11 +56,9 @@ def crossing_factor(value: float, lo: float, hi: float, margin: float) -> float 
         value * steps + noise * np.sqrt(steps) * rng.standard_normal((CROSSING_PATHS, len(steps))), axis=1
     )
     estimate = paths / looks
-    low = estimate - Z95 * below / np.sqrt(looks)
-    high = estimate + Z95 * above / np.sqrt(looks)
-    inside = (estimate - (estimate - low) * EQUIVALENCE_SCALE > -margin) & (
-        estimate + (high - estimate) * EQUIVALENCE_SCALE < margin
-    )
+    spread = 1 / np.sqrt(looks)
+    low, high = estimate - Z95 * below * spread, estimate + Z95 * above * spread
+    inside = (estimate - Z90 * below * spread > -margin) & (estimate + Z90 * above * spread < margin)
     decided = (low > 0) | (high < 0) | inside
     first = np.where(decided.any(axis=1), looks[np.argmax(decided, axis=1)], np.inf)
     if not np.isfinite(np.median(first)):

@@ -128,7 +128,8 @@ def scores_to_decide(net: Estimate, margin: float, design_scores: float) -> int 
     toward_zero = value - lo if value > 0 else hi - value
     factors = [(toward_zero / abs(value)) ** 2] if value != 0 else []
     if abs(value) < margin:
-        above, below = (hi - value) * EQUIVALENCE_SCALE, (value - lo) * EQUIVALENCE_SCALE
+        equivalence = equivalence_interval(value, net.ci)
+        above, below = equivalence.hi - value, value - equivalence.lo
         factors.append(max((above / (margin - value)) ** 2, (below / (margin + value)) ** 2))
     if not factors:
         return None

@@ -23,7 +23,8 @@ ENV_ALLOWLIST = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TERM")
 """The only variables inherited from our environment; everything else (API keys included) is dropped."""
 _READ_CHUNK = 64 * 1024
 _DRAIN_AFTER_KILL_S = 1.0
-"""After killing the group, wait this long for the pipe to close (a daemonised grandchild may hold it)."""
+"""After killing the group, wait this long for the pipe to close (a daemonised grandchild may hold it),
+and, when the run was cancelled, for the killed shell's exit to be collected."""
 
 
 @dataclass(frozen=True)
