@@ -42,6 +42,7 @@ from ..github import (
     say,
     write_step_outputs,
 )
+from ..redact import command_writer
 from ..report import SourceLinks
 from ..scan import RuleRegistry, ScanResult, default_registry
 from ..stats import Bands
@@ -258,7 +259,7 @@ def _write_and_publish(
             + annotations
         )
     if config.github.annotations:
-        annotate(annotations, sys.stdout.write)
+        annotate(annotations, command_writer(sys.stdout))
     scores = [report.score.value for report in result.skills]
     values = outputs(
         decision,

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
@@ -79,7 +80,7 @@ from ..github import (
     say,
     trend_section,
 )
-from ..redact import environment_secrets, redact_text
+from ..redact import command_writer, environment_secrets, redact_text
 from ..report import SourceLinks, json_bytes, render_trigger_json, trial_result_to_dict, write_trial_json
 from ..stats import Bands
 from ..trials import Spent, TrialPart, TrialResult, skill_at_ref
@@ -149,7 +150,7 @@ def _write_or_warn(
             else "the workflow needs `permissions: contents: write`"
         )
         warning = f"{failed} not stored on branch {branch.branch} ({cause}): {exc}"
-        print(Annotation("warning", warning, title=title).command())
+        command_writer(sys.stdout)(Annotation("warning", warning, title=title).command() + "\n")
         return warning
 
 

@@ -1,4 +1,4 @@
-"""GitHub workflow commands on stdout: ``::error file=…,line=…::message`` annotations and log groups.
+"""GitHub workflow commands on stdout: ``::error file=…,line=…::message`` annotations.
 
 The escaping is the runner's own (``actions/toolkit`` ``command.ts``): in message data ``%``, CR and
 LF become ``%25``, ``%0D``, ``%0A``; property values additionally escape ``:`` and ``,``. Without it
@@ -13,7 +13,7 @@ Every message is redacted first; an annotation is as public as the log.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -118,11 +118,3 @@ def annotate(
         for annotation in rest:
             write("  " + annotation.log_line() + "\n")
     return AnnotationOutcome(len(shown), len(rest))
-
-
-def group(title: str, lines: Sequence[str], write: Callable[[str], object]) -> None:
-    """A collapsible group of log lines (``::group::`` … ``::endgroup::``)."""
-    write(f"::group::{escape_data(redact_text(title))}\n")
-    for line in lines:
-        write(one_line_log(redact_text(line).rstrip("\n")) + "\n")
-    write("::endgroup::\n")

@@ -30,7 +30,7 @@ from ._find import (
     trim_partial_tokens,
 )
 from ._logging import RedactingFilter, get_logger
-from ._output import RedactingStream, redacted_json, redacted_stdio
+from ._output import RedactingStream, command_writer, redacted_json, redacted_stdio
 from ._walk import redact_obj
 
 __all__ = [
@@ -42,6 +42,7 @@ __all__ = [
     "RedactingStream",
     "SecretMatch",
     "SecretScan",
+    "command_writer",
     "environment_secrets",
     "excerpt",
     "find_secrets",

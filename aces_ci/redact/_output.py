@@ -5,7 +5,8 @@ messages); these are the last gates every byte passes on its way out, so a write
 cannot leak: :func:`redacted_json` for every JSON document we store (rollout cache entries,
 journal lines, scan reports, the scan cache, trajectory files), :func:`redacted_stdio` around the
 whole command line (reports, progress lines, log records, error messages, argparse's own
-complaints), which on standard error also keeps any line from reading as a GitHub workflow command.
+complaints), which also keeps any line from reading as a GitHub workflow command: only
+:func:`command_writer` writes one (our annotations).
 Both also mask the values of our environment's secrets (:func:`environment_secrets`).
 Redacting already-redacted text changes nothing: a ``[REDACTED:<kind>]`` marker matches no detector.
 """
@@ -17,7 +18,7 @@ import io
 import json
 import re
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, TextIO
 
@@ -25,7 +26,7 @@ from ._environment import environment_secrets
 from ._find import literal_set, redact_with
 from ._walk import redact_obj
 
-__all__ = ["RedactingStream", "redacted_json", "redacted_stdio"]
+__all__ = ["RedactingStream", "command_writer", "redacted_json", "redacted_stdio"]
 
 _MAX_PENDING = 64 * 1024
 """Text without a line break is passed on once it grows past this (a progress bar, a huge line)."""
@@ -71,6 +72,16 @@ class RedactingStream(io.TextIOBase):
     def target(self) -> TextIO:
         return self._target
 
+    def write_command(self, line: str) -> int:
+        """Write a workflow command we built (an annotation), redacted but not guarded: the one way a line
+        starting with ``::`` reaches the log (:func:`command_writer`). Text still waiting for its line end is
+        ended first, so the command starts a line of its own."""
+        if self._pending:
+            ready, self._pending = self._pending, ""
+            self._out(ready if ready.endswith("\n") else ready + "\n")
+        self._target.write(redact_with(line, self._literals))
+        return len(line)
+
     def writable(self) -> bool:
         return True
 
@@ -109,13 +120,14 @@ class RedactingStream(io.TextIOBase):
 def redacted_stdio() -> Iterator[None]:
     """Route ``sys.stdout`` and ``sys.stderr`` through :class:`RedactingStream` while the block runs.
 
-    Standard error carries no workflow command of ours (annotations go to standard output, each
-    escaped as the runner expects), so there every line that would read as one — a skill folder
-    named ``x\n::stop-commands::t`` in a log line, an error message, a traceback — is guarded.
+    On both, every line that would read as a workflow command is guarded — a skill named
+    ``::stop-commands::t`` heading a text report, a folder named ``x\n::warning::y`` in a log line, an
+    error message, a traceback: the runner would obey it (``stop-commands`` silences every annotation
+    after it). Our own annotations pass through :func:`command_writer`.
     """
     secrets = environment_secrets()
     saved = sys.stdout, sys.stderr
-    out = RedactingStream(saved[0], secrets)
+    out = RedactingStream(saved[0], secrets, workflow_commands=False)
     err = RedactingStream(saved[1], secrets, workflow_commands=False)
     sys.stdout, sys.stderr = out, err
     try:
@@ -126,3 +138,9 @@ def redacted_stdio() -> Iterator[None]:
             # A reader that went away (a closed pipe) needs nothing more.
             with contextlib.suppress(OSError, ValueError):
                 stream.flush()
+
+
+def command_writer(stream: TextIO) -> Callable[[str], object]:
+    """How to write workflow commands of ours (annotations, each escaped as the runner expects) to ``stream``:
+    past :class:`RedactingStream`'s guard when ``stream`` is one (inside :func:`redacted_stdio`), else as is."""
+    return stream.write_command if isinstance(stream, RedactingStream) else stream.write

@@ -151,6 +151,15 @@ def printable(text: str) -> str:
     return _HIDDEN.sub(lambda match: _escape(match.group()) if _is_hidden(match.group()) else match.group(), text)
 
 
+def inline(text: str) -> str:
+    """``text`` for a spot that must stay on one line: printable, its newlines and tabs escaped too.
+
+    A skill directory, ``name:``, heading or case id may hold a newline; written raw at the start of a
+    line it could forge a verdict line (``other-skill: PASS``) or a decision in the CI log.
+    """
+    return printable(text).replace("\n", "\\n").replace("\t", "\\t")
+
+
 def clip(text: str, limit: int) -> str:
     """``text`` cut to at most ``limit`` characters, the cut marked with an ellipsis."""
     return text if len(text) <= limit else text[: max(limit - 1, 0)] + "…"

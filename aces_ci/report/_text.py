@@ -16,6 +16,7 @@ from ._common import (
     by_location,
     describe_counts,
     fix_hint,
+    inline,
     plural,
     printable,
     score_text,
@@ -60,21 +61,12 @@ def _judge_summary(judge: JudgeResult) -> str:
     return f"judge {score_text(judge.score)}/100 ({who})"
 
 
-def _one_line(text: str) -> str:
-    """``text`` for a spot that must stay on one line, newlines and tabs escaped too.
-
-    A skill directory or ``name:`` may hold a newline; written raw at the start of a line it could
-    forge a verdict line (``other-skill: PASS``) in the CI log.
-    """
-    return printable(text).replace("\n", "\\n").replace("\t", "\\t")
-
-
 def _header(report: SkillReport, min_score: int, paint: Paint) -> str:
     # A lone skill (``scan skills/foo`` or ``scan skills/foo/SKILL.md``) is the scan's root, ".": headed by its name.
     heading = skill_title(report.skill, report.name)
-    title = _one_line(heading)
+    title = inline(heading)
     if heading == report.skill and report.name and report.name != report.skill.rsplit("/", 1)[-1]:
-        title += f" [{_one_line(report.name)}]"
+        title += f" [{inline(report.name)}]"
     parts = [
         f"{paint(title, 'heading')}: {_verdict(report.verdict, paint)}",
         f"structural score {report.score.value}/100 (minimum {min_score})",
@@ -92,7 +84,7 @@ def _indented(text: str, first_prefix: str, rest_prefix: str) -> list[str]:
 
 def _finding_lines(finding: Finding, registry: RuleRegistry, paint: Paint, verbose: bool) -> list[str]:
     severity = paint(finding.severity.value, finding.severity.value)
-    head = f"{_INDENT}{_one_line(str(finding.location))}: {severity} {finding.rule_id} "
+    head = f"{_INDENT}{inline(str(finding.location))}: {severity} {finding.rule_id} "
     lines = _indented(finding.message, head, _DETAIL)
     if finding.suppressed is not None:
         why = f"suppressed ({finding.suppressed.kind}): {finding.suppressed.reason}"

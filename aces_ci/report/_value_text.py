@@ -23,19 +23,19 @@ from ..skillsv import (
     decision_line,
     decision_summary,
 )
-from ._common import plural
+from ._common import inline, plural
 
 
 def render_value_plan(game: CompiledSkill, plan: Plan | None, settings: ValueSettings, runs: int, out: TextIO) -> None:
     """The design (``plan``; None: exact) and its cost at ``runs`` rollouts a score, before anything is spent."""
     if plan is None:
-        out.write(f"plan for {game.name}: exact enumeration of every feasible coalition on every case\n")
+        out.write(f"plan for {inline(game.name)}: exact enumeration of every feasible coalition on every case\n")
         return
     design = plan.settings
     operators = "+".join(f"ρ_{op}" for op in design.operators)
     rollouts = plan.scores * runs
     out.write(
-        f"plan for {game.name}: K={design.orders} orders × {design.window} cases a window, {operators}: "
+        f"plan for {inline(game.name)}: K={design.orders} orders × {design.window} cases a window, {operators}: "
         f"{plan.scores:,} coalition scores = up to {rollouts:,} rollouts ({runs} a score; scores already in the "
         "cache are free)"
     )
@@ -86,7 +86,7 @@ def _header(report: ValueReport, out: TextIO) -> None:
         )
     )
     out.write(
-        f"SkillSV values of {game.name} · oracle {report.oracle} · μ {estimator.distribution} · {method} · "
+        f"SkillSV values of {inline(game.name)} · oracle {report.oracle} · μ {estimator.distribution} · {method} · "
         f"{operators} · seed {estimator.seed}\n"
     )
     held = report.held_out.tasks if report.held_out else 0
@@ -126,8 +126,8 @@ def _decisions_text(report: ValueReport, out: TextIO) -> None:
             unit, player = by_id[unit_id], game.player(unit_id)
             need = f" (~{unit.scores_to_decide:,} more scores)" if unit.scores_to_decide else ""
             out.write(
-                f"  {label:<10} {player.file}:{player.lines[0]}  {unit_id}  {_shown(unit.net_effect)}  "
-                f"{unit.reason}{need}\n"
+                f"  {label:<10} {inline(player.file)}:{player.lines[0]}  {unit_id}  {_shown(unit.net_effect)}  "
+                f"{inline(unit.reason)}{need}\n"
             )
     out.write("\n")
 
@@ -163,13 +163,13 @@ def render_value_text(report: ValueReport, out: TextIO) -> None:
         rows.append(
             [
                 unit.unit,
-                f"{player.file}:{player.lines[0]}",
+                f"{inline(player.file)}:{player.lines[0]}",
                 f"{player.tokens:,}",
                 _shown(unit.net_effect),
                 _shown(unit.content_value),
                 _shown(unit.context_cost),
                 unit.decision,
-                player.preview[:40],
+                inline(player.preview[:40]),
             ]
         )
     headers = ["unit", "where", "tokens", "net effect [95% CI]", "content value", "context cost", "decision", "preview"]
@@ -177,7 +177,7 @@ def render_value_text(report: ValueReport, out: TextIO) -> None:
     if valuation.groups:
         out.write("\nby section and folder (sums of net effects):\n")
         for group in valuation.groups:
-            out.write(f"  {group.label}: {_shown(group.net_effect)} over {plural(len(group.units), 'unit')}\n")
+            out.write(f"  {inline(group.label)}: {_shown(group.net_effect)} over {plural(len(group.units), 'unit')}\n")
     _cost_text(report, out)
     if report.held_out is not None:
         block = report.held_out
@@ -191,11 +191,12 @@ def render_value_text(report: ValueReport, out: TextIO) -> None:
         out.write(f"\ndesign sized to the budget: {'; '.join(report.fitted)}\n")
     if valuation.left_out:
         out.write(
-            f"\n{valuation.left_out} chain(s) left out: a score they needed failed twice ({valuation.failure}); "
+            f"\n{valuation.left_out} chain(s) left out: a score they needed failed twice "
+            f"({inline(valuation.failure or 'no message')}); "
             "the values come from the other chains, and a rerun retries it\n"
         )
     elif valuation.failure:
-        out.write(f"\na failed score was retried and then scored ({valuation.failure})\n")
+        out.write(f"\na failed score was retried and then scored ({inline(valuation.failure)})\n")
     if valuation.stopped_by is not None:
         out.write(
             f"\nSTOPPED by {_stop_reason(valuation)} after {valuation.chains}/{valuation.chains_planned} chains: the "
@@ -203,7 +204,7 @@ def render_value_text(report: ValueReport, out: TextIO) -> None:
             "cached: a rerun resumes.\n"
         )
         if valuation.error:
-            out.write(f"  {valuation.error}\n")
+            out.write(f"  {inline(valuation.error)}\n")
 
 
 _CASES_SHOWN = 30
@@ -216,13 +217,14 @@ def _cases_text(valuation: Valuation, out: TextIO) -> None:
         return
     flat = [c.case for c in cases if c.full is not None and c.empty is not None and abs(c.full - c.empty) < 1e-12]
     if flat:
-        shown = ", ".join(flat[:10]) + (f" and {len(flat) - 10} more" if len(flat) > 10 else "")
+        more = f" and {len(flat) - 10} more" if len(flat) > 10 else ""
+        shown = ", ".join(inline(case) for case in flat[:10]) + more
         out.write(
             f"on {len(flat)} of {len(cases)} cases the whole skill scores as the bare agent does ({shown}): no unit "
             "is credited there, whatever it says\n"
         )
     if len(cases) <= _CASES_SHOWN:
-        scores = " · ".join(f"{c.case} {_score(c.empty)}→{_score(c.full)}" for c in cases)
+        scores = " · ".join(f"{inline(c.case)} {_score(c.empty)}→{_score(c.full)}" for c in cases)
         out.write(f"per case, bare agent → whole skill: {scores}\n")
 
 
@@ -259,4 +261,4 @@ def _nothing_measured(report: ValueReport, out: TextIO) -> None:
         f"${cost.cost_usd:.4f}. Every score is cached: a rerun with a larger budget resumes from them.\n"
     )
     if valuation.error:
-        out.write(f"  {valuation.error}\n")
+        out.write(f"  {inline(valuation.error)}\n")

@@ -6,12 +6,14 @@ import io
 import json
 import logging
 import sys
+from pathlib import Path
 
 import pytest
 
 from aces_ci.cli import main
 from aces_ci.redact import (
     RedactingStream,
+    command_writer,
     environment_secrets,
     get_logger,
     redacted_json,
@@ -104,3 +106,35 @@ def test_cuts_never_split_a_secret() -> None:
     assert safe_prefix(text, 10) == "x" * 10 and safe_prefix(text, 1000) == text
     head, tail = trim_partial_tokens("output: " + GITHUB[:20], GITHUB[20:] + " done")
     assert (head, tail) == ("output: ", " done")
+
+
+def test_no_line_on_stdout_reads_as_a_workflow_command_but_our_own_annotations(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with redacted_stdio():
+        print("::stop-commands::tok")
+        print(f"  ::add-mask::x\n##[warning]forged {GITHUB}")
+        sys.stdout.write("a partial line")
+        command_writer(sys.stdout)(f"::warning file=a.md::ours {GITHUB}\n")
+    out = capsys.readouterr().out.splitlines()
+    assert out == [
+        "» ::stop-commands::tok",
+        "  » ::add-mask::x",
+        "» ##[warning]forged [REDACTED:github-token]",
+        "a partial line",
+        "::warning file=a.md::ours [REDACTED:github-token]",
+    ]
+
+
+def test_a_skill_named_like_a_workflow_command_cannot_issue_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    skill = tmp_path / "::stop-commands::tok"
+    skill.mkdir()
+    (skill / "SKILL.md").write_text('---\nname: "::warning::pwned"\ndescription: d\n---\n# ::error::x\n\nbody\n')
+
+    main(["scan", str(skill)])  # a lone skill's report is headed by its name
+
+    out, err = capsys.readouterr()
+    assert "::warning::pwned" in out  # shown, as text
+    assert not [line for line in (out + err).splitlines() if line.lstrip().startswith(("::", "##["))]

@@ -370,3 +370,24 @@ def test_adaptive_allocation_from_aces_yml_probes_within_the_budget(
     assert fixed["settings"]["sample_share"] == SAMPLE_SHARE
     header = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("SkillSV values"))
     assert f"interaction model on sampled half-coalitions ({SAMPLE_SHARE:.0%} of the scores)" in header
+
+
+def test_the_text_report_shows_hostile_headings_case_ids_and_files_as_inert_text(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    body = PLANTED_BODY.replace("## Rules", "## ::stop-commands::tok \x1b[2J").replace(
+        "the sky is blue.", "the sky \x1b[31mis\x1b[0m blue."
+    )
+    skill = write_skill(tmp_path, body, {"scripts/tool.sh": "#!/bin/sh\necho TOTALS\n", "a\n::error::b.md": "note\n"})
+    evals = tmp_path / "cases.json"
+    cases = [{"id": f"c{i}\n::warning::forged", "prompt": f"question {i}"} for i in range(16)]
+    evals.write_text(json.dumps({"evals": cases}))
+
+    code, _ = _value(tmp_path, str(skill), "--evals", str(evals), "--oracle", f"{ORACLE}:noisy", "-K", "4")
+
+    assert code == 0
+    out, err = capsys.readouterr()
+    assert "\x1b" not in out + err
+    assert not [line for line in (out + err).splitlines() if line.lstrip().startswith(("::", "##["))]
+    assert "::stop-commands::tok \\x1b[2J" in out  # the heading is shown, as text
+    assert "c0\\n::warning::forged" in out and "a\\n::error::b.md" in out
