@@ -13,7 +13,8 @@ from aces_ci.agents import Workspace
 from aces_ci.agents.builtin import SandboxLimits, WorkspaceTools, run_command
 from aces_ci.agents.builtin._tools import MAX_LISTED
 from aces_ci.models import INVALID_ARGUMENTS_KEY
-from tests.agents.cli.helpers import HANG_GUARD_S, live_processes_in
+from tests.agents.cli.helpers import HANG_GUARD_S
+from tests.processes import live_processes_in, parent_of, running
 
 
 @pytest.fixture
@@ -119,16 +120,7 @@ async def test_run_kills_the_whole_process_group_on_timeout(workspace: Workspace
     content, is_error = await call(tools_for(workspace, timeout_s=0.5), "run", command=command)
     assert is_error and content.startswith("[timed out after 0.5s")
     child = int((workspace.root / "child.pid").read_text())
-    assert not _running(child)
-
-
-def _running(pid: int) -> bool:
-    """Whether ``pid`` still runs; a killed child awaiting its reaper (a zombie) does not."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except FileNotFoundError:
-        return False
-    return state not in ("Z", "X")
+    assert not running(child)
 
 
 async def test_run_caps_output_keeping_head_and_tail(workspace: Workspace) -> None:
@@ -153,13 +145,6 @@ async def test_a_skill_script_runs_when_staged_with_its_shebang(workspace: Works
     assert await call(tools_for(workspace), "run", command="./tool.sh ok") == ("[exit code 0]\nran-ok\n", False)
 
 
-def _parent(pid: int) -> int | None:
-    try:
-        return int(Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[1])
-    except (OSError, IndexError, ValueError):
-        return None
-
-
 async def test_a_cancelled_command_is_killed_and_leaves_no_zombie(tmp_path: Path) -> None:
     """A rollout cancelled mid-command (its time ran out upstream) kills the command's group and collects
     the shell's exit before the cancellation ends: nothing keeps running, nothing is left a zombie."""
@@ -169,7 +154,7 @@ async def test_a_cancelled_command_is_killed_and_leaves_no_zombie(tmp_path: Path
     deadline = time.monotonic() + HANG_GUARD_S  # a guard only: the shell is up within a second when idle
     while not live_processes_in(tmp_path) and time.monotonic() < deadline:
         await asyncio.sleep(0.05)
-    ours = [pid for pid in live_processes_in(tmp_path) if _parent(pid) == os.getpid()]
+    ours = [pid for pid in live_processes_in(tmp_path) if parent_of(pid) == os.getpid()]
     assert len(ours) == 1  # the shell (or the command it became), our child
     task.cancel()
     with pytest.raises(asyncio.CancelledError):

@@ -29,6 +29,7 @@ from aces_ci.models import (
     local_runtime_identity,
 )
 from tests.engine.helpers import request
+from tests.processes import running
 
 QUESTION = ModelRequest(
     "Answer in one short sentence.", (Message("user", "What is the capital of France?"),), max_tokens=24, seed=0
@@ -39,20 +40,11 @@ HANG_GUARD_S = 120
 """How long a test waits for something that normally takes well under a second."""
 
 
-def process_exists(pid: int) -> bool:
-    """True while ``pid`` runs (a zombie, dead but not yet reaped, counts as gone)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
-    except (OSError, IndexError):
-        return False
-    return state not in ("Z", "X")
-
-
 def wait_until_gone(pid: int) -> bool:
     deadline = time.monotonic() + HANG_GUARD_S
-    while process_exists(pid) and time.monotonic() < deadline:
+    while running(pid) and time.monotonic() < deadline:
         time.sleep(0.05)
-    return not process_exists(pid)
+    return not running(pid)
 
 
 OWNER = textwrap.dedent(
@@ -125,7 +117,7 @@ def test_the_server_is_stopped_when_its_owner_is_interrupted_or_killed(signum):
     owner = subprocess.Popen([sys.executable, "-c", OWNER], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         child = int(owner.stdout.readline())
-        assert process_exists(child)
+        assert running(child)
         owner.send_signal(signum)
         owner.wait(timeout=HANG_GUARD_S)
     finally:

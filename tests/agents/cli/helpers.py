@@ -3,7 +3,6 @@ a user would make afterwards (a valid trajectory, no process left running)."""
 
 from __future__ import annotations
 
-import os
 import sys
 import textwrap
 from collections.abc import Iterator
@@ -69,22 +68,6 @@ def assert_valid_atif(trajectory: dict) -> None:
     errors = sorted(validator("atif").iter_errors(trajectory), key=str)
     assert not errors, errors
     assert [s["step_id"] for s in trajectory["steps"]] == list(range(1, len(trajectory["steps"]) + 1))
-
-
-def live_processes_in(directory: Path) -> list[int]:
-    """Pids of running (not zombie) processes whose working directory is inside ``directory``."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            cwd = Path(os.readlink(entry / "cwd"))
-            state = (entry / "stat").read_text().rpartition(")")[2].split()[0]
-        except (OSError, IndexError):
-            continue
-        if state not in ("Z", "X") and (cwd == directory or directory in cwd.parents):
-            found.append(int(entry.name))
-    return found
 
 
 def fake_cli(bin_dir: Path, command: str, body: str) -> Path:

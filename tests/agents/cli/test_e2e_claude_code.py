@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from aces_ci.models import ModelSpec
-from tests.agents.cli.helpers import assert_valid_atif, cli_request, live_processes_in, real_cli, staged
+from tests.agents.cli.helpers import assert_valid_atif, cli_request, real_cli, staged
 from tests.engine.helpers import request
+from tests.processes import live_processes_in
 from tests.servers import Fault, Hang, ScriptedRequest, Text, ToolUse
 from tests.servers.fixtures import ServerFactory
 

@@ -12,7 +12,8 @@ from aces_ci.agents import HarnessSpec
 from aces_ci.agents.cli import ClaudeCodeHarness, create_cli_harness
 from aces_ci.errors import ConfigError
 from aces_ci.models import ModelSpec
-from tests.agents.cli.helpers import assert_valid_atif, cli_request, fake_cli, live_processes_in, staged
+from tests.agents.cli.helpers import assert_valid_atif, cli_request, fake_cli, staged
+from tests.processes import live_processes_in
 
 API_KEY = "sk-ant-api03-" + "Zq8" * 30
 GITHUB_TOKEN = "ghp_" + "A1b2C3d4E5" * 4

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from aces_ci.agents.cli._process import MAX_LINE_BYTES, STDERR_TAIL_BYTES, run_process
-from tests.agents.cli.helpers import HANG_GUARD_S, live_processes_in
+from tests.agents.cli.helpers import HANG_GUARD_S
+from tests.processes import live_processes_in
 
 
 def python(code: str) -> list[str]:
