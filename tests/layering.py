@@ -25,6 +25,7 @@ from pathlib import Path
 LAYERS: tuple[str, ...] = (
     "__init__",
     "errors",
+    "safe_text",
     "schemas",
     "atomic",
     "frozen",

@@ -342,3 +342,20 @@ def test_kept_workspaces_are_named_and_left_in_place(
         assert (kept / "work" / ".agents" / "skills" / "marker" / "SKILL.md").is_file()
     finally:
         shutil.rmtree(kept)
+
+
+def test_a_hostile_case_id_and_error_message_print_as_one_inert_line(
+    scripted_server: Server, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / ".git").mkdir()
+    case = "n\n::warning::forged\x1b[2J"
+    evals = json.dumps({"skill_name": "marker", "evals": [{"id": case, "prompt": "p", "expected_output": "42"}]})
+    skill = write_skill(tmp_path / "skills", "marker", evals=evals)
+    server = scripted_server(lambda _req: Fault(401, message="bad key\n::error::from the API\x1b]0;title\x07"))
+
+    assert main(["rollout", str(skill), "--all-cases", *against(server, tmp_path)]) == 3
+
+    out, err = capsys.readouterr()
+    assert "\x1b" not in out + err and "\x07" not in out + err
+    assert not [line for line in (out + err).splitlines() if line.lstrip().startswith(("::", "##["))]
+    assert "n\\n::warning::forged\\x1b[2J" in out  # the id is shown, escaped, on its own row's line

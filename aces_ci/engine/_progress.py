@@ -27,6 +27,7 @@ from typing import Protocol, TextIO
 from tqdm import tqdm
 
 from ..agents import RolloutRequest
+from ..safe_text import inline
 from ._budget import StopReason
 
 LINE_STEPS = 10
@@ -103,8 +104,9 @@ class LineProgress:
         """The count at which the next progress line is due."""
 
     def _write(self, line: str) -> None:
-        # one line whatever a case id or an error holds: a line break could start a workflow command
-        self.stream.write(line.replace("\r", " ").replace("\n", " ⏎ ") + "\n")
+        # one line whatever a case id or an error holds: a line break could start a workflow command, an ESC
+        # sequence repaint the terminal
+        self.stream.write(inline(line) + "\n")
         self.stream.flush()
 
     def _tallies(self) -> str:

@@ -13,7 +13,7 @@ import re
 from typing import TextIO
 
 from ..compress import Candidate, CompressResult, UnitChange, changed_units
-from ._common import printable
+from ..safe_text import inline, printable
 from ._links import SourceLinks
 from ._md_escape import cell, code_span
 
@@ -47,7 +47,7 @@ def _headline(result: CompressResult) -> str:
 
 def render_compress_text(result: CompressResult, out: TextIO) -> None:
     """The result for a terminal: the proposal, each candidate, what the run paid."""
-    out.write(f"compress {result.skill} ({result.skill_dir}): {_headline(result)}\n")
+    out.write(f"compress {inline(result.skill)} ({inline(result.skill_dir)}): {inline(_headline(result))}\n")
     out.write(
         f"  cases: {len(result.attribution)} attribution, {len(result.held_out)} held out; "
         f"tolerance {result.tolerance:+.3f}; {result.decision_line}\n"
@@ -58,13 +58,13 @@ def render_compress_text(result: CompressResult, out: TextIO) -> None:
         for change in candidate.changes:
             pulled = f", required {change.because_of}" if change.because_of else ""
             out.write(
-                f"  {change.change} {change.unit} {change.file}:{change.lines[0]}-{change.lines[1]} "
+                f"  {change.change} {change.unit} {inline(change.file)}:{change.lines[0]}-{change.lines[1]} "
                 f"({change.decision or 'unvalued'}{pulled})\n"
             )
         for reason in candidate.rejected_answers:
-            out.write(f"  editor answer refused: {reason}\n")
+            out.write(f"  editor answer refused: {inline(reason)}\n")
     for note in result.notes:
-        out.write(f"\nnote: {note}\n")
+        out.write(f"\nnote: {inline(note)}\n")
     if result.stopped_by:
         out.write(f"\nstopped by {result.stopped_by}: candidates not yet scored are reported unverified\n")
     cost = result.cost

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from ._common import one_line, printable
+from ..safe_text import one_line, printable
 from ._junit import HOSTNAME, _ant_timestamp
 
 GATE_SUITE = "aces-ci gate"

@@ -23,6 +23,7 @@ from datetime import UTC, datetime
 
 import junit_xml
 
+from ..safe_text import one_line, printable
 from ..scan import Finding, JudgeCriterion, JudgeResult, RuleRegistry, ScanResult, Severity, SkillReport
 from ._common import (
     SEVERITY_ORDER,
@@ -30,9 +31,7 @@ from ._common import (
     by_severity_then_location,
     family_of,
     fix_hint,
-    one_line,
     plural,
-    printable,
     score_text,
     severity_counts,
     skill_title,

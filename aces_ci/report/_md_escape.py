@@ -28,7 +28,8 @@ from __future__ import annotations
 import html
 import re
 
-from ._common import WEB_URL, clip, printable
+from ..safe_text import clip, printable
+from ._common import WEB_URL
 
 NO_MENTION = "@\u200b"
 """An ``@`` followed by a zero-width space: shown as ``@``, never a mention."""

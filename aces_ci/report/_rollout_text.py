@@ -18,6 +18,7 @@ from ..config import RunConfig
 from ..engine import RolloutBatch, RolloutRecord
 from ..grading import EXPECTED_OUTPUT, MetricGrade
 from ..redact import environment_secrets, redacted_json
+from ..safe_text import inline
 
 SUCCESS_SCORE = 0.5
 """A scored rollout at or above this counts as a success in the per-arm counts (ACES pass threshold)."""
@@ -34,7 +35,7 @@ def _score_text(grade: MetricGrade | None) -> str:
 
 
 def _where(request: RolloutRequest) -> str:
-    return f"case={request.case.id} arm={request.condition} run={request.replicate}"
+    return f"case={inline(request.case.id)} arm={request.condition} run={request.replicate}"
 
 
 def render_rollout_text(batch: RolloutBatch, arms: Sequence[str], options: RunConfig, out: TextIO) -> None:
@@ -51,7 +52,7 @@ def render_rollout_text(batch: RolloutBatch, arms: Sequence[str], options: RunCo
         tokens = result.usage.prompt_tokens + result.usage.completion_tokens
         rows.append(
             [
-                record.request.case.id,
+                inline(record.request.case.id),
                 record.request.replicate,
                 record.request.condition,
                 result.status,
@@ -65,10 +66,10 @@ def render_rollout_text(batch: RolloutBatch, arms: Sequence[str], options: RunCo
     headers = ["case", "run", "arm", "status", "ended by", "score", "tokens", "cost", "cache"]
     out.write(tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True) + "\n")
     for record in batch.infra_errors:
-        out.write(f"infra error: {_where(record.request)}: {record.result.error}\n")
+        out.write(f"infra error: {_where(record.request)}: {inline(record.result.error or '')}\n")
     for record in batch.grader_errors:
         reasons = "; ".join(f"{g.metric}: {g.reason}" for g in record.grades.errors) if record.grades else ""
-        out.write(f"grading failed (the rollout is kept): {_where(record.request)}: {reasons}\n")
+        out.write(f"grading failed (the rollout is kept): {_where(record.request)}: {inline(reasons)}\n")
     for record in batch.records:
         if record.workspace is not None:
             out.write(f"workspace kept: {_where(record.request)}: {record.workspace}\n")

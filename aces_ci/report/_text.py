@@ -10,15 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ..safe_text import inline, printable
 from ..scan import Finding, JudgeResult, RuleRegistry, ScanResult, SkillReport
 from ._common import (
     all_findings,
     by_location,
     describe_counts,
     fix_hint,
-    inline,
     plural,
-    printable,
     score_text,
     severity_counts,
     skill_title,

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..atomic import write_output
+from ..safe_text import inline
 from ._common import plural
 from ._write import json_bytes
 
@@ -39,7 +40,7 @@ def render_plan_text(plans: Sequence[SkillDesignPlan], metric: str, confidence: 
     """One block per skill: where the noise came from, the noise, and the design of each question."""
     lines = [f"aces-ci trial --plan · {metric} lift · {round(confidence * 100)}% intervals, 80% power", ""]
     for plan in plans:
-        lines.append(f"{plan.skill}: target lift {plan.target_lift:+.3f}")
+        lines.append(f"{inline(plan.skill)}: target lift {plan.target_lift:+.3f}")
         lines.append(
             f"  from the {plan.source}: {plural(plan.pilot_cases, 'case')} × {plural(plan.pilot_runs, 'run')} "
             f"({plan.pilot_rollouts} cached rollouts); run-to-run SD {plan.run_noise_sd:.3f}, "

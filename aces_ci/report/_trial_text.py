@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING
 
 from tabulate import tabulate
 
+from ..safe_text import inline, one_line, printable
 from ._ci_sections import CASE_HEADERS, case_rows, cost_ratio, headline_parts
-from ._common import one_line, plural, printable, skill_title
+from ._common import plural, skill_title
 from ._mermaid import NO_VARIATION
 from ._trial_lines import (
     cost_line,
@@ -79,7 +80,7 @@ def _case_lines(skill: SkillTrialResult) -> list[str]:
 
 
 def _skill_block(skill: SkillTrialResult, result: TrialResult) -> list[str]:
-    title = printable(skill_title(skill.skill, skill.name))
+    title = inline(skill_title(skill.skill, skill.name))
     lines = [f"{title} — {skill.verdict.upper()}", f"{_INDENT}{printable(skill.contrast)}"]
     lines.append(f"{_INDENT}{verdict_line(skill)}")
     if (settle := settle_line(skill)) is not None:
@@ -115,7 +116,7 @@ def render_trial_text(result: TrialResult) -> str:
     for skill in result.skills:
         arms, size = headline_parts(skill, skill.gate_metric, result.confidence)
         cost = cost_ratio(skill.cost)
-        title = printable(skill_title(skill.skill, skill.name))
+        title = inline(skill_title(skill.skill, skill.name))
         lines.append(f"{title}: {arms}, {size}, {skill.verdict}" + (f"; {printable(cost)}" if cost else ""))
     lines.append("")
     for skill in result.skills:

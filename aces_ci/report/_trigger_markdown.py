@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._common import one_line
+from ..safe_text import one_line
 from ._md_escape import cell, code_span, html_text
 
 _NAME_LIMIT = 120

@@ -13,6 +13,7 @@ from typing import TextIO
 
 from tabulate import tabulate
 
+from ..safe_text import inline
 from ..skillsv import (
     CompiledSkill,
     Estimate,
@@ -23,7 +24,7 @@ from ..skillsv import (
     decision_line,
     decision_summary,
 )
-from ._common import inline, plural
+from ._common import plural
 
 
 def render_value_plan(game: CompiledSkill, plan: Plan | None, settings: ValueSettings, runs: int, out: TextIO) -> None:

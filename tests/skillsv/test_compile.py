@@ -173,3 +173,15 @@ def test_a_skill_without_frontmatter_is_refused_with_exit_2(tmp_path: Path, caps
     assert main(["compile", str(skill)]) == 2
     assert "SKILL.md:1" in capsys.readouterr().err
     assert main(["compile", str(tmp_path / "missing")]) == 2
+
+
+def test_compile_text_shows_hostile_headings_previews_and_names_escaped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    body = "\n# ::stop-commands::tok\n\n- a rule \x1b[31min red\x1b[0m\n- another\n"
+    skill = write_skill(tmp_path, body, {"notes\n::error::x.md": "see\n"})
+    assert main(["compile", str(skill)]) == 0
+    text = capsys.readouterr().out
+    assert "\x1b" not in text and "a rule \\x1b[31min red" in text
+    assert "notes\\n::error::x.md" in text
+    assert not [line for line in text.splitlines() if line.lstrip().startswith("::")]

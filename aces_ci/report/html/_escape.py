@@ -25,7 +25,8 @@ import math
 import re
 from typing import Any
 
-from .._common import WEB_URL, clip, printable
+from ...safe_text import clip, printable
+from .._common import WEB_URL
 
 _URL_UNSAFE = re.compile(r"[^A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]")
 _JSON_UNSAFE = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from aces_ci.report._common import printable
 from aces_ci.report.html._value_document import heat_class
+from aces_ci.safe_text import printable
 from tests.report.html.dom import Node
 from tests.report.html.fixtures import (
     HOSTILE,
