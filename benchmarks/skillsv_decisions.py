@@ -281,8 +281,8 @@ def _one_seed(
             results[name].append(score(game, valuation, run.meter.evaluated))
     if args.adaptive:
         oracle = BernoulliOracle(game, seed)
-        limited = replace(settings, budget_scores=budget)
-        adaptive = adaptive_valuation(game.structure, game.tasks, oracle, limited, RULES, bootstrap=400)
+        planned = default_design(game, budget, seed, share, args.chains or EstimatorSettings.orders)
+        adaptive = adaptive_valuation(game.structure, game.tasks, oracle, planned, RULES, bootstrap=400)
         results["adaptive"].append(score(game, adaptive.valuation, adaptive.run.meter.evaluated))
     units = game.structure.size - 1
     for name in ESTIMATORS:  # the running figures, so a cut-short run still says what it saw
@@ -302,7 +302,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--game", choices=tuple(GAMES), default="decidable")
-    parser.add_argument("--adaptive", action="store_true", help="also two looks with probes between them")
+    parser.add_argument("--adaptive", action="store_true", help="also value.adaptive (look at half the budget)")
     parser.add_argument(
         "--sample-share", type=float, default=None, help=f"instead of SAMPLE_SHARE ({SAMPLE_SHARE:.2f})"
     )

@@ -130,8 +130,8 @@ class ValueSettings:
     """Where net effects come from: ``interaction`` (a unit-plus-pairwise model fitted on every scored
     coalition, checked against held-out chains) or ``chain`` (the chains alone). BENCHMARKS.md, round four."""
     adaptive: bool = False
-    """With a ``--max-rollouts`` budget and the interaction model: two looks, the second half of the budget
-    spent on probes toward the units nearest a decision (``skillsv._adaptive``)."""
+    """With a ``--max-rollouts`` budget and the interaction model: look at half the budget and pay the second
+    half only while a unit is undecided (``skillsv._adaptive``)."""
 
 
 def _value_settings(data: dict[str, Any]) -> ValueSettings:

@@ -61,7 +61,7 @@ class ValueConfig:
     values_from: ValueEstimator
     """Net effects from the interaction model or the chains alone (``--estimator``, aces.yml ``value.estimator``)."""
     adaptive: bool
-    """aces.yml ``value.adaptive``: two looks, probes toward the units nearest a decision between them."""
+    """aces.yml ``value.adaptive``: look at half the budget, pay the rest only while a unit is open."""
     exact: bool
     holdout: float
 
@@ -129,8 +129,8 @@ def resolve_value(config: AcesConfig, flags: ValueFlags, skill_dir: Path) -> Val
         # The estimator's own dollar cap is the flag's; aces.yml's run.budget_usd caps the engine (as it always did).
         max_usd=None if isinstance(flags.run.budget_usd, NotGiven) else flags.run.budget_usd,
         budget_scores=None if max_rollouts is None else max(0, max_rollouts // runs),
-        # Sampled prefixes inform only the interaction model; adaptive allocation spends on probes instead.
-        sample_share=SAMPLE_SHARE if values_from == "interaction" and not config.value.adaptive else 0.0,
+        # Sampled half-coalitions inform only the interaction model (adaptive allocation's looks too).
+        sample_share=SAMPLE_SHARE if values_from == "interaction" else 0.0,
     )
     return ValueConfig(
         oracle=kind,

@@ -23,6 +23,7 @@ from ..skillsv import (
     ValueSettings,
     decision_line,
     decision_summary,
+    look_level,
 )
 from ._common import plural
 
@@ -190,6 +191,8 @@ def render_value_text(report: ValueReport, out: TextIO) -> None:
             out.write(f"  {curve.method}: {curve.auc:.3f}\n")
     if report.fitted:
         out.write(f"\ndesign sized to the budget: {'; '.join(report.fitted)}\n")
+    if report.decided_first is not None:
+        _adaptive_text(report, out)
     if valuation.left_out:
         out.write(
             f"\n{valuation.left_out} chain(s) left out: a score they needed failed twice "
@@ -206,6 +209,19 @@ def render_value_text(report: ValueReport, out: TextIO) -> None:
         )
         if valuation.error:
             out.write(f"  {inline(valuation.error)}\n")
+
+
+def _adaptive_text(report: ValueReport, out: TextIO) -> None:
+    """What adaptive allocation's first look settled, and whether the second half of the budget was paid."""
+    first, second = look_level(1), look_level(2)
+    out.write(
+        f"adaptive allocation: {report.decided_first} of {len(report.valuation.units)} units decided at the first "
+        f"look (half the budget, {first:.1%} intervals); "
+    )
+    if report.second_look_scores:
+        out.write(f"the second look paid {report.second_look_scores:,} more scores ({second:.1%} intervals)\n")
+    else:
+        out.write("the second half of the budget was not paid\n")
 
 
 _CASES_SHOWN = 30

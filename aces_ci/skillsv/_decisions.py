@@ -8,6 +8,7 @@ the rest. :func:`decision_summary` groups the units; :func:`decision_line` says 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from statistics import NormalDist
 
 import numpy as np
 
@@ -22,10 +23,17 @@ CROSSING_CANDIDATES = 200
 Z95 = 1.96
 Z90 = 1.6449
 """The two-sided 90% interval's z: the equivalence test for ``negligible`` tests each side at 5%."""
-EQUIVALENCE_SCALE = Z90 / Z95
-"""Each side of a 95% interval times this is a side of the 90% one, the equivalence test's interval for
-``negligible`` (:func:`~._summary.decide`): z 1.645 against 1.96. With a t on 39 degrees of freedom the
-exact ratio is 0.833, so the normal's 0.839 errs wide."""
+
+
+def equivalence_scale(confidence: float) -> float:
+    """Each side of a two-sided interval at ``confidence`` times this is a side of the interval the
+    equivalence test for ``negligible`` reads (:func:`~._summary.decide`), which tests each side at
+    α = 1 − ``confidence``: at 95%, the 90% interval (z 1.645 against 1.96); at adaptive allocation's
+    looks, α/3 and 2α/3 a side. With a t on 39 degrees of freedom the exact ratio at 95% is 0.833, so
+    the normal's 0.839 errs wide."""
+    alpha = 1.0 - confidence
+    normal = NormalDist()
+    return normal.inv_cdf(1.0 - alpha) / normal.inv_cdf(1.0 - alpha / 2)
 
 
 def crossing_factor(value: float, lo: float, hi: float, margin: float) -> float | None:

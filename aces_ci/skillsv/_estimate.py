@@ -36,7 +36,7 @@ to the oracle as one batch, deduplicated and filtered through the cache.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 import numpy as np
@@ -618,14 +618,15 @@ class Estimator:
             )
         )
 
-    def score_more(self, wanted: Sequence[tuple[int, Operator, int]]) -> dict[tuple[int, Operator, int], float]:
-        """More coalition scores through the run's cache, meter and budgets (adaptive allocation,
-        :mod:`._adaptive`); a budget stop ends the asking and is recorded on the run as for chains."""
+    def sample_more(self, budget_scores: int) -> None:
+        """Score more half-coalitions, drawn as before, until the run has spent ``budget_scores`` (adaptive
+        allocation's second look, :mod:`._adaptive`). A budget stop ends the asking and is recorded on the run
+        as for chains."""
         if self.run.stopped_by is not None:
-            return {}
+            return
+        self.settings = replace(self.settings, budget_scores=budget_scores)
         try:
-            return self.scores.fetch(wanted)
+            self._sample_halves()
         except _BudgetStop as stop:
             self.run.stopped_by = stop.reason
             self.run.error = stop.detail
-            return {}

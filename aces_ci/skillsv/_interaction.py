@@ -156,11 +156,7 @@ def _prefix_masks(chain: ChainRecord, trigger: int) -> list[int]:
     return masks
 
 
-Extra = Mapping[tuple[int, int], float]
-"""ρ_del scores beyond the chains', by (coalition mask, case index): adaptive allocation's probes."""
-
-
-def _rows(run: EstimateRun, trigger: int, extra: Extra) -> _Rows:
+def _rows(run: EstimateRun, trigger: int) -> _Rows:
     """Each distinct (coalition, case, operator) score once, with the fold of the chain that drew it first.
 
     ρ_del scores always; ρ_pad scores too when the run sampled half-coalitions under ρ_pad (the joint
@@ -185,7 +181,7 @@ def _rows(run: EstimateRun, trigger: int, extra: Extra) -> _Rows:
     for name, (mask, pad) in panel.items():
         for task, score in enumerate(run.panel.get(name, ())):
             seen.setdefault((mask, task, pad), (float(score), 2))
-    sources: list[tuple[Mapping[tuple[int, int], float], bool]] = [(run.sampled, False), (extra, False)]
+    sources: list[tuple[Mapping[tuple[int, int], float], bool]] = [(run.sampled, False)]
     if joint:
         sources.append((run.sampled_pad, True))
     for source, pad in sources:  # the whole skill is never a ρ_pad key: the estimator scores it as ρ_del
@@ -622,8 +618,6 @@ def _held_out_check(run: EstimateRun, design: _Design, rows: _Rows, matrix: np.n
 def interaction_values(
     run: EstimateRun,
     confidence: float = 0.95,
-    extra: Extra | None = None,
-    min_rows: float | None = None,
     groups: Sequence[Sequence[int]] = (),
 ) -> InteractionValues | None:
     """φ_del of every execution unit from the interaction model (module docstring).
@@ -631,18 +625,16 @@ def interaction_values(
     ``groups`` (execution slots per section or folder) asks, under the sampled design, for the sum of
     each group's net effects with its interval, in :attr:`InteractionValues.groups`.
 
-    None when the run scored too few distinct coalitions to fit it: ``min_rows`` per coefficient, by
-    default :data:`SPARSE_MIN_ROWS_PER_COLUMN` under the sampled design, :data:`MIN_ROWS_PER_COLUMN` on chains.
-    ``extra`` adds scores beyond the chains' (they inform the fit, not the held-out check).
+    None when the run scored too few distinct coalitions to fit it: per coefficient,
+    :data:`SPARSE_MIN_ROWS_PER_COLUMN` under the sampled design, :data:`MIN_ROWS_PER_COLUMN` on chains.
     """
     structure = run.structure
     trigger = next(i for i in range(structure.size) if i not in run.execution)
-    rows = _rows(run, trigger, extra or {})
+    rows = _rows(run, trigger)
     tokens = structure.tokens
     lengths = np.array([tokens[player] for player in run.execution], dtype=float) / 1000 if tokens else None
     design = _Design(run.execution, len(run.tasks), pad=bool(run.sampled_pad), lengths=lengths)
-    if min_rows is None:
-        min_rows = SPARSE_MIN_ROWS_PER_COLUMN if run.sampled else MIN_ROWS_PER_COLUMN
+    min_rows = SPARSE_MIN_ROWS_PER_COLUMN if run.sampled else MIN_ROWS_PER_COLUMN
     if len(rows.scores) < min_rows * design.width:
         return None
     matrix = value_matrix(run, design)
@@ -688,8 +680,6 @@ def with_interaction(
     rules: DecisionRules,
     *,
     confidence: float = CONFIDENCE,
-    extra: Extra | None = None,
-    min_rows: float | None = None,
 ) -> Valuation:
     """``valuation`` with its net effects (and so its decisions) from the interaction model.
 
@@ -700,7 +690,7 @@ def with_interaction(
     """
     slot = {run.structure.players[player]: k for k, player in enumerate(run.execution)}
     groups = [[slot[unit] for unit in group.units if unit in slot] for group in valuation.groups]
-    fitted = interaction_values(run, confidence, extra, min_rows, groups)
+    fitted = interaction_values(run, confidence, groups)
     if fitted is None:
         return valuation
     units = []
@@ -709,7 +699,7 @@ def with_interaction(
         net = fitted.values[k]
         content = fitted.content[k] if fitted.content else unit.content_value
         cost = fitted.cost[k] if fitted.cost else unit.context_cost
-        decision, reason = decide(net, content, cost, rules)
+        decision, reason = decide(net, content, cost, rules, confidence)
         more = scores_to_decide(net, rules.margin, run.meter.evaluated) if decision == "unresolved" else None
         units.append(
             replace(

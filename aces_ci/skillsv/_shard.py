@@ -1,6 +1,6 @@
 """A valuation split over a workflow matrix: each shard pays part of the design, the merge replays the whole.
 
-Why it can be split: without truncation (``--tolerance``), adaptive probes (``value.adaptive``), the
+Why it can be split: without truncation (``--tolerance``), adaptive looks (``value.adaptive``), the
 pruning test (``--holdout``) or the estimator's own dollar cap (``--budget-usd``), which coalition scores
 a valuation asks for is a function of the seed, the compiled skill, the cases and the settings, never of
 a score. :func:`shard_design` finds them by running the very code :func:`~aces_ci.skillsv.valuate`
@@ -65,7 +65,8 @@ def unshardable(settings: ValueSettings) -> str | None:
     estimator = settings.estimator
     if settings.adaptive and settings.values_from == "interaction" and estimator.budget_scores is not None:
         return (
-            "value.adaptive picks its probes from the first look's intervals, which need every shard's scores; "
+            "value.adaptive decides from the first look's intervals whether to pay the second half, which needs "
+            "every shard's scores; "
             "set value.adaptive: false in aces.yml to shard this valuation"
         )
     if settings.holdout > 0:

@@ -10,8 +10,8 @@ skill is better with it or without it, and δ says when the difference is too sm
 
 * ``negligible`` — two one-sided tests at 5% each say its net effect is above −δ and below +δ
   (Schuirmann 1987: the 90% interval, each side of the reported 95% one scaled by
-  :data:`EQUIVALENCE_SCALE`, lies inside ±δ): whatever it does is smaller than δ, and it costs
-  context (cut it);
+  :func:`~._decisions.equivalence_scale`, lies inside ±δ): whatever it does is smaller than δ, and it
+  costs context (cut it); at an adaptive valuation's looks each side is tested at that look's α_k;
 * ``delete`` — the interval lies below 0 and reaches past −δ: the skill scores better without it;
 * ``compress`` — its content value (ρ_pad) is resolved positive and its context cost is resolved
   positive and at least ``compress_share`` of it: the idea helps, its length hurts;
@@ -34,7 +34,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ._decisions import EQUIVALENCE_SCALE, crossing_factor
+from ._decisions import crossing_factor, equivalence_scale
 from ._estimate import EstimateRun, Pooling
 from ._model import UnitGroup
 from ._order_odds import OrderOdds
@@ -66,24 +66,31 @@ def _interval(samples: np.ndarray) -> Interval:
     return Interval(float(lo), float(hi))
 
 
-def equivalence_interval(value: float, ci: Interval) -> Interval:
-    """The 90% interval the equivalence test reads, from the 95% one ``ci`` side by side
-    (:data:`~._decisions.EQUIVALENCE_SCALE`): ``negligible`` when it lies strictly inside ±δ."""
-    return Interval(value - (value - ci.lo) * EQUIVALENCE_SCALE, value + (ci.hi - value) * EQUIVALENCE_SCALE)
+def equivalence_interval(value: float, ci: Interval, confidence: float = CONFIDENCE) -> Interval:
+    """The interval the equivalence test reads (90% from a 95% ``ci``), side by side from ``ci`` at
+    ``confidence`` (:func:`~._decisions.equivalence_scale`): ``negligible`` when it lies strictly inside ±δ."""
+    scale = equivalence_scale(confidence)
+    return Interval(value - (value - ci.lo) * scale, value + (ci.hi - value) * scale)
 
 
 def decide(
-    net: Estimate | None, content: Estimate | None, cost: Estimate | None, rules: DecisionRules
+    net: Estimate | None,
+    content: Estimate | None,
+    cost: Estimate | None,
+    rules: DecisionRules,
+    confidence: float = CONFIDENCE,
 ) -> tuple[Decision, str]:
-    """A unit's decision and its reason in words (the module docstring gives the rule)."""
+    """A unit's decision and its reason in words (the module docstring gives the rule); ``confidence`` is
+    the level of ``net``'s interval (an adaptive valuation's looks report theirs at 1 − α_k)."""
     if net is None:
         return "unresolved", "no chain measured it"
     margin = rules.margin
     net_ci = net.ci or Interval(net.value, net.value)
-    equivalence = equivalence_interval(net.value, net_ci)
+    equivalence = equivalence_interval(net.value, net_ci, confidence)
     if -margin < equivalence.lo and equivalence.hi < margin:
         shown = f"[{equivalence.lo:+.3f}, {equivalence.hi:+.3f}]"
-        return "negligible", f"its 90% interval {shown} lies within ±{margin:g}: too small to be worth its context"
+        level = f"{100 * (2 * confidence - 1):.3g}%"
+        return "negligible", f"its {level} interval {shown} lies within ±{margin:g}: too small to be worth its context"
     if net_ci.hi < 0:
         return "delete", "the skill scores better without it (net effect below 0)"
     if content is not None and cost is not None:
@@ -114,7 +121,7 @@ def scores_to_decide(net: Estimate, margin: float, design_scores: float) -> int 
     Each side of an interval shrinks about the value v as 1/√chains (the bootstrap's intervals need
     not be symmetric, so each side is scaled on its own). The sign is decided once the side toward 0
     no longer reaches it: (v − lo) → |v| for v > 0, factor ((v − lo)/v)²; *negligible* once both
-    sides of the equivalence interval (each side times s = :data:`~._decisions.EQUIVALENCE_SCALE`)
+    sides of the equivalence interval (each side times s = :func:`~._decisions.equivalence_scale` at 95%)
     fit inside ±δ: factor max((s(hi − v)/(δ − v))², (s(v − lo)/(δ + v))²) when |v| < δ; the
     smaller factor is the growth.
     """

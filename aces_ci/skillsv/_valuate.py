@@ -49,8 +49,8 @@ class ValueSettings:
     """aces.yml ``value.estimator``: net effects from the interaction model (checked against held-out
     chains, :mod:`._interaction`) or from the chains alone."""
     adaptive: bool = False
-    """aces.yml ``value.adaptive``: two looks with probes between them (:mod:`._adaptive`); it applies
-    with a score budget and the interaction model."""
+    """aces.yml ``value.adaptive``: look at half the budget, pay the rest only while a unit is open
+    (:mod:`._adaptive`); it applies with a score budget and the interaction model."""
 
 
 @dataclass(frozen=True)
@@ -96,8 +96,11 @@ class ValueReport:
     """The live agent's accounting across sessions; None for an oracle with no journal (a Python oracle)."""
     fitted: tuple[str, ...] = ()
     """How the design was sized down to the budget (:func:`~aces_ci.skillsv.fit_to_budget`); empty if it was not."""
-    probes: int = 0
-    """Probes adaptive allocation scored after its first look (0: the fixed design ran)."""
+    second_look_scores: int = 0
+    """Scores adaptive allocation paid after its first look (0: every unit was decided there, or the fixed
+    design ran)."""
+    decided_first: int | None = None
+    """Units adaptive allocation decided at its first look; None when it took no looks."""
 
     @property
     def paid_now(self) -> int:
@@ -148,7 +151,7 @@ def valuate(
         settings = replace(settings, estimator=plan.settings)
     panel_a, panel_b = split_panels(tasks, settings.holdout, seed)
     estimator = settings.estimator
-    probes = 0
+    second_look, decided_first = 0, None
     if settings.exact:
         valuation = exact_valuation(
             structure,
@@ -164,7 +167,8 @@ def valuate(
         adaptive = adaptive_valuation(
             structure, panel_a, oracle, estimator, settings.rules, groups=game.groups, bootstrap=settings.bootstrap
         )
-        valuation, probes = adaptive.valuation, adaptive.probes
+        valuation, second_look = adaptive.valuation, adaptive.second_look_scores
+        decided_first = None if adaptive.decided_first is None else len(adaptive.decided_first)
     else:
         run = Estimator(structure, panel_a, oracle, estimator).estimate()
         valuation = summarize(run, game.groups, settings.rules, settings.bootstrap)
@@ -184,5 +188,14 @@ def valuate(
         held_out = HeldOut(len(panel_b), tuple(curves), loo, curves[0].scores[0], curves[0].scores[-1])
     fitted = plan.notes if plan is not None else ()
     return ValueReport(
-        game, valuation, oracle.identity, settings, len(panel_a), held_out, meter, fitted=fitted, probes=probes
+        game,
+        valuation,
+        oracle.identity,
+        settings,
+        len(panel_a),
+        held_out,
+        meter,
+        fitted=fitted,
+        second_look_scores=second_look,
+        decided_first=decided_first,
     )

@@ -11,14 +11,17 @@ import pytest
 from aces_ci.skillsv import (
     SAMPLE_SHARE,
     DecisionRules,
+    Estimate,
     EstimateRun,
     Estimator,
     EstimatorSettings,
     GameStructure,
     InteractionValues,
+    Interval,
     Plan,
     Valuation,
     adaptive_valuation,
+    decide,
     fit_to_budget,
     interaction_values,
     look_level,
@@ -136,26 +139,53 @@ def test_the_two_looks_spend_alpha_as_the_trials_sequential_design_does() -> Non
     assert first + second == pytest.approx(0.05)
 
 
-def test_adaptive_allocation_spends_what_is_left_on_the_units_the_first_look_left_open() -> None:
+def _budgeted(game: PlantedGame, budget: int, seed: int) -> EstimatorSettings:
+    """The default design for ``budget`` scores, as ``aces-ci value --max-rollouts`` plans it."""
+    wanted = EstimatorSettings(seed=seed, sample_share=SAMPLE_SHARE, budget_scores=budget)
+    return fit_to_budget(game.structure, game.tasks, wanted).settings
+
+
+def test_adaptive_allocation_pays_the_second_half_only_for_units_the_first_look_left_open() -> None:
     game = decidable_game(16, seed=1)
     budget = 250 * 16
-    settings = EstimatorSettings(orders=16, seed=1, budget_scores=budget)
+    settings = _budgeted(game, budget, 1)
     adaptive = adaptive_valuation(
         game.structure, game.tasks, BernoulliOracle(game, 1), settings, DecisionRules(), bootstrap=100
     )
-    assert adaptive.probes > 0 and adaptive.valuation.estimator == "interaction"
-    assert 0.9 * budget < adaptive.run.meter.evaluated <= budget  # spent (probes come in windows), never over
+    assert adaptive.decided_first is not None
+    open_at_first = [u.unit for u in adaptive.valuation.units if u.unit not in adaptive.decided_first]
+    assert open_at_first and adaptive.second_look_scores > 0  # at 250 a unit, some units need the second half
+    assert 0.95 * budget < adaptive.run.meter.evaluated <= budget  # spent, never over
+    assert adaptive.valuation.estimator == "interaction" and adaptive.run.sampled  # the default design, both looks
     assert all(unit.net_effect is not None and unit.net_effect.ci is not None for unit in adaptive.valuation.units)
-    # without a budget there is nothing to allocate: the fixed design runs, no probe
+    # noise-free scores decide every unit at the first look: the second half is never paid
+    settled = adaptive_valuation(
+        game.structure, game.tasks, BernoulliOracle(game, 1, "expected"), settings, DecisionRules(), bootstrap=100
+    )
+    assert settled.second_look_scores == 0 and settled.decided_first is not None and len(settled.decided_first) == 16
+    assert settled.run.meter.evaluated <= budget // 2
+    # without a budget there is nothing to adapt: the fixed design runs
     fixed = adaptive_valuation(
         game.structure,
         game.tasks,
         BernoulliOracle(game, 1),
-        replace(settings, budget_scores=None),
+        EstimatorSettings(orders=16, seed=1),
         DecisionRules(),
         bootstrap=100,
     )
-    assert fixed.probes == 0 and fixed.run.planned_chains == 16
+    assert fixed.second_look_scores == 0 and fixed.run.planned_chains == 16 and fixed.decided_first is None
+
+
+def test_a_look_tests_equivalence_at_its_own_alpha() -> None:
+    """At the first look (α/3) a unit's interval must fit ±δ with each side tested at α/3, not at 5%:
+    an interval the fixed design would call negligible is still open there."""
+    rules = DecisionRules(margin=0.03)
+    wide = Estimate(0.0, Interval(-0.035, 0.035), 10)
+    assert decide(wide, None, None, rules)[0] == "negligible"  # its 90% interval: ±0.029
+    assert decide(wide, None, None, rules, confidence=look_level(1))[0] == "unresolved"  # at α/3 a side: ±0.031
+    narrow = Estimate(0.0, Interval(-0.03, 0.03), 10)
+    decision, reason = decide(narrow, None, None, rules, confidence=look_level(1))
+    assert decision == "negligible" and "its 96.7% interval [-0.027, +0.027]" in reason
 
 
 def test_half_coalitions_fill_the_budget_and_narrow_the_models_intervals() -> None:

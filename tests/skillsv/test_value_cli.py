@@ -348,11 +348,11 @@ def test_the_estimator_comes_from_aces_yml_and_the_flag_overrides_it(tmp_path: P
     assert [u.get("net_effect") for u in again["units"]] == [u.get("net_effect") for u in report["units"]]
 
 
-def test_adaptive_allocation_from_aces_yml_probes_within_the_budget(
+def test_adaptive_allocation_from_aces_yml_looks_at_half_the_budget_and_never_spends_more(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """value.adaptive: half the budget on chains, then probes toward the units nearest a decision, never
-    over. Without it the budget goes mostly to sampled half-coalitions, and the report's header says so."""
+    """value.adaptive: the default design at half the budget, the rest paid only while a unit is open,
+    never over; the report's header names the sampled design either way."""
     skill, evals = _planted(tmp_path, cases=40)
     (tmp_path / "aces.yml").write_text("value:\n  adaptive: true\n")
     common = [str(skill), "--evals", str(evals), "--oracle", f"{ORACLE}:noisy", "--max-rollouts", "2000"]
@@ -360,13 +360,22 @@ def test_adaptive_allocation_from_aces_yml_probes_within_the_budget(
     assert code == 0
     _valid(report)
     settings = report["settings"]
-    assert settings["adaptive"] is True and settings["probes"] > 0 and settings["estimator"] == "interaction"
-    assert report["rollouts"]["spent"] <= 2000
+    assert settings["adaptive"] is True and settings["estimator"] == "interaction"
+    assert settings["sample_share"] == SAMPLE_SHARE
+    spent = report["rollouts"]["spent"]
+    assert spent <= 2000
+    # either the first look decided every unit (half the budget) or the second half was paid
+    undecided = report["decisions"]["unresolved"]
+    assert settings["second_look_scores"] > 0 or (spent <= 1000 and not undecided)
+    assert 0 <= settings["first_look_decided"] <= len(report["units"]) - 1
+    look = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("adaptive allocation: "))
+    assert f"{settings['first_look_decided']} of {len(report['units']) - 1} units decided at the first look" in look
     valued = [unit for unit in report["units"] if unit["kind"] != "trigger"]
     assert all(unit["ci"] is not None for unit in valued)
     capsys.readouterr()
-    code, fixed = _value(tmp_path, *common)  # without it, the fixed design: no probe
-    assert code == 0 and fixed["settings"]["adaptive"] is False and fixed["settings"]["probes"] == 0
+    code, fixed = _value(tmp_path, *common)  # without it, the fixed design: no second look
+    assert code == 0 and fixed["settings"]["adaptive"] is False and fixed["settings"]["second_look_scores"] == 0
+    assert fixed["settings"]["first_look_decided"] is None
     assert fixed["settings"]["sample_share"] == SAMPLE_SHARE
     header = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("SkillSV values"))
     assert f"interaction model on sampled half-coalitions ({SAMPLE_SHARE:.0%} of the scores)" in header
