@@ -195,6 +195,10 @@ class Continuation:
     """Decided only after more than 2 × the prediction, or not at all by the ladder's top when that is past 2 ×."""
     open_: int = 0
     """Not decided by the ladder's top, which is still within 2 × the prediction: no verdict."""
+    in_range: int = 0
+    """Decided within the forecast's range (the middle 80% of its simulated runs)."""
+    out_of_range: int = 0
+    """Decided before the range's low end or after its high end (or still open past it)."""
 
 
 def continue_run(
@@ -203,6 +207,10 @@ def continue_run(
     """For each estimator, compare each unresolved unit's predicted scores with what more chains needed."""
     waiting = {
         name: {u.unit: u.scores_to_decide for u in valuation.units if u.decision == "unresolved" and u.scores_to_decide}
+        for name, valuation in first.items()
+    }
+    ranges = {
+        name: {u.unit: u.scores_range for u in valuation.units if u.decision == "unresolved" and u.scores_range}
         for name, valuation in first.items()
     }
     needed: dict[str, dict[str, int]] = {name: {} for name in first}
@@ -234,6 +242,14 @@ def continue_run(
                 tally.late += 1
             else:
                 tally.within += 1
+            span = ranges[name].get(unit_id)
+            if span is not None:
+                low, high = span[0], span[1] if span[1] is not None else float("inf")
+                if need is not None:
+                    tally.in_range += low <= need <= high
+                    tally.out_of_range += not low <= need <= high
+                elif extra > high:
+                    tally.out_of_range += 1
         out[name] = tally
     return out
 
@@ -290,7 +306,7 @@ def _one_seed(
             print(f"after seed {seed}: {_row(units, per_unit, name, results[name])}", file=sys.stderr)
     for design_settings, run, read in runs if args.continued else ():
         for name, tally in continue_run(game, design_settings, seed, read, run.meter.evaluated).items():
-            for key in ("within", "early", "late", "open_"):
+            for key in ("within", "early", "late", "open_", "in_range", "out_of_range"):
                 setattr(continued[name], key, getattr(continued[name], key) + getattr(tally, key))
             print(f"after seed {seed}: scores to decide ({name}): {continued[name]}", file=sys.stderr)
 

@@ -18,6 +18,7 @@ from ..skillsv import (
     CompiledSkill,
     Estimate,
     Plan,
+    UnitValue,
     Valuation,
     ValueReport,
     ValueSettings,
@@ -117,6 +118,17 @@ def _stop_reason(valuation: Valuation) -> str:
     }.get(valuation.stopped_by or "", valuation.stopped_by or "")
 
 
+def _need(unit: UnitValue) -> str:
+    """`` (~2,600 more scores, likely 1,300–5,200)``: the forecast and the middle 80% of simulated runs."""
+    if not unit.scores_to_decide:
+        return ""
+    span = ""
+    if unit.scores_range is not None:
+        low, high = unit.scores_range
+        span = f", likely {low:,}–{high:,}" if high is not None else f", likely {low:,} or more"
+    return f" (~{unit.scores_to_decide:,} more scores{span})"
+
+
 def _decisions_text(report: ValueReport, out: TextIO) -> None:
     """What to do, first: the decision sentence, then the units to cut, compress and settle."""
     game, valuation = report.game, report.valuation
@@ -126,7 +138,7 @@ def _decisions_text(report: ValueReport, out: TextIO) -> None:
     for label, ids in (("cut", summary.cut), ("compress", summary.compress), ("unresolved", summary.unresolved)):
         for unit_id in ids:
             unit, player = by_id[unit_id], game.player(unit_id)
-            need = f" (~{unit.scores_to_decide:,} more scores)" if unit.scores_to_decide else ""
+            need = _need(unit)
             out.write(
                 f"  {label:<10} {inline(player.file)}:{player.lines[0]}  {unit_id}  {_shown(unit.net_effect)}  "
                 f"{inline(unit.reason)}{need}\n"

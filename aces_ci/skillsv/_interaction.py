@@ -60,7 +60,7 @@ from scipy import linalg, stats
 from ._estimate import ChainRecord, EstimateRun
 from ._exact import last_entry
 from ._result import Estimate, Interval, Valuation
-from ._summary import CONFIDENCE, DecisionRules, decide, respect_dependencies, scores_to_decide
+from ._summary import CONFIDENCE, DecisionRules, decide, respect_dependencies, scores_range, scores_to_decide
 
 PAIR_RIDGE = 1.0
 """Pseudo-scores pulling each pairwise coefficient toward 0: it keeps a pair that the design never
@@ -700,7 +700,9 @@ def with_interaction(
         content = fitted.content[k] if fitted.content else unit.content_value
         cost = fitted.cost[k] if fitted.cost else unit.context_cost
         decision, reason = decide(net, content, cost, rules, confidence)
-        more = scores_to_decide(net, rules.margin, run.meter.evaluated) if decision == "unresolved" else None
+        open_ = decision == "unresolved"
+        more = scores_to_decide(net, rules.margin, run.meter.evaluated) if open_ else None
+        span = scores_range(net, rules.margin, run.meter.evaluated) if open_ else None
         units.append(
             replace(
                 unit,
@@ -710,6 +712,7 @@ def with_interaction(
                 decision=decision,
                 reason=reason,
                 scores_to_decide=more,
+                scores_range=span,
             )
         )
     names = {k: name for name, k in slot.items()}

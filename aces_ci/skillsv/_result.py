@@ -57,6 +57,9 @@ class UnitValue:
     scores_to_decide: int | None = None
     """For an ``unresolved`` unit: about how many more coalition scores the run would need before its
     interval decides (from its current spread, at the run's scores per chain); None otherwise."""
+    scores_range: tuple[int, int | None] | None = None
+    """Beside ``scores_to_decide``: the more scores within which the middle 80% of simulated continued runs
+    decide the unit (None for the upper end: beyond 63 times this run's); None when not simulated."""
 
 
 @dataclass(frozen=True)

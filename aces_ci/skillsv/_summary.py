@@ -34,7 +34,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ._decisions import crossing_factor, equivalence_scale
+from ._decisions import crossing_factor, crossing_spread, equivalence_scale
 from ._estimate import EstimateRun, Pooling
 from ._model import UnitGroup
 from ._order_odds import OrderOdds
@@ -143,6 +143,22 @@ def scores_to_decide(net: Estimate, margin: float, design_scores: float) -> int 
     return int(np.ceil(max((min(factors) - 1) * design_scores, least)))
 
 
+def scores_range(net: Estimate, margin: float, design_scores: float) -> tuple[int, int | None] | None:
+    """Beside :func:`scores_to_decide`, the more scores within which the middle 80% of its simulated
+    continued runs decide the unit (:func:`~._decisions.crossing_spread`): a first passage is noisy, and a
+    point forecast cannot be right for every unit. The upper end is None when more than a tenth of the
+    runs are still open at 64 times the design; None when nothing was simulated."""
+    if net.ci is None or net.n == 0 or design_scores <= 0:
+        return None
+    spread = crossing_spread(net.value, net.ci.lo, net.ci.hi, margin)
+    if spread is None:
+        return None
+    least = design_scores / net.n
+    low, high = spread
+    upper = int(np.ceil(max((high - 1) * design_scores, least))) if np.isfinite(high) else None
+    return int(np.ceil(max((low - 1) * design_scores, least))), upper
+
+
 def respect_dependencies(units: Sequence[UnitValue], structure: GameStructure) -> list[UnitValue]:
     """A unit others require is not deleted on its own: its value went to the units that need it.
 
@@ -167,7 +183,7 @@ def respect_dependencies(units: Sequence[UnitValue], structure: GameStructure) -
         open_ = [d for d in dependents if by_id[d].decision == "unresolved"]
         if kept:
             reason = f"required by {', '.join(kept)}, which carry value"
-            out.append(replace(unit, decision="keep", reason=reason, scores_to_decide=None))
+            out.append(replace(unit, decision="keep", reason=reason, scores_to_decide=None, scores_range=None))
         elif open_ and unit.decision != "unresolved":
             out.append(replace(unit, decision="unresolved", reason=f"required by {', '.join(open_)} (unresolved)"))
         else:
@@ -285,10 +301,11 @@ def summarize(
     for slot, player in enumerate(players):
         net, content, cost = column(per_op["del"], slot), column(per_op["pad"], slot), column(cost_pair, slot)
         decision, reason = decide(net, content, cost, rules)
-        more = None
+        more = span = None
         if net is not None and decision == "unresolved":
             more = scores_to_decide(net, rules.margin, chain_scores)
-        units.append(UnitValue(player, net, content, cost, int(zeroed[slot]), decision, reason, more))
+            span = scores_range(net, rules.margin, chain_scores)
+        units.append(UnitValue(player, net, content, cost, int(zeroed[slot]), decision, reason, more, span))
     units = respect_dependencies(units, structure)
     anchors, trigger_value, lift, lift_boot = _anchors(run, resample)
     sum_values = None

@@ -154,6 +154,7 @@ def value_json(report: ValueReport) -> dict[str, Any]:
                     "decision": unit.decision,
                     "reason": unit.reason,
                     "scores_to_decide": unit.scores_to_decide,
+                    "scores_to_decide_range": list(unit.scores_range) if unit.scores_range else None,
                 }
             )
         units.append(out)

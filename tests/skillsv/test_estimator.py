@@ -26,6 +26,7 @@ from aces_ci.skillsv import (
     unit_samples,
 )
 from aces_ci.skillsv._decisions import crossing_factor
+from aces_ci.skillsv._summary import scores_range
 from benchmarks.skillsv_games import BernoulliOracle, PlantedGame, planted_game
 
 
@@ -216,6 +217,20 @@ def test_scores_to_decide_grow_with_the_spread_and_read_each_side_of_the_interva
     assert touching is not None and 200 <= touching <= far
     # never less than one more chain's worth of the design
     assert scores_to_decide(Estimate(0.1, Interval(-0.0001, 0.2), 8), 0.05, 800.0) >= 100
+
+
+def test_the_forecast_comes_with_the_range_most_continued_runs_decide_in() -> None:
+    """A first passage is noisy: beside the point, the middle 80% of simulated continued runs."""
+    narrow = Estimate(0.01, Interval(-0.05, 0.07), 8)
+    point, span = scores_to_decide(narrow, 0.05, 800.0), scores_range(narrow, 0.05, 800.0)
+    assert point is not None and span is not None and span[1] is not None
+    assert span[0] <= point <= span[1] and span[1] > 2 * span[0]  # wider than the point's ×2 window
+    wide = scores_range(Estimate(0.0, Interval(-0.2, 0.2), 8), 0.05, 800.0)
+    assert wide is not None and wide[0] > span[1]  # four times the spread: every run needs more
+    assert scores_range(Estimate(0.0, Interval(0.0, 0.0), 8), 0.05, 800.0) is None  # nothing to simulate
+    # a value sitting on the margin with a wide interval: more than a tenth still open at 64× the design
+    stuck = scores_range(Estimate(0.05, Interval(-0.25, 0.35), 8), 0.05, 800.0)
+    assert stuck is not None and stuck[0] > 0 and stuck[1] is None
 
 
 def test_the_predicted_first_look_grows_with_the_spread_and_is_reproducible() -> None:

@@ -100,6 +100,8 @@ def test_the_noisy_estimate_recovers_the_planted_roles_within_its_intervals(tmp_
     # the dead unit is not decided at this budget, and says what would decide it; the script TOOLUSE
     # needs is kept with it, whatever its own interval says
     assert units["DEAD"]["decision"] == "unresolved" and units["DEAD"]["scores_to_decide"] > 0
+    low, high = units["DEAD"]["scores_to_decide_range"]
+    assert 0 < low <= units["DEAD"]["scores_to_decide"] and (high is None or high >= units["DEAD"]["scores_to_decide"])
     script = next(unit for unit in report["units"] if unit["kind"] == "resource")
     assert script["decision"] == "keep" and script["reason"].startswith("required by")
     assert report["decisions"]["scores_to_decide"] == units["DEAD"]["scores_to_decide"]
