@@ -103,6 +103,7 @@ def adaptive_valuation(
         return AdaptiveRun(run, look1, 0, decided)
     before = run.meter.evaluated
     estimator.sample_more(settings.budget_scores)
+    chains = summarize(run, groups, rules, bootstrap)  # its cost: what both looks paid, not the first's alone
     look2 = with_interaction(run, chains, rules, confidence=look_level(2))
     later = {unit.unit: unit for unit in look2.units}
     units = [later[unit.unit] if unit.unit in open_ else unit for unit in look1.units]

@@ -369,6 +369,9 @@ def test_adaptive_allocation_from_aces_yml_looks_at_half_the_budget_and_never_sp
     # either the first look decided every unit (half the budget) or the second half was paid
     undecided = report["decisions"]["unresolved"]
     assert settings["second_look_scores"] > 0 or (spent <= 1000 and not undecided)
+    # what the report says was paid is both looks' (a fresh cache: every score a rollout)
+    assert report["rollouts"]["valuation"] == report["rollouts"]["evaluations"] > settings["second_look_scores"]
+    assert spent == report["rollouts"]["evaluations"] and (settings["second_look_scores"] == 0 or spent > 1000)
     assert 0 <= settings["first_look_decided"] <= len(report["units"]) - 1
     look = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("adaptive allocation: "))
     assert f"{settings['first_look_decided']} of {len(report['units']) - 1} units decided at the first look" in look
