@@ -25,6 +25,7 @@ from ..skillsv import (
     decision_line,
     decision_summary,
     look_level,
+    resolution_line,
 )
 from ._common import plural
 
@@ -143,6 +144,9 @@ def _decisions_text(report: ValueReport, out: TextIO) -> None:
                 f"  {label:<10} {inline(player.file)}:{player.lines[0]}  {unit_id}  {_shown(unit.net_effect)}  "
                 f"{inline(unit.reason)}{need}\n"
             )
+    resolution = resolution_line(summary, valuation.margin)
+    if resolution is not None:
+        out.write(f"  {resolution}\n")
     out.write("\n")
 
 

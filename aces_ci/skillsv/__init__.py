@@ -5,7 +5,7 @@ counterfactual skills, and estimate structure-aware Shapley values of its units.
 from ._adaptive import AdaptiveRun, adaptive_valuation, look_level
 from ._budget import Plan, fit_to_budget, planned_scores
 from ._compile import COMPILE_SCHEMA_VERSION, compile_skill, compiled_json
-from ._decisions import DecisionSummary, decision_line, decision_summary
+from ._decisions import DecisionSummary, decision_line, decision_summary, resolution_line
 from ._estimate import (
     SAMPLE_SHARE,
     EstimateRun,
@@ -206,6 +206,7 @@ __all__ = [
     "published_settings",
     "render",
     "repair_hierarchy",
+    "resolution_line",
     "score_definition",
     "score_key",
     "score_shard",

@@ -112,6 +112,17 @@ class DecisionSummary:
     scores_to_decide: int | None
     """Coalition scores more that would decide every unresolved unit (the largest unit's need: more
     chains inform every unit at once); None when nothing is unresolved or no estimate exists."""
+    half_width: float | None = None
+    """The median half-width of the units' net-effect intervals, the run's precision: about the smallest
+    |net effect| it keeps or deletes (an interval clears 0 once the value is past it — the smallest effect
+    the design could detect, per unit); None without intervals."""
+
+    def negligible_within(self, margin: float) -> float | None:
+        """About the largest |net effect| this run's precision can call negligible (its equivalence interval,
+        :func:`equivalence_scale` of the 95% one, inside ±δ); 0 when none can be, None without intervals."""
+        if self.half_width is None:
+            return None
+        return max(margin - self.half_width * equivalence_scale(0.95), 0.0)
 
     @property
     def cut(self) -> tuple[str, ...]:
@@ -124,6 +135,11 @@ def decision_summary(game: CompiledSkill, valuation: Valuation) -> DecisionSumma
         by_decision[unit.decision].append(unit.unit)
     cut = by_decision["delete"] + by_decision["negligible"]
     needs = [u.scores_to_decide for u in valuation.units if u.decision == "unresolved" and u.scores_to_decide]
+    widths = [
+        (u.net_effect.ci.hi - u.net_effect.ci.lo) / 2
+        for u in valuation.units
+        if u.net_effect is not None and u.net_effect.ci is not None and u.net_effect.ci.hi > u.net_effect.ci.lo
+    ]
     return DecisionSummary(
         delete=tuple(by_decision["delete"]),
         negligible=tuple(by_decision["negligible"]),
@@ -132,6 +148,26 @@ def decision_summary(game: CompiledSkill, valuation: Valuation) -> DecisionSumma
         unresolved=tuple(by_decision["unresolved"]),
         cut_tokens=sum(game.player(unit).tokens for unit in cut),
         scores_to_decide=max(needs) if needs else None,
+        half_width=float(np.median(widths)) if widths else None,
+    )
+
+
+def resolution_line(summary: DecisionSummary, margin: float) -> str | None:
+    """``precision: intervals ±0.035 typically — a unit is kept or deleted from |net effect| ≈ 0.035, called
+    negligible only within ±0.021``: what the budget can tell apart, so an unresolved unit reads as "too
+    close to call at this budget", not "no effect"."""
+    width, within = summary.half_width, summary.negligible_within(margin)
+    if width is None or within is None:
+        return None
+    reach = width * equivalence_scale(0.95)
+    cut = (
+        f"called negligible only within ±{within:.3f}"
+        if within > 0
+        else f"none called negligible (a 90% interval of ±{reach:.3f} cannot fit in ±{margin:g})"
+    )
+    return (
+        f"precision: intervals ±{width:.3f} typically — a unit is kept or deleted from |net effect| ≈ {width:.3f}, "
+        + cut
     )
 
 

@@ -129,6 +129,12 @@ def _decisions(report: ValueReport) -> dict[str, Any] | None:
         "unresolved": list(summary.unresolved),
         "cut_tokens": summary.cut_tokens,
         "scores_to_decide": summary.scores_to_decide,
+        "resolution": None
+        if summary.half_width is None
+        else {
+            "half_width": summary.half_width,
+            "negligible_within": summary.negligible_within(valuation.margin),
+        },
     }
 
 

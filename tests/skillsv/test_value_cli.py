@@ -100,6 +100,11 @@ def test_the_noisy_estimate_recovers_the_planted_roles_within_its_intervals(tmp_
     # the dead unit is not decided at this budget, and says what would decide it; the script TOOLUSE
     # needs is kept with it, whatever its own interval says
     assert units["DEAD"]["decision"] == "unresolved" and units["DEAD"]["scores_to_decide"] > 0
+    # the run's precision: the median half-width, and the largest |net effect| it could call negligible
+    widths = sorted((u["ci"][1] - u["ci"][0]) / 2 for u in report["units"] if u["kind"] != "trigger")
+    resolution = report["decisions"]["resolution"]
+    assert resolution["half_width"] == pytest.approx((widths[3] + widths[4]) / 2)  # 8 units: the middle two
+    assert resolution["negligible_within"] == pytest.approx(max(0.05 - resolution["half_width"] * 0.8392, 0), abs=1e-3)
     low, high = units["DEAD"]["scores_to_decide_range"]
     assert 0 < low <= units["DEAD"]["scores_to_decide"] and (high is None or high >= units["DEAD"]["scores_to_decide"])
     script = next(unit for unit in report["units"] if unit["kind"] == "resource")
@@ -126,6 +131,7 @@ def test_text_report_names_the_units_and_the_cost(tmp_path: Path, capsys: pytest
     text = capsys.readouterr().out
     assert "SkillSV values of planted" in text and "μ layer" in text and "K=4 b=8 τ=off pooled" in text
     assert text.index("decisions (δ = 0.05): ") < text.index("net effect [95% CI]")  # what to do comes first
+    assert "  precision: intervals ±" in text and "a unit is kept or deleted from |net effect| ≈ " in text
     assert "SKILL.md:10" in text
     assert "rollouts paid" in text and "4/4 chains completed" in text
     assert "per case, bare agent → whole skill: c0 " in text
