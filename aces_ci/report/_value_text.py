@@ -192,6 +192,8 @@ def render_value_text(report: ValueReport, out: TextIO) -> None:
         )
     headers = ["unit", "where", "tokens", "net effect [95% CI]", "content value", "context cost", "decision", "preview"]
     out.write(tabulate(rows, headers=headers, disable_numparse=True) + "\n")
+    if valuation.interactions:
+        _interactions_text(valuation, out)
     if valuation.groups:
         out.write("\nby section and folder (sums of net effects):\n")
         for group in valuation.groups:
@@ -225,6 +227,19 @@ def render_value_text(report: ValueReport, out: TextIO) -> None:
         )
         if valuation.error:
             out.write(f"  {inline(valuation.error)}\n")
+
+
+def _interactions_text(valuation: Valuation, out: TextIO) -> None:
+    """The pairs the model found, each with what it means for cutting one of them."""
+    out.write("\ninteractions (pair terms at least 3 standard errors from 0; sizes read low, shrunk by the fit):\n")
+    for pair in valuation.interactions:
+        first, second = pair.units
+        meaning = (
+            "work together: cutting one takes the pair's share with it"
+            if pair.effect.value > 0
+            else "overlap: either does much of the other's work"
+        )
+        out.write(f"  {first} × {second}  {_shown(pair.effect)}  {meaning}\n")
 
 
 def _adaptive_text(report: ValueReport, out: TextIO) -> None:

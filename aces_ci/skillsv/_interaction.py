@@ -59,7 +59,7 @@ from scipy import linalg, stats
 
 from ._estimate import ChainRecord, EstimateRun
 from ._exact import last_entry
-from ._result import Estimate, Interval, Valuation
+from ._result import Estimate, Interval, PairEffect, Valuation
 from ._summary import CONFIDENCE, DecisionRules, decide, respect_dependencies, scores_range, scores_to_decide
 
 PAIR_RIDGE = 1.0
@@ -95,6 +95,10 @@ FOLDS = 4
 """Cross-fitting folds: each fold is fitted with the penalty learned on the other three. With two, the
 penalty came from half the rows and real pairs of |t| ≈ 2–3 were often pruned (a three-unit AND's pairs
 most of all); with four it comes from three quarters, at the cost of four relevance fits."""
+PAIR_REPORT_Z = 3.0
+"""|β_ij| / its standard error from which a pair's interaction is reported. The pairs tested are every
+pair some fold kept (tens of them), so a 5% test would name a spurious pair in most skills; at 3 standard
+errors about one in 370 null pairs passes."""
 MAX_TRIPLES = 40
 RELEVANCE_TOLERANCE = 1e-4
 """Largest relative change of an active pair's prior variance at which the updates stop."""
@@ -147,6 +151,9 @@ class InteractionValues:
     """Context costs (φ_pad − φ_del = κ) from the joint model; empty without ρ_pad half-coalitions."""
     groups: tuple[Estimate, ...] = ()
     """Sums of the asked groups' net effects under the sampled design; empty otherwise."""
+    pairs: tuple[tuple[tuple[int, int], Estimate], ...] = ()
+    """Under the sampled design, the pairs (execution slots) whose interaction β_ij is at least
+    :data:`PAIR_REPORT_Z` standard errors from 0, strongest first; empty otherwise."""
 
 
 def _prefix_masks(chain: ChainRecord, trigger: int) -> list[int]:
@@ -442,7 +449,7 @@ def _cross_fitted(
     seed: int,
     *,
     groups: np.ndarray | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, list[int]]:
     """φ and its sd from the sparse model, cross-fitted so the interval is honest about the pruning.
 
     A sparse fit chooses its pairs from the very noise it then fits: its intervals, computed as if
@@ -461,6 +468,9 @@ def _cross_fitted(
 
     ``groups`` (groups × units, 0/1) adds the sums of the groups' net effects after ``matrix``'s rows, each
     with its own sandwich (the units' values are correlated: a sum's variance is not the sum of theirs).
+    After them come the pair coefficients β_ij of every pair some fold's relevance fit kept, returned as
+    their indices into ``design.pairs``: each fold's estimate is linear in its own rows, so the mean over
+    folds with its sandwich is a test of the pair whatever the folds kept (a fold that pruned it adds ≈ 0).
     """
     units = len(design.players)
     sums = np.zeros((0, units)) if groups is None else groups
@@ -468,7 +478,7 @@ def _cross_fitted(
     parts = [fold == side for side in range(FOLDS)]
     moments = [_moments(design, rows, part) for part in parts]
     total = sum(moments[1:], moments[0])
-    values, variances = [], []
+    folds = []
     for part, fold_moments in zip(parts, moments, strict=True):
         other = total - fold_moments
         parents = _parents(design, other)
@@ -480,9 +490,18 @@ def _cross_fitted(
             ridge, _ = _relevance(fitted, _extended(other, fitted, rows, ~part), parents)
             own_moments = _extended(own_moments, fitted, rows, part)
             fitted_matrix = np.hstack([matrix, _stacked(fitted, _triple_columns(run, fitted))])
+        folds.append((part, fitted, ridge, gamma, own_moments, fitted_matrix))
+    start = design.pair_start - design.free
+    kept = sorted(
+        {int(k) for *_, gamma, _, _ in folds for k in np.flatnonzero(gamma[start : start + len(design.pairs)])}
+    )
+    values, variances = [], []
+    for part, fitted, ridge, _, own_moments, fitted_matrix in folds:
         own = _Rows(rows.masks[part], rows.tasks[part], rows.scores[part], rows.fold[part], rows.pad[part])
         net = fitted_matrix[:units]
-        blocks = [(ridge, np.vstack([net, sums @ net]))]
+        pairs = np.zeros((len(kept), fitted.width))
+        pairs[np.arange(len(kept)), design.pair_start + np.array(kept, dtype=int)] = 1.0
+        blocks = [(ridge, np.vstack([net, sums @ net, pairs]))]
         if design.pad:  # content and cost from a fit where every unit's length term is free (below)
             free_lengths = ridge.copy()
             free_lengths[design.kappa : design.kappa + units] = CASE_RIDGE
@@ -493,10 +512,10 @@ def _cross_fitted(
             beta = linalg.cho_solve(factor, own_moments.moment)
             value.append(functional @ beta)
             variance.append(_sandwich_sd(fitted, own, beta, factor, functional) ** 2)
-        # the layout of ``matrix`` (net effects, then content values and costs), then the groups' sums
+        # the layout of ``matrix`` (net effects, then content values and costs), the groups' sums, the pairs
         values.append(np.concatenate([value[0][:units], *value[1:], value[0][units:]]))
         variances.append(np.concatenate([variance[0][:units], *variance[1:], variance[0][units:]]))
-    return np.mean(values, axis=0), np.sqrt(np.sum(variances, axis=0)) / FOLDS
+    return np.mean(values, axis=0), np.sqrt(np.sum(variances, axis=0)) / FOLDS, kept
 
 
 def value_matrix(run: EstimateRun, design: _Design) -> np.ndarray:
@@ -639,11 +658,12 @@ def interaction_values(
         return None
     matrix = value_matrix(run, design)
     units = len(design.players)
+    kept: list[int] = []
     if run.sampled:
         sums = np.zeros((len(groups), units))
         for row, slots in enumerate(groups):
             sums[row, list(slots)] = 1.0
-        phi, sd = _cross_fitted(run, design, rows, matrix, run.settings.seed, groups=sums)
+        phi, sd, kept = _cross_fitted(run, design, rows, matrix, run.settings.seed, groups=sums)
     else:
         beta, factor = _fit(design, rows, np.ones(len(rows.scores), dtype=bool))
         phi, sd = matrix @ beta, _sandwich_sd(design, rows, beta, factor, matrix)
@@ -663,8 +683,16 @@ def interaction_values(
     if check is None:
         nan = tuple(float("nan") for _ in model)
         pad = estimates[units : 3 * units] if design.pad else ()
-        summed = estimates[len(estimates) - len(groups) :] if run.sampled and groups else ()
-        return InteractionValues(model, model, nan, (), pad[:units], pad[units:], summed)
+        after = 3 * units if design.pad else units
+        summed = estimates[after : after + len(groups)] if run.sampled else ()
+        tested = range(after + len(groups), len(estimates))
+        strong = [
+            (design.pairs[k], estimates[row])
+            for k, row in zip(kept, tested, strict=True)
+            if sd[row] > 0 and abs(phi[row]) >= PAIR_REPORT_Z * sd[row]
+        ]
+        strong.sort(key=lambda pair: -abs(pair[1].value))
+        return InteractionValues(model, model, nan, (), pad[:units], pad[units:], summed, tuple(strong))
     t = float(stats.t.ppf(0.5 + confidence / 2, check.clusters - 1))
     fallback = tuple(int(k) for k in np.flatnonzero((np.abs(check.z) > CHECK_Z) & (np.abs(check.miss) >= CHECK_FLOOR)))
     values = list(model)
@@ -725,4 +753,5 @@ def with_interaction(
         units=tuple(respect_dependencies(units, run.structure)),
         estimator="interaction",
         fallback=tuple(names[k] for k in fitted.fallback),
+        interactions=tuple(PairEffect((names[i], names[j]), effect) for (i, j), effect in fitted.pairs),
     )

@@ -63,6 +63,16 @@ class UnitValue:
 
 
 @dataclass(frozen=True)
+class PairEffect:
+    """Two units' interaction as the interaction model measured it: the score the pair adds when both are
+    in, beyond their two effects (positive: they work together; negative: either does much of the other's
+    work)."""
+
+    units: tuple[str, str]
+    effect: Estimate
+
+
+@dataclass(frozen=True)
 class GroupValue:
     """A section or folder: the sum of its units' net effects (not separately estimated)."""
 
@@ -140,6 +150,9 @@ class Valuation:
     fitted on every scored coalition (:mod:`._interaction`)."""
     fallback: tuple[str, ...] = ()
     """Interaction model: units whose held-out check failed, valued by the model-corrected chains instead."""
+    interactions: tuple[PairEffect, ...] = ()
+    """Interaction model on half-coalitions: the pairs whose interaction it measured beyond
+    :data:`~._interaction.PAIR_REPORT_Z` standard errors, strongest first."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "anchors", frozen(self.anchors))

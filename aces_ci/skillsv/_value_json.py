@@ -243,6 +243,14 @@ def value_json(report: ValueReport) -> dict[str, Any]:
             }
             for group in valuation.groups
         ],
+        "interactions": [
+            {
+                "units": list(pair.units),
+                "effect": pair.effect.value,
+                "ci": _ci(pair.effect),
+            }
+            for pair in valuation.interactions
+        ],
         "trigger_value": _estimate(valuation.trigger_value),
         "anchors": {name: _estimate(value) for name, value in valuation.anchors.items()},
         "content_lift": _estimate(valuation.content_lift),

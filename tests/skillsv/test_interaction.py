@@ -400,3 +400,16 @@ def test_under_a_budget_section_sums_come_from_the_model_and_hold_the_exact_sums
             held += group.net_effect.ci.lo <= truth <= group.net_effect.ci.hi
             total += 1
     assert held >= 0.8 * total  # 52 of 55 on seeds 0-9 with the whole skill's sum too
+
+
+def test_the_pairs_it_reports_are_the_planted_interactions() -> None:
+    """At 250 rollouts a unit the model names the AND pair it can see, with its sign, and no pair of a
+    dead or minor unit (a pair is reported from 3 standard errors)."""
+    game = decidable_game(16, seed=1)
+    run = Estimator(game.structure, game.tasks, BernoulliOracle(game, 1), _budgeted(game, 250 * 16, 1)).estimate()
+    valuation = with_interaction(run, summarize(run, rules=DecisionRules(), replicates=100), DecisionRules())
+    named = {frozenset(pair.units): pair.effect for pair in valuation.interactions}
+    and_pair = frozenset(unit for unit, role in game.roles.items() if role == "and")
+    assert and_pair in named and named[and_pair].ci is not None and named[and_pair].ci.lo > 0
+    for units in named:
+        assert not {game.roles.get(unit) for unit in units} & {"dead", "minor"}, units

@@ -387,8 +387,15 @@ def test_adaptive_allocation_from_aces_yml_looks_at_half_the_budget_and_never_sp
     code, fixed = _value(tmp_path, *common)  # without it, the fixed design: no second look
     assert code == 0 and fixed["settings"]["adaptive"] is False and fixed["settings"]["second_look_scores"] == 0
     assert fixed["settings"]["first_look_decided"] is None
+    # the pairs the model found: the OR pair overlaps, the AND pair works together, nothing else is named
+    ids = {unit["id"]: marker for marker, unit in _by_marker(fixed).items()}
+    found = {frozenset(ids.get(u, u) for u in pair["units"]): pair for pair in fixed["interactions"]}
+    assert set(found) == {frozenset({"ALPHA", "BETA"}), frozenset({"GAMMA", "DELTA"})}
+    assert found[frozenset({"ALPHA", "BETA"})]["ci"][1] < 0 < found[frozenset({"GAMMA", "DELTA"})]["ci"][0]
+    text = capsys.readouterr().out
+    assert "work together: cutting one takes the pair's share with it" in text and "overlap: either" in text
     assert fixed["settings"]["sample_share"] == SAMPLE_SHARE
-    header = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("SkillSV values"))
+    header = next(line for line in text.splitlines() if line.startswith("SkillSV values"))
     assert f"interaction model on sampled half-coalitions ({SAMPLE_SHARE:.0%} of the scores)" in header
 
 
