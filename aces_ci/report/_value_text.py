@@ -231,7 +231,10 @@ def render_value_text(report: ValueReport, out: TextIO) -> None:
 
 def _interactions_text(valuation: Valuation, out: TextIO) -> None:
     """The pairs the model found, each with what it means for cutting one of them."""
-    out.write("\ninteractions (pair terms at least 3 standard errors from 0; sizes read low, shrunk by the fit):\n")
+    out.write(
+        "\ninteractions (pair terms away from 0 at 5% for all the pairs tested together; sizes read low, shrunk "
+        "by the fit):\n"
+    )
     for pair in valuation.interactions:
         first, second = pair.units
         meaning = (

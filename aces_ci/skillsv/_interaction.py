@@ -95,10 +95,6 @@ FOLDS = 4
 """Cross-fitting folds: each fold is fitted with the penalty learned on the other three. With two, the
 penalty came from half the rows and real pairs of |t| ≈ 2–3 were often pruned (a three-unit AND's pairs
 most of all); with four it comes from three quarters, at the cost of four relevance fits."""
-PAIR_REPORT_Z = 3.0
-"""|β_ij| / its standard error from which a pair's interaction is reported. The pairs tested are every
-pair some fold kept (tens of them), so a 5% test would name a spurious pair in most skills; at 3 standard
-errors about one in 370 null pairs passes."""
 MAX_TRIPLES = 40
 RELEVANCE_TOLERANCE = 1e-4
 """Largest relative change of an active pair's prior variance at which the updates stop."""
@@ -152,8 +148,8 @@ class InteractionValues:
     groups: tuple[Estimate, ...] = ()
     """Sums of the asked groups' net effects under the sampled design; empty otherwise."""
     pairs: tuple[tuple[tuple[int, int], Estimate], ...] = ()
-    """Under the sampled design, the pairs (execution slots) whose interaction β_ij is at least
-    :data:`PAIR_REPORT_Z` standard errors from 0, strongest first; empty otherwise."""
+    """Under the sampled design, the pairs (execution slots) whose interaction β_ij a Bonferroni test over
+    every pair tested puts away from 0 (:func:`_named_pairs`), strongest first; empty otherwise."""
 
 
 def _prefix_masks(chain: ChainRecord, trigger: int) -> list[int]:
@@ -686,13 +682,12 @@ def interaction_values(
         after = 3 * units if design.pad else units
         summed = estimates[after : after + len(groups)] if run.sampled else ()
         tested = range(after + len(groups), len(estimates))
-        strong = [
-            (design.pairs[k], estimates[row])
-            for k, row in zip(kept, tested, strict=True)
-            if sd[row] > 0 and abs(phi[row]) >= PAIR_REPORT_Z * sd[row]
-        ]
-        strong.sort(key=lambda pair: -abs(pair[1].value))
-        return InteractionValues(model, model, nan, (), pad[:units], pad[units:], summed, tuple(strong))
+        named = _named_pairs(
+            [(design.pairs[k], estimates[row], float(sd[row])) for k, row in zip(kept, tested, strict=True)],
+            1.0 - confidence,
+            cases,
+        )
+        return InteractionValues(model, model, nan, (), pad[:units], pad[units:], summed, named)
     t = float(stats.t.ppf(0.5 + confidence / 2, check.clusters - 1))
     fallback = tuple(int(k) for k in np.flatnonzero((np.abs(check.z) > CHECK_Z) & (np.abs(check.miss) >= CHECK_FLOOR)))
     values = list(model)
@@ -700,6 +695,24 @@ def interaction_values(
         v, s = float(check.corrected[k]), float(check.corrected_sd[k])
         values[k] = Estimate(v, Interval(v - t * s, v + t * s), count)
     return InteractionValues(tuple(values), model, tuple(float(x) for x in check.z), fallback)
+
+
+def _named_pairs(
+    tested: Sequence[tuple[tuple[int, int], Estimate, float]], alpha: float, cases: int
+) -> tuple[tuple[tuple[int, int], Estimate], ...]:
+    """The pairs (with their estimate and sd) whose interaction is away from 0 at family-wise level ``alpha``:
+    Bonferroni over the pairs tested (every pair some fold kept), t on cases − 1 degrees of freedom;
+    strongest first.
+
+    Tens of pairs are tested per skill, so a per-pair 5% test would name a spurious pair in most skills;
+    at a flat 3 standard errors, 2 of the 14 pairs named on ten 24-unit benchmark skills were spurious
+    (BENCHMARKS.md, round nine). Bonferroni keeps the chance of naming any spurious pair in a skill
+    under ``alpha``."""
+    if not tested:
+        return ()
+    cut = float(stats.t.ppf(1.0 - alpha / (2 * len(tested)), max(cases - 1, 1)))
+    named = [(pair, estimate) for pair, estimate, sd in tested if sd > 0 and abs(estimate.value) >= cut * sd]
+    return tuple(sorted(named, key=lambda item: -abs(item[1].value)))
 
 
 def with_interaction(

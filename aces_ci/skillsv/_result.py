@@ -151,8 +151,8 @@ class Valuation:
     fallback: tuple[str, ...] = ()
     """Interaction model: units whose held-out check failed, valued by the model-corrected chains instead."""
     interactions: tuple[PairEffect, ...] = ()
-    """Interaction model on half-coalitions: the pairs whose interaction it measured beyond
-    :data:`~._interaction.PAIR_REPORT_Z` standard errors, strongest first."""
+    """Interaction model on half-coalitions: the pairs whose interaction a Bonferroni test over the pairs
+    tested puts away from 0 (:func:`~._interaction._named_pairs`), strongest first."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "anchors", frozen(self.anchors))

@@ -404,7 +404,7 @@ def test_under_a_budget_section_sums_come_from_the_model_and_hold_the_exact_sums
 
 def test_the_pairs_it_reports_are_the_planted_interactions() -> None:
     """At 250 rollouts a unit the model names the AND pair it can see, with its sign, and no pair of a
-    dead or minor unit (a pair is reported from 3 standard errors)."""
+    dead or minor unit (Bonferroni over the pairs tested)."""
     game = decidable_game(16, seed=1)
     run = Estimator(game.structure, game.tasks, BernoulliOracle(game, 1), _budgeted(game, 250 * 16, 1)).estimate()
     valuation = with_interaction(run, summarize(run, rules=DecisionRules(), replicates=100), DecisionRules())
