@@ -82,7 +82,8 @@ def fits(game: PlantedGame, design_name: str, rows_share: float, seed: int) -> d
     ridge = _relevance(design, _moments(design, rows, every))[0]
     beta, factor = _fit(design, rows, every, ridge)
     out["sparse"] = (matrix @ beta, _sandwich_sd(design, rows, beta, factor, matrix))
-    out["cross-fitted"] = _cross_fitted(run, design, rows, matrix, seed)
+    values, sds, _ = _cross_fitted(run, design, rows, matrix, seed)  # the units' rows, then the pairs tested
+    out["cross-fitted"] = (values[: len(matrix)], sds[: len(matrix)])
     return out
 
 
