@@ -69,7 +69,7 @@ that fits); ``interaction + half-coalitions`` is ``aces-ci value``'s default sin
 a third of the budget on chains, the rest on sampled half-coalitions); ``adaptive`` is ``value.adaptive``."""
 LADDER = tuple(CROSSING_STEP**k for k in range(1, 7))
 """Continued runs: the design times 1.25, 1.25², … 1.25⁶ (×3.81; K rounded up to even on chains) — the
-looks ×1.25 apart that the forecast (:func:`aces_ci.skillsv._decisions.crossing_factor`) simulates. Up to
+looks ×1.25 apart that the forecast (:func:`aces_ci.skillsv._decisions.crossing`) simulates. Up to
 round seven the ladder was ×1.25, 1.5, 2, 2.5, 3, 4, whose rungs at 2 and 4 fell just past the
 window edges of forecasts made for looks at 1.95 and 3.81 (BENCHMARKS.md, round eight)."""
 RULES = DecisionRules(margin=DEFAULT_MARGIN)

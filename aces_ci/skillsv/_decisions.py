@@ -21,8 +21,6 @@ CROSSING_STEP = 1.25
 CROSSING_HORIZON = 64.0
 CROSSING_CANDIDATES = 200
 Z95 = 1.96
-Z90 = 1.6449
-"""The two-sided 90% interval's z: the equivalence test for ``negligible`` tests each side at 5%."""
 
 
 def equivalence_scale(confidence: float) -> float:
@@ -40,9 +38,36 @@ CROSSING_SPREAD = (0.1, 0.9)
 """The quantiles of the simulated first deciding looks a forecast's range spans: the middle 80%."""
 
 
-def _first_looks(value: float, lo: float, hi: float, margin: float) -> np.ndarray | None:
-    """Per simulated path, the growth of the design at its first deciding look (inf: none within
-    :data:`CROSSING_HORIZON`); :func:`crossing_factor` gives the model. None for an interval of no width."""
+@dataclass(frozen=True)
+class Crossing:
+    """By what factor the design must grow before a continued run decides the unit (:func:`crossing`)."""
+
+    factor: float
+    """The growth most likely to be within a factor 2 of the deciding look: the point forecast."""
+    low: float
+    high: float
+    """The growths within which the middle 80% of the simulated runs decide (:data:`CROSSING_SPREAD`); ``high``
+    is inf when more than a tenth are still open at :data:`CROSSING_HORIZON`. A forecast is one draw of a
+    noisy first passage: on the benchmark's games the point was within a factor 2 for 84–93% of units, so
+    the report shows this range beside it."""
+
+
+def crossing(value: float, lo: float, hi: float, margin: float) -> Crossing | None:
+    """By what factor the design must grow before a continued run decides the unit, and the range of it.
+
+    A decision is the *first* look at which the interval clears 0 (or its equivalence interval fits
+    inside ±δ), not the look at which the expected interval does: a noisy estimate crosses earlier than
+    its mean path. The estimate is simulated as a Brownian path from the current value with drift at the
+    current value (the running sum S_t = t·v_t gains v per unit of design and noise of the current
+    standard error, each side's own), looked at after each growth by :data:`CROSSING_STEP`. (Drawing the
+    drift per path from the value's own interval changed no forecast's hit rate on the benchmark and made
+    a wide interval look soon decided: a flat prior on the true value.) The first deciding look is spread
+    over a wide range (a unit near a margin may decide at the next look or eight looks on), so the point
+    is the growth *most likely to be within a factor 2* of the design the decision will add — the point
+    forecast the "within ×2" promise asks for — rather than the median. None for an interval of no
+    width, or when most paths are still open at :data:`CROSSING_HORIZON`. Seeded: the same interval
+    gives the same answer.
+    """
     below, above = (value - lo) / Z95, (hi - value) / Z95
     noise = (below + above) / 2
     if noise <= 0:
@@ -55,49 +80,19 @@ def _first_looks(value: float, lo: float, hi: float, margin: float) -> np.ndarra
         value * steps + noise * np.sqrt(steps) * rng.standard_normal((CROSSING_PATHS, len(steps))), axis=1
     )
     estimate = paths / looks
-    spread = 1 / np.sqrt(looks)
-    low, high = estimate - Z95 * below * spread, estimate + Z95 * above * spread
-    inside = (estimate - Z90 * below * spread > -margin) & (estimate + Z90 * above * spread < margin)
+    spread = Z95 / np.sqrt(looks)
+    low, high = estimate - below * spread, estimate + above * spread
+    scale = equivalence_scale(0.95)  # the equivalence interval's sides, from the 95% ones
+    inside = (estimate - scale * below * spread > -margin) & (estimate + scale * above * spread < margin)
     decided = (low > 0) | (high < 0) | inside
-    return np.where(decided.any(axis=1), looks[np.argmax(decided, axis=1)], np.inf)
-
-
-def crossing_spread(value: float, lo: float, hi: float, margin: float) -> tuple[float, float] | None:
-    """The growth of the design within which the middle 80% of simulated continued runs first decide the
-    unit (:data:`CROSSING_SPREAD`; the paths of :func:`crossing_factor`); the upper end is inf when more
-    than a tenth are still open at :data:`CROSSING_HORIZON`. A forecast is one draw of a noisy first
-    passage: on the benchmark's games the point forecast was within a factor 2 for 89–93% of units, so
-    the report shows this range beside it."""
-    first = _first_looks(value, lo, hi, margin)
-    if first is None or not np.isfinite(np.median(first)):
-        return None
-    low, high = np.quantile(first, CROSSING_SPREAD, method="inverted_cdf")  # no interpolation: inf stays inf
-    return float(low), float(high)
-
-
-def crossing_factor(value: float, lo: float, hi: float, margin: float) -> float | None:
-    """By what factor the design must grow before a continued run decides the unit.
-
-    A decision is the *first* look at which the interval clears 0 (or fits inside ±δ), not the look at
-    which the expected interval does: a noisy estimate crosses earlier than its mean path. The
-    estimate is simulated as a Brownian path from the current value with drift at the current value
-    (the running sum S_t = t·v_t gains v per unit of design and noise of the current standard error,
-    each side's own), looked at after each growth by :data:`CROSSING_STEP`. (Drawing the drift per
-    path from the value's own interval changed no forecast's hit rate on the benchmark and made a
-    wide interval look soon decided: a flat prior on the true value.) The first
-    deciding look is spread over a wide range (a unit near a margin may decide at the next look or
-    eight looks on), so the answer is the growth *most likely to be within a factor 2* of the design
-    the decision will add — the point forecast the "within ×2" promise asks for — rather than the
-    median; None when most paths are still open at :data:`CROSSING_HORIZON`. Seeded: the same
-    interval gives the same answer.
-    """
-    first = _first_looks(value, lo, hi, margin)
-    if first is None or not np.isfinite(np.median(first)):
+    first = np.where(decided.any(axis=1), looks[np.argmax(decided, axis=1)], np.inf)
+    if not np.isfinite(np.median(first)):
         return None
     more = first[np.isfinite(first)] - 1.0  # the design added before the deciding look, as a share of it
     candidates = np.geomspace(more.min() / 2, more.max() * 2, CROSSING_CANDIDATES)
     hits = [np.count_nonzero((more >= c / 2) & (more <= 2 * c)) for c in candidates]
-    return 1.0 + float(candidates[int(np.argmax(hits))])
+    bottom, top = np.quantile(first, CROSSING_SPREAD, method="inverted_cdf")  # no interpolation: inf stays inf
+    return Crossing(1.0 + float(candidates[int(np.argmax(hits))]), float(bottom), float(top))
 
 
 @dataclass(frozen=True)

@@ -60,7 +60,7 @@ from scipy import linalg, stats
 from ._estimate import ChainRecord, EstimateRun
 from ._exact import last_entry
 from ._result import Estimate, Interval, PairEffect, Valuation
-from ._summary import CONFIDENCE, DecisionRules, decide, respect_dependencies, scores_range, scores_to_decide
+from ._summary import CONFIDENCE, DecisionRules, decide, forecast, respect_dependencies
 
 PAIR_RIDGE = 1.0
 """Pseudo-scores pulling each pairwise coefficient toward 0: it keeps a pair that the design never
@@ -741,9 +741,7 @@ def with_interaction(
         content = fitted.content[k] if fitted.content else unit.content_value
         cost = fitted.cost[k] if fitted.cost else unit.context_cost
         decision, reason = decide(net, content, cost, rules, confidence)
-        open_ = decision == "unresolved"
-        more = scores_to_decide(net, rules.margin, run.meter.evaluated) if open_ else None
-        span = scores_range(net, rules.margin, run.meter.evaluated) if open_ else None
+        more, span = forecast(net, rules.margin, run.meter.evaluated) if decision == "unresolved" else (None, None)
         units.append(
             replace(
                 unit,

@@ -34,7 +34,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ._decisions import crossing_factor, crossing_spread, equivalence_scale
+from ._decisions import crossing, equivalence_scale
 from ._estimate import EstimateRun, Pooling
 from ._model import UnitGroup
 from ._order_odds import OrderOdds
@@ -103,8 +103,12 @@ def decide(
     return "unresolved", f"its interval straddles 0 and reaches past ±{margin:g}"
 
 
-def scores_to_decide(net: Estimate, margin: float, design_scores: float) -> int | None:
-    """About how many more coalition scores an unresolved unit needs, assuming its value stays put.
+def forecast(net: Estimate, margin: float, design_scores: float) -> tuple[int | None, tuple[int, int | None] | None]:
+    """About how many more coalition scores an unresolved unit needs, assuming its value stays put, and the
+    range the middle 80% of simulated continued runs need (:class:`~._decisions.Crossing`; its upper end None
+    when more than a tenth are still open at 64 times the design): a first passage is noisy, and a point
+    forecast cannot be right for every unit. (None, None) when nothing can be said; no range when only the
+    closed form below answers.
 
     ``design_scores`` are the scores its precision grows with: the chains' for a chain estimate (the
     panel's anchors do not inform a unit's marginals), every score for the interaction model (each
@@ -114,7 +118,7 @@ def scores_to_decide(net: Estimate, margin: float, design_scores: float) -> int 
     ×1.95 then missed decisions made there by 3% (BENCHMARKS.md, round eight).
 
     The growth most likely to be within a factor 2 of the first look of a continued run that decides
-    it (:func:`~._decisions.crossing_factor`): round four's answer below — where the expected interval
+    it (:func:`~._decisions.crossing`): round four's answer below — where the expected interval
     decides — was pessimistic, because a decision is the first look at which a noisy interval clears,
     and it stays the answer when most simulated runs are still open at 64× the design.
 
@@ -126,37 +130,29 @@ def scores_to_decide(net: Estimate, margin: float, design_scores: float) -> int 
     smaller factor is the growth.
     """
     if net.ci is None or net.n == 0 or design_scores <= 0:
-        return None
+        return None, None
     value, lo, hi = net.value, net.ci.lo, net.ci.hi
     least = design_scores / net.n
-    crossing = crossing_factor(value, lo, hi, margin)
-    if crossing is not None:
-        return int(np.ceil(max((crossing - 1) * design_scores, least)))
+
+    def scores(growth: float) -> int:
+        return int(np.ceil(max((growth - 1) * design_scores, least)))
+
+    found = crossing(value, lo, hi, margin)
+    if found is not None:
+        upper = scores(found.high) if np.isfinite(found.high) else None
+        return scores(found.factor), (scores(found.low), upper)
     toward_zero = value - lo if value > 0 else hi - value
     factors = [(toward_zero / abs(value)) ** 2] if value != 0 else []
     if abs(value) < margin:
         equivalence = equivalence_interval(value, net.ci)
         above, below = equivalence.hi - value, value - equivalence.lo
         factors.append(max((above / (margin - value)) ** 2, (below / (margin + value)) ** 2))
-    if not factors:
-        return None
-    return int(np.ceil(max((min(factors) - 1) * design_scores, least)))
+    return (scores(min(factors)) if factors else None), None
 
 
-def scores_range(net: Estimate, margin: float, design_scores: float) -> tuple[int, int | None] | None:
-    """Beside :func:`scores_to_decide`, the more scores within which the middle 80% of its simulated
-    continued runs decide the unit (:func:`~._decisions.crossing_spread`): a first passage is noisy, and a
-    point forecast cannot be right for every unit. The upper end is None when more than a tenth of the
-    runs are still open at 64 times the design; None when nothing was simulated."""
-    if net.ci is None or net.n == 0 or design_scores <= 0:
-        return None
-    spread = crossing_spread(net.value, net.ci.lo, net.ci.hi, margin)
-    if spread is None:
-        return None
-    least = design_scores / net.n
-    low, high = spread
-    upper = int(np.ceil(max((high - 1) * design_scores, least))) if np.isfinite(high) else None
-    return int(np.ceil(max((low - 1) * design_scores, least))), upper
+def scores_to_decide(net: Estimate, margin: float, design_scores: float) -> int | None:
+    """The point of :func:`forecast`: about how many more coalition scores would decide the unit."""
+    return forecast(net, margin, design_scores)[0]
 
 
 def respect_dependencies(units: Sequence[UnitValue], structure: GameStructure) -> list[UnitValue]:
@@ -301,10 +297,9 @@ def summarize(
     for slot, player in enumerate(players):
         net, content, cost = column(per_op["del"], slot), column(per_op["pad"], slot), column(cost_pair, slot)
         decision, reason = decide(net, content, cost, rules)
-        more = span = None
-        if net is not None and decision == "unresolved":
-            more = scores_to_decide(net, rules.margin, chain_scores)
-            span = scores_range(net, rules.margin, chain_scores)
+        more, span = (
+            forecast(net, rules.margin, chain_scores) if net is not None and decision == "unresolved" else (None, None)
+        )
         units.append(UnitValue(player, net, content, cost, int(zeroed[slot]), decision, reason, more, span))
     units = respect_dependencies(units, structure)
     anchors, trigger_value, lift, lift_boot = _anchors(run, resample)

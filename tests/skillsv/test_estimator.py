@@ -25,8 +25,8 @@ from aces_ci.skillsv import (
     summarize,
     unit_samples,
 )
-from aces_ci.skillsv._decisions import crossing_factor
-from aces_ci.skillsv._summary import scores_range
+from aces_ci.skillsv._decisions import crossing
+from aces_ci.skillsv._summary import forecast
 from benchmarks.skillsv_games import BernoulliOracle, PlantedGame, planted_game
 
 
@@ -222,26 +222,31 @@ def test_scores_to_decide_grow_with_the_spread_and_read_each_side_of_the_interva
 def test_the_forecast_comes_with_the_range_most_continued_runs_decide_in() -> None:
     """A first passage is noisy: beside the point, the middle 80% of simulated continued runs."""
     narrow = Estimate(0.01, Interval(-0.05, 0.07), 8)
-    point, span = scores_to_decide(narrow, 0.05, 800.0), scores_range(narrow, 0.05, 800.0)
+    point, span = forecast(narrow, 0.05, 800.0)
     assert point is not None and span is not None and span[1] is not None
     assert span[0] <= point <= span[1] and span[1] > 2 * span[0]  # wider than the point's ×2 window
-    wide = scores_range(Estimate(0.0, Interval(-0.2, 0.2), 8), 0.05, 800.0)
+    wide = forecast(Estimate(0.0, Interval(-0.2, 0.2), 8), 0.05, 800.0)[1]
     assert wide is not None and wide[0] > span[1]  # four times the spread: every run needs more
-    assert scores_range(Estimate(0.0, Interval(0.0, 0.0), 8), 0.05, 800.0) is None  # nothing to simulate
+    assert forecast(Estimate(0.0, Interval(0.0, 0.0), 8), 0.05, 800.0)[1] is None  # nothing to simulate
     # a value sitting on the margin with a wide interval: more than a tenth still open at 64× the design
-    stuck = scores_range(Estimate(0.05, Interval(-0.25, 0.35), 8), 0.05, 800.0)
+    stuck = forecast(Estimate(0.05, Interval(-0.25, 0.35), 8), 0.05, 800.0)[1]
     assert stuck is not None and stuck[0] > 0 and stuck[1] is None
 
 
 def test_the_predicted_first_look_grows_with_the_spread_and_is_reproducible() -> None:
-    """``crossing_factor``: the growth most likely within ×2 of the first look (×1.25 apart) that decides."""
-    barely = crossing_factor(0.1, -0.005, 0.205, 0.05)
-    wider = crossing_factor(0.1, -0.1, 0.3, 0.05)
-    widest = crossing_factor(0.1, -0.2, 0.4, 0.05)
+    """``crossing``: the growth most likely within ×2 of the first look (×1.25 apart) that decides."""
+
+    def factor(value: float, lo: float, hi: float) -> float | None:
+        found = crossing(value, lo, hi, 0.05)
+        return None if found is None else found.factor
+
+    barely = factor(0.1, -0.005, 0.205)
+    wider = factor(0.1, -0.1, 0.3)
+    widest = factor(0.1, -0.2, 0.4)
     assert barely is not None and barely <= 1.5  # the first or second look decides
     assert wider is not None and widest is not None and barely < wider < widest
-    assert crossing_factor(0.1, -0.1, 0.3, 0.05) == wider  # seeded: the report does not change run to run
-    assert crossing_factor(0.0, -1.0, 1.0, 0.05) is None  # open at 64× the design: the closed form answers
+    assert factor(0.1, -0.1, 0.3) == wider  # seeded: the report does not change run to run
+    assert factor(0.0, -1.0, 1.0) is None  # open at 64× the design: the closed form answers
 
 
 class _CappedOracle(ExpectedOracle):
