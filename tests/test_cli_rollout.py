@@ -353,9 +353,11 @@ def test_a_hostile_case_id_and_error_message_print_as_one_inert_line(
     skill = write_skill(tmp_path / "skills", "marker", evals=evals)
     server = scripted_server(lambda _req: Fault(401, message="bad key\n::error::from the API\x1b]0;title\x07"))
 
-    assert main(["rollout", str(skill), "--all-cases", *against(server, tmp_path)]) == 3
+    flags = [*model_flags(server, model="m\n::warning::model\x1b[2J"), "--cache-dir", str(tmp_path / "cache")]
+    assert main(["rollout", str(skill), "--all-cases", *flags]) == 3
 
     out, err = capsys.readouterr()
     assert "\x1b" not in out + err and "\x07" not in out + err
     assert not [line for line in (out + err).splitlines() if line.lstrip().startswith(("::", "##["))]
     assert "n\\n::warning::forged\\x1b[2J" in out  # the id is shown, escaped, on its own row's line
+    assert "model m\\n::warning::model\\x1b[2J" in out  # aces.yml's (or a flag's) model name too

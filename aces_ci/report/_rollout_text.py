@@ -43,7 +43,7 @@ def render_rollout_text(batch: RolloutBatch, arms: Sequence[str], options: RunCo
     model = options.model
     count = len(batch.records) + len(batch.not_run)
     out.write(
-        f"{count} rollout{'' if count == 1 else 's'} · provider {model.provider} · model {model.model} · "
+        f"{count} rollout{'' if count == 1 else 's'} · provider {model.provider} · model {inline(model.model)} · "
         f"harness {options.harness.name} · disclosure {options.harness.disclosure}\n"
     )
     rows: list[list[Any]] = []

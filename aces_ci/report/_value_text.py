@@ -90,12 +90,12 @@ def _header(report: ValueReport, out: TextIO) -> None:
         )
     )
     out.write(
-        f"SkillSV values of {inline(game.name)} · oracle {report.oracle} · μ {estimator.distribution} · {method} · "
-        f"{operators} · seed {estimator.seed}\n"
+        f"SkillSV values of {inline(game.name)} · oracle {inline(report.oracle)} · μ {estimator.distribution} · "
+        f"{method} · {operators} · seed {estimator.seed}\n"
     )
     held = report.held_out.tasks if report.held_out else 0
-    judge = f" · judge {settings.score.judge}" if settings.score.judge else ""
-    out.write(f"score of a case: {settings.score.definition}{judge}\n")
+    judge = f" · judge {inline(settings.score.judge)}" if settings.score.judge else ""  # model names: aces.yml's
+    out.write(f"score of a case: {inline(settings.score.definition)}{judge}\n")
     out.write(f"cases: {report.attribution_tasks} for attribution, {held} held out for the pruning test\n\n")
 
 
