@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..redact import redact_text
+from ..safe_text import printable
 
 AnnotationLevel = Literal["error", "warning", "notice"]
 
@@ -36,8 +37,10 @@ def escape_data(text: str) -> str:
 
 def one_line_log(text: str) -> str:
     """``text`` for a plain log line: its line breaks shown as ``⏎``, so nothing in it can start a line (the
-    runner reads a line starting with ``::`` as a command, e.g. ``::stop-commands::`` from a folder name)."""
-    return text.replace("\r\n", "\n").replace("\r", " ⏎ ").replace("\n", " ⏎ ")
+    runner reads a line starting with ``::`` as a command, e.g. ``::stop-commands::`` from a folder name),
+    and its control characters made visible (:func:`~aces_ci.safe_text.printable`: an ESC would repaint
+    the log)."""
+    return printable(text.replace("\r\n", "\n").replace("\r", "\n")).replace("\n", " ⏎ ")
 
 
 def escape_property(text: str) -> str:

@@ -94,3 +94,14 @@ def test_summary_is_cut_at_a_line_end_under_one_mebibyte(tmp_path: Path) -> None
 
 def test_a_small_summary_is_unchanged() -> None:
     assert fit_summary("small\n", "note") == "small\n"
+
+
+def test_a_log_line_past_the_caps_is_one_inert_line() -> None:
+    """A finding logged instead of annotated quotes the skill: its line breaks and control characters
+    must not start a line of their own (a workflow command) or repaint the log."""
+    written: list[str] = []
+    hostile = "x\r\n::stop-commands::tok\r::warning::y\x1b[2J"
+    annotate([Annotation("error", hostile, "f.md", 1)] * 2, written.append, per_step=1, per_job=1)
+    logged = written[-1]
+    assert logged.count("\n") == 1 and "\x1b" not in logged and "\r" not in logged
+    assert "x ⏎ ::stop-commands::tok ⏎ ::warning::y\\x1b[2J" in logged
