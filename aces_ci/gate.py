@@ -287,11 +287,15 @@ def closure_criteria(values: Iterable[SkillValue], tolerance: float = DEFAULT_CL
 
     The values are trusted to explain the content lift only when they add up to it; the check
     fails when the ratio's interval lies entirely outside 1 ± ``tolerance`` (or the point does,
-    when there is no interval). A content lift too small to divide by is skipped, not guessed.
+    when there is no interval). A content lift too small to divide by is skipped, not guessed. A valuation
+    without truncation gets no criterion at all: its chains' values add up to the content lift by
+    construction (``closure_is_check``), so a pass would be an identity shown as a check (issue 23).
     """
     criteria = []
     low_ok, high_ok = 1 - tolerance, 1 + tolerance
     for value in values:
+        if not value.closure_is_check:  # Σφ adds up to Λ by construction: a criterion that cannot fail says nothing
+            continue
         ratio, ci = value.closure_ratio, value.closure_ci
         skill_md = f"{value.skill}/SKILL.md" if value.skill not in ("", ".") else "SKILL.md"
         base = (("content_lift", f"{value.content_lift:.6g}"), ("tolerance", f"{tolerance:g}"))

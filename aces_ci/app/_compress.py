@@ -377,7 +377,7 @@ def compress(skill_dir: Path, project: Project, config: CompressConfig) -> Compr
     value = config.value
     settings = ValueSettings(
         estimator=value.estimator,
-        score=panel.score if panel is not None else ScoreSettings(),
+        score=dataclasses.replace(panel.score if panel is not None else ScoreSettings(), runs=value.runs_per_score),
         rules=value.rules,
         values_from=value.values_from,
         adaptive=value.adaptive,

@@ -88,7 +88,7 @@ def _prepared(
         )
     settings = ValueSettings(
         estimator=config.estimator,
-        score=panel.score if panel is not None else ScoreSettings(),
+        score=dataclasses.replace(panel.score if panel is not None else ScoreSettings(), runs=config.runs_per_score),
         exact=config.exact,
         holdout=config.holdout,
         rules=config.rules,

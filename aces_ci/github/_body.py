@@ -33,7 +33,6 @@ from ..report import (
     headline,
     lift_chart,
     lift_table,
-    low_value_units,
     markdown_cell,
     markdown_code,
     markdown_html_text,
@@ -45,6 +44,7 @@ from ..report import (
     short_hashes,
     shown_lifts,
     skill_title,
+    value_markdown,
 )
 from ..scan import RuleRegistry, ScanResult
 from ._kept import KeptTrials, keep_trials
@@ -279,18 +279,11 @@ def _history_sections(inputs: CommentInputs) -> list[str]:
 def _value_sections(inputs: CommentInputs) -> list[str]:
     sections = []
     for value in inputs.values:
-        closure = (
-            f"closure ratio Σφ/Λ {value.closure_ratio:.2f}"
-            if value.closure_ratio is not None
-            else "closure not checkable"
-        )
         title = skill_title(value.skill, value.name)
         chart, notes = pruning_chart(value.pruning, title=f"{title}: pruning curve (held-out)")
         extra = "".join(f"_{markdown_cell(note, 300)}._\n" for note in notes)
         sections.append(
-            f"#### SkillSV: {markdown_cell(title, 120)}\n\nContent lift {value.content_lift:+.3f}, {closure}, "
-            f"orders μ = {markdown_cell(value.order_distribution, 20)}.\n\n{low_value_units(value, inputs.links)}\n"
-            f"{chart}{extra}\n"
+            f"#### SkillSV: {markdown_cell(title, 120)}\n\n{value_markdown(value, inputs.links)}\n{chart}{extra}\n"
         )
     return sections
 

@@ -7,9 +7,10 @@ for GitHub code scanning and ``render_markdown`` for the PR comment and job summ
 Renderers that describe rules take the :class:`aces_ci.scan.RuleRegistry` the scan ran with.
 
 The CI comment's sections (``scan_table``, ``lift_table``, ``cost_table``, ``lift_chart``,
-``pruning_chart``, ``low_value_units``, ``score_vs_lift``, ``estimand_section``) render the live
-tier's results through the Protocols of :mod:`aces_ci.report._live_model` (``TrialReport``,
-``SkillTrial``, ``MetricLift``, ``ArmCost``, ``SkillValue``, ``UnitValue``, ``PruningCurve``).
+``pruning_chart``, ``low_value_units``, ``value_markdown``, ``score_vs_lift``, ``estimand_section``) render
+the live tier's results through the Protocols of :mod:`aces_ci.report._live_model` (``TrialReport``,
+``SkillTrial``, ``MetricLift``, ``ArmCost``, ``SkillValue``, ``UnitValue``, ``UnitPair``, ``ValuePrecision``,
+``PruningCurve``).
 Those sections compute with numpy, so they load on first use: ``aces-ci scan`` starts without it.
 
 The trial verb's own reports render :class:`aces_ci.trials.TrialResult` and load on first use
@@ -40,7 +41,9 @@ from ._live_model import (
     SkillTrial,
     SkillValue,
     TrialReport,
+    UnitPair,
     UnitValue,
+    ValuePrecision,
 )
 from ._load import read_json_file, read_scan_result, scan_result_from_dict
 from ._markdown import MARKER, render_markdown
@@ -64,7 +67,6 @@ if TYPE_CHECKING:
         headline,
         headline_parts,
         lift_table,
-        low_value_units,
         metric_lifts,
         scan_table,
         score_vs_lift,
@@ -90,6 +92,7 @@ if TYPE_CHECKING:
         trigger_document,
         write_trigger_reports,
     )
+    from ._value_markdown import low_value_units, value_markdown
     from ._value_part import is_value_part, read_value_part, write_value_part
     from ._value_text import render_value_plan, render_value_text
 
@@ -107,7 +110,6 @@ _LAZY = {
             "headline_parts",
             "hierarchy_text",
             "lift_table",
-            "low_value_units",
             "metric_lifts",
             "scan_table",
             "score_vs_lift",
@@ -120,6 +122,7 @@ _LAZY = {
         "._ci_sections",
     ),
     **dict.fromkeys(("lift_chart", "pruning_chart"), "._mermaid"),
+    **dict.fromkeys(("low_value_units", "value_markdown"), "._value_markdown"),
     **dict.fromkeys(("TRIAL_SCHEMA_VERSION", "trial_result_to_dict", "write_trial_json"), "._trial_json"),
     **dict.fromkeys(("render_trial_junit",), "._trial_junit"),
     **dict.fromkeys(("TRIAL_MARKER", "render_trial_markdown"), "._trial_markdown"),
@@ -176,7 +179,9 @@ __all__ = [
     "SkillValue",
     "SourceLinks",
     "TrialReport",
+    "UnitPair",
     "UnitValue",
+    "ValuePrecision",
     "append_gate_suite",
     "by_severity_then_location",
     "case_table",
@@ -237,6 +242,7 @@ __all__ = [
     "trigger_document",
     "trigger_markdown",
     "trigger_text",
+    "value_markdown",
     "write_json",
     "write_plan_json",
     "write_sarif",

@@ -4,7 +4,6 @@
   at the commit;
 * :func:`lift_table`, :func:`cost_table`, :func:`estimand_section` — a skill's paired trial
   (:class:`~aces_ci.report.SkillTrial`);
-* :func:`low_value_units` — SkillSV's units worth removing or compressing, linked to their lines;
 * :func:`score_vs_lift` — per skill, structural score beside measured lift, with their Spearman
   rank correlation (ACES found ρ ≈ 0: a tidy document is not necessarily a useful one).
 
@@ -22,7 +21,7 @@ import numpy as np
 from ..scan import Finding, RuleRegistry, ScanResult, Severity, SkillReport
 from ._common import by_severity_then_location, find_rule, fix_hint, plural, severity_counts, skill_title
 from ._links import SourceLinks
-from ._live_model import TRIAL_METRICS, ArmCost, MetricLift, SkillTrial, SkillValue, UnitValue
+from ._live_model import TRIAL_METRICS, ArmCost, MetricLift, SkillTrial
 from ._markdown import _judge_cell
 from ._md_escape import cell as _cell
 from ._md_escape import html_text
@@ -32,10 +31,6 @@ MIN_SKILLS_FOR_CORRELATION = 3
 """Below this a rank correlation is not defined in any useful sense."""
 FEW_SKILLS = 10
 """Below this the correlation is shown but labelled as too few skills to support a claim."""
-LOW_VALUE_DECISIONS = ("delete", "negligible", "compress")
-"""What SkillSV's table lists: units to cut (harmful, or worth less than the margin) or to compress."""
-
-
 _RULES = {"left": ":---", "right": "---:", "center": ":---:"}
 
 
@@ -390,60 +385,6 @@ def estimand_section(trials: Sequence[SkillTrial]) -> str:
         title = _cell(skill_title(t.skill, t.name), 120)
         parts.append(f"**{title}** ({_cell(short_hashes(t.contrast), 200)}): {_cell(text, 4000)}\n")
     return "<details>\n<summary>What these numbers estimate</summary>\n\n" + "\n".join(parts) + "\n</details>\n"
-
-
-def decision_counts(units: Sequence[UnitValue]) -> str:
-    """``Cut 2 units (212 tokens: 1 harmful, 1 negligible); compress 1; keep 4; 5 unresolved.``"""
-
-    def count(*kinds: str) -> int:
-        return sum(1 for u in units if u.decision in kinds)
-
-    cut = [u for u in units if u.decision in ("delete", "negligible")]
-    parts = []
-    if cut:
-        kinds = [f"{count('delete')} harmful"] if count("delete") else []
-        kinds += [f"{count('negligible')} negligible"] if count("negligible") else []
-        tokens = sum(u.tokens for u in cut)
-        parts.append(f"Cut {len(cut)} unit{'s' if len(cut) != 1 else ''} ({tokens:,} tokens: {', '.join(kinds)})")
-    else:
-        parts.append("Cut nothing")
-    if count("compress"):
-        parts.append(f"compress {count('compress')}")
-    parts.append(f"keep {count('keep')}")
-    if count("unresolved"):
-        parts.append(f"{count('unresolved')} unresolved (more rollouts would settle them)")
-    return "; ".join(parts) + "."
-
-
-def low_value_units(value: SkillValue, links: SourceLinks | None, limit: int = 20) -> str:
-    """SkillSV's decisions in one line, then the units to cut or compress, lowest net effect first, linked."""
-    candidates: list[UnitValue] = sorted(
-        (u for u in value.units if u.decision in LOW_VALUE_DECISIONS), key=lambda u: (u.net_effect, u.id)
-    )
-    line = decision_counts(value.units) + "\n\n"
-    if not candidates:
-        return line
-    rows = []
-    for unit in candidates[:limit]:
-        start, end = unit.lines
-        where = f"{unit.file}:{start}" + (f"-{end}" if end > start else "")
-        url = links.url(unit.file, start, end) if links else None
-        rows.append(
-            [
-                _link(_cell(where, 200), url),
-                unit.decision,
-                fmt_lift(unit.net_effect),
-                fmt_interval(unit.ci),
-                "—" if unit.context_cost is None else fmt_lift(unit.context_cost),
-                str(unit.tokens),
-                _cell(unit.preview, 80),
-            ]
-        )
-    headers = ("Unit", "Decision", "Net effect", "Interval", "Context cost", "Tokens", "Preview")
-    table = line + _table(headers, rows, ("left", "left", "right", "right", "right", "right", "left"))
-    if len(candidates) > limit:
-        table += f"\n_{len(candidates) - limit} more low-value units in the full report._\n"
-    return table
 
 
 def _ranks(values: Sequence[float]) -> np.ndarray:

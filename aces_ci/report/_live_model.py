@@ -264,6 +264,47 @@ class UnitValue(Protocol):
         """``keep``, ``compress``, ``delete``, ``negligible`` or ``unresolved``."""
         ...
 
+    @property
+    def rollouts_to_decide(self) -> int | None:
+        """For an unresolved unit: about how many more rollouts would decide it; None otherwise or unknown."""
+        ...
+
+    @property
+    def rollouts_range(self) -> tuple[int, int | None] | None:
+        """The middle 80% of the forecast's simulated continued runs, in rollouts (None above: past its reach)."""
+        ...
+
+
+class UnitPair(Protocol):
+    """Two units the interaction model is sure interact."""
+
+    @property
+    def units(self) -> tuple[str, str]: ...
+    @property
+    def effect(self) -> float:
+        """What the pair adds when both are in, beyond their two effects (shrunk toward 0: reads low)."""
+        ...
+
+    @property
+    def ci(self) -> tuple[float, float]: ...
+
+
+class ValuePrecision(Protocol):
+    """What a valuation's precision can tell apart."""
+
+    @property
+    def half_width(self) -> float:
+        """Median half-width of the units' 95% intervals: about the smallest |net effect| kept or deleted."""
+        ...
+
+    @property
+    def negligible_within(self) -> float:
+        """About the largest |net effect| the equivalence test can call negligible (0: none can be)."""
+        ...
+
+    @property
+    def margin(self) -> float: ...
+
 
 class PruningCurve(Protocol):
     """Held-out score as units are removed in one method's ascending value order."""
@@ -316,4 +357,16 @@ class SkillValue(Protocol):
     @property
     def order_distribution(self) -> str:
         """``layer`` or ``uniform``: the μ the values are under."""
+        ...
+
+    @property
+    def closure_is_check(self) -> bool:
+        """Whether Σφ/Λ can be off 1 at all (truncation on): otherwise it is an identity, not shown or gated."""
+        ...
+
+    @property
+    def precision(self) -> ValuePrecision | None: ...
+    @property
+    def interactions(self) -> Sequence[UnitPair]:
+        """Pairs the interaction model names, strongest first (empty under the chains or when none passes)."""
         ...

@@ -34,6 +34,9 @@ class ScoreSettings:
     definition: str = "the oracle's own number for the rendered skill on the case"
     judge: str | None = None
     """The judge model grading the rollouts (``provider/model``); None without one."""
+    runs: int = 1
+    """Rollouts a score is the mean of (``run.runs``): what turns the forecast's "more scores" into the
+    rollouts a budget is set in."""
 
 
 @dataclass(frozen=True)

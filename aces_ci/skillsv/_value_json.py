@@ -227,6 +227,7 @@ def value_json(report: ValueReport) -> dict[str, Any]:
                 "metric": settings.score.metric,
                 "definition": settings.score.definition,
                 "judge": settings.score.judge,
+                "runs": settings.score.runs,
             },
         },
         "panel": {"attribution": report.attribution_tasks, "held_out": report.held_out.tasks if report.held_out else 0},

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ._decisions import decision_summary
 from ._model import CompiledSkill, UnitKind
 from ._pruning import CurveMethod
 from ._result import Decision, Estimate
@@ -37,6 +38,33 @@ class UnitView:
     content_value: float | None
     context_cost: float | None
     decision: Decision
+    rollouts_to_decide: int | None = None
+    """For an ``unresolved`` unit: about how many more rollouts would decide it (the forecast's scores times the
+    rollouts a score is the mean of); None otherwise or when no forecast exists."""
+    rollouts_range: tuple[int, int | None] | None = None
+    """The middle 80% of the forecast's simulated continued runs, in rollouts (None above: past what it simulated)."""
+
+
+@dataclass(frozen=True)
+class PairView:
+    """Two units the interaction model is sure interact (a Bonferroni test over every pair it tested)."""
+
+    units: tuple[str, str]
+    effect: float
+    """What the pair adds when both are in, beyond their two effects, shrunk toward 0 by the sparse fit."""
+    ci: tuple[float, float]
+
+
+@dataclass(frozen=True)
+class PrecisionView:
+    """What the run's precision can tell apart (:func:`~aces_ci.skillsv.resolution_line`)."""
+
+    half_width: float
+    """Median half-width of the units' 95% intervals: about the smallest |net effect| kept or deleted."""
+    negligible_within: float
+    """About the largest |net effect| the equivalence test can call negligible (0: none can be)."""
+    margin: float
+    """δ of the decisions."""
 
 
 @dataclass(frozen=True)
@@ -60,6 +88,11 @@ class SkillValueView:
     closure_ci: tuple[float, float] | None
     pruning: tuple[CurveView, ...]
     order_distribution: str
+    closure_is_check: bool = False
+    """Whether Σφ/Λ tests anything: only where truncation can break it (without it the chains' values add up to
+    the content lift by construction, and a ratio of 1.00 would be an identity shown as a check)."""
+    precision: PrecisionView | None = None
+    interactions: tuple[PairView, ...] = ()
 
 
 def _interval(estimate: Estimate) -> tuple[float, float]:
@@ -77,6 +110,7 @@ def skill_value(report: ValueReport, skill: str) -> SkillValueView | None:
     if not valuation.measured or lift is None or not math.isfinite(lift.value):
         return None
     game = report.game
+    runs = report.settings.score.runs
     units = []
     for unit in valuation.units:
         if unit.net_effect is None:
@@ -95,6 +129,13 @@ def skill_value(report: ValueReport, skill: str) -> SkillValueView | None:
                 content_value=None if unit.content_value is None else unit.content_value.value,
                 context_cost=None if unit.context_cost is None else unit.context_cost.value,
                 decision=unit.decision,
+                rollouts_to_decide=None if unit.scores_to_decide is None else unit.scores_to_decide * runs,
+                rollouts_range=None
+                if unit.scores_range is None
+                else (
+                    unit.scores_range[0] * runs,
+                    None if unit.scores_range[1] is None else unit.scores_range[1] * runs,
+                ),
             )
         )
     curves: list[CurveView] = []
@@ -104,6 +145,13 @@ def skill_value(report: ValueReport, skill: str) -> SkillValueView | None:
             removed = tuple(round(share * execution) for share in curve.removed)
             curves.append(CurveView(curve.method, removed, tuple(curve.scores), curve.auc))
     closure = valuation.closure_ratio
+    summary = decision_summary(game, valuation)
+    within = summary.negligible_within(valuation.margin)
+    precision = (
+        None
+        if summary.half_width is None or within is None
+        else PrecisionView(summary.half_width, within, valuation.margin)
+    )
     return SkillValueView(
         skill=skill,
         name=game.name,
@@ -113,6 +161,11 @@ def skill_value(report: ValueReport, skill: str) -> SkillValueView | None:
         closure_ci=None if closure is None or closure.ci is None else (closure.ci.lo, closure.ci.hi),
         pruning=tuple(curves),
         order_distribution=report.settings.estimator.distribution,
+        closure_is_check=report.settings.estimator.tolerance is not None and valuation.method == "estimate",
+        precision=precision,
+        interactions=tuple(
+            PairView(pair.units, pair.effect.value, _interval(pair.effect)) for pair in valuation.interactions
+        ),
     )
 
 

@@ -95,6 +95,7 @@ def test_the_judges_verdicts_steer_the_values_a_rerun_asks_nobody_and_a_new_judg
         "metric": "accuracy",
         "definition": "accuracy: the metric's value per rollout",
         "judge": "openai/judge-model",
+        "runs": 1,
     }
     agent_calls, judge_calls = agent.calls, judge.calls
     assert agent_calls > 0 and judge_calls > 0

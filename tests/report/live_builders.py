@@ -97,6 +97,22 @@ class Unit:
     preview: str = "- Always | quote <paths>"
     content_value: float | None = 0.01
     context_cost: float | None = -0.02
+    rollouts_to_decide: int | None = None
+    rollouts_range: tuple[int, int | None] | None = None
+
+
+@dataclass(frozen=True)
+class Pair:
+    units: tuple[str, str]
+    effect: float
+    ci: tuple[float, float]
+
+
+@dataclass(frozen=True)
+class Precision:
+    half_width: float
+    negligible_within: float
+    margin: float = 0.05
 
 
 @dataclass(frozen=True)
@@ -117,6 +133,9 @@ class Value:
     pruning: Sequence[Curve] = field(default_factory=tuple)
     order_distribution: str = "layer"
     name: str = "pdf-tools"
+    closure_is_check: bool = True
+    precision: Precision | None = None
+    interactions: Sequence[Pair] = field(default_factory=tuple)
 
 
 def helpful_trial(skill: str = "skills/pdf-tools") -> Trial:
@@ -173,11 +192,27 @@ def valuation(skill: str = "skills/pdf-tools") -> Value:
         Unit("u3", f"{skill}/SKILL.md", (14, 18), -0.05, (-0.09, -0.01), "delete"),
         Unit("u5", f"{skill}/SKILL.md", (30, 30), 0.01, (-0.02, 0.04), "compress", context_cost=-0.04),
         Unit("u1", f"{skill}/SKILL.md", (6, 9), 0.12, (0.07, 0.17), "keep"),
-        Unit("r1", f"{skill}/scripts/run.sh", (1, 40), 0.0, (-0.03, 0.03), "unresolved", kind="resource"),
+        Unit(
+            "r1",
+            f"{skill}/scripts/run.sh",
+            (1, 40),
+            0.0,
+            (-0.03, 0.03),
+            "unresolved",
+            kind="resource",
+            rollouts_to_decide=1800,
+            rollouts_range=(900, 4100),
+        ),
     )
     curves = (
         Curve("skillsv", [0, 1, 2, 3, 4], [0.62, 0.64, 0.63, 0.58, 0.41], 0.611),
         Curve("closure_loo", [0, 1, 2, 3, 4], [0.62, 0.55, 0.52, 0.47, 0.41], 0.531),
         Curve("random", [0, 1, 2, 3, 4], [0.62, 0.57, 0.50, 0.46, 0.41], 0.522),
     )
-    return Value(skill, units, pruning=curves)
+    return Value(
+        skill,
+        units,
+        pruning=curves,
+        precision=Precision(0.035, 0.021),
+        interactions=(Pair(("u3", "u1"), -0.06, (-0.10, -0.02)),),
+    )

@@ -234,6 +234,7 @@ def test_a_python_oracle_scores_by_itself_so_a_judge_asked_for_is_refused_and_th
         "metric": None,
         "definition": "the oracle's own number for the rendered skill on the case",
         "judge": None,
+        "runs": 1,
     }
 
 

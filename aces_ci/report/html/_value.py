@@ -1,6 +1,7 @@
-"""A SkillSV result's part of the page: the document with each unit's value (:mod:`._value_document`), the
-value-vs-cost map, the section tree and the pruning curves, read from the ``value --json`` document
-(``schemas/skillsv-value.schema.json``).
+"""A SkillSV result's part of the page: the decisions and the run's precision, the document with each unit's
+value (:mod:`._value_document`), the value-vs-cost map, what would settle each unresolved unit, the interactions
+the model is sure of, the section tree and the pruning curves, read from the ``value --json`` document
+(``schemas/skillsv-value.schema.json``; an older result without a field shows the section without it).
 """
 
 from __future__ import annotations
@@ -72,20 +73,97 @@ def _pruning(doc: dict[str, Any]) -> str:
     )
 
 
+def _closure_is_check(doc: dict[str, Any]) -> bool:
+    """Σφ/Λ can be off 1 only where truncation can break it; otherwise it is an identity, not a check."""
+    return doc["method"] == "estimate" and doc["settings"].get("tolerance") is not None
+
+
+def _precision(decisions: dict[str, Any] | None) -> str:
+    """What the run's precision could tell apart: an unresolved unit is "too close to call", not "no effect"."""
+    if decisions is None or decisions.get("resolution") is None:
+        return ""
+    width, within = decisions["resolution"]["half_width"], decisions["resolution"]["negligible_within"]
+    negligible = (
+        f"negligible only within ±{number(within, 3)}"
+        if within > 0
+        else f"none can be called negligible at this precision (δ = {decisions['margin']:g})"
+    )
+    return (
+        f"<p class=precision>Precision: intervals ±{number(width, 3)} typically — a unit is kept or cut from "
+        f"|net effect| ≈ {number(width, 3)}, {negligible}.</p>"
+    )
+
+
 def _summary(doc: dict[str, Any]) -> str:
     decisions = doc.get("decisions")
     lift = doc.get("content_lift")
     closure = doc.get("closure_ratio")
     problem = doc.get("failure") or doc.get("error")
+    closure_text = (
+        f"; closure ratio {number(None if closure is None else closure['value'], 2)}" if _closure_is_check(doc) else ""
+    )
     return (
         f"<p>Oracle <b>{text(doc['oracle'], 120)}</b>, {text(doc['method'], 20)} values under the "
         f"{text(doc['order_distribution'], 20)} order distribution; score: "
         f"{text(doc['settings']['score']['definition'], 300)}."
         f" Content lift Λ {number(None if lift is None else lift['value'], 3, signed=True)}"
-        f" ({interval(None if lift is None else lift['ci'])}); closure ratio "
-        f"{number(None if closure is None else closure['value'], 2)}.</p>"
+        f" ({interval(None if lift is None else lift['ci'])}){closure_text}.</p>"
         + ("" if decisions is None else f"<p class=decisions>{text(decisions['summary'], 600)}</p>")
+        + _precision(decisions)
         + ("" if problem is None else f"<p class=missing>{text(problem, 600)}</p>")
+    )
+
+
+def _more(unit: dict[str, Any], runs: int) -> str:
+    """``~1,800 (900–4,100)``: the unit's forecast in rollouts, with the middle 80% of its simulated runs."""
+    point = unit.get("scores_to_decide")
+    if not isinstance(point, int):
+        return "—"
+    span = unit.get("scores_to_decide_range")
+    shown = f"~{point * runs:,}"
+    if isinstance(span, list) and len(span) == 2 and isinstance(span[0], int):
+        high = "…" if span[1] is None else f"{span[1] * runs:,}"
+        shown += f" ({span[0] * runs:,}–{high})"
+    return shown
+
+
+def _unresolved(doc: dict[str, Any]) -> str:
+    """Each unresolved unit with the rollouts that would decide it, cheapest first."""
+    waiting = [u for u in doc["units"] if u.get("decision") == "unresolved"]
+    if not waiting:
+        return ""
+    runs = doc["settings"]["score"].get("runs", 1)
+    waiting.sort(key=lambda u: (u.get("scores_to_decide") is None, u.get("scores_to_decide") or 0, u["id"]))
+    rows = "".join(
+        f"<tr><td>{text(u['id'], 20)}</td><td>{text(u['file'], 120)}:{u['lines'][0]}</td>"
+        f'<td class="num">{number(u.get("net_effect"), 3, signed=True)}</td>'
+        f'<td class="num">{interval(u.get("ci"))}</td><td class="num">{_more(u, runs)}</td></tr>'
+        for u in waiting
+    )
+    return (
+        f"<h4>Unresolved units: what would settle each</h4><p class=note>More rollouts ({runs} a score) after which "
+        "the interval would likely decide the unit; in brackets, the middle 80% of the forecast's simulated "
+        'continued runs.</p><table class="unresolved sortable"><thead><tr><th>Unit</th><th>Where</th>'
+        '<th class="num">Net effect</th><th class="num">Interval</th><th class="num">More rollouts (likely)</th>'
+        f"</tr></thead><tbody>{rows}</tbody></table>"
+    )
+
+
+def _interactions(doc: dict[str, Any]) -> str:
+    pairs = doc.get("interactions") or []
+    if not pairs:
+        return ""
+    rows = "".join(
+        f"<tr><td>{text(p['units'][0], 20)} × {text(p['units'][1], 20)}</td>"
+        f"<td>{'work together' if p['effect'] > 0 else 'overlap'}</td>"
+        f'<td class="num">{number(p["effect"], 3, signed=True)}</td><td class="num">{interval(p.get("ci"))}</td></tr>'
+        for p in pairs
+    )
+    return (
+        "<h4>Interactions the model is sure of</h4><p class=note>Pairs a Bonferroni test over every pair tested puts "
+        "away from 0 (5% for the skill); the size is what the pair adds when both are in, shrunk toward 0 by the "
+        'sparse fit, so it reads low.</p><table class="interactions"><thead><tr><th>Units</th><th>Meaning</th>'
+        f'<th class="num">Pair effect</th><th class="num">Interval</th></tr></thead><tbody>{rows}</tbody></table>'
     )
 
 
@@ -94,7 +172,7 @@ def value_block(doc: dict[str, Any], source: str) -> str:
     return (
         f'<div class="skill-value" data-skill="{text(doc["skill"], 200)}"><h3>{text(doc["skill"], 120)} '
         f"<span class=muted>from {text(source, 200)}</span></h3>{_summary(doc)}{document_view(doc)}{_map(doc)}"
-        f"{_groups(doc)}{_pruning(doc)}</div>"
+        f"{_unresolved(doc)}{_interactions(doc)}{_groups(doc)}{_pruning(doc)}</div>"
     )
 
 

@@ -245,6 +245,34 @@ def test_the_heat_margin_steps_in_units_of_the_decision_margin(effect: float | N
     assert heat_class(effect, 0.02) == heat
 
 
+def test_skillsv_says_what_would_settle_each_unresolved_unit_in_rollouts_and_names_the_interactions() -> None:
+    data = value_doc(12)
+    data["settings"]["score"]["runs"] = 2
+    waiting = [u for u in data["units"] if u.get("decision") == "unresolved"]
+    waiting[0].update(scores_to_decide=900, scores_to_decide_range=[450, 2100])
+    waiting[1].update(scores_to_decide=300, scores_to_decide_range=[120, None])
+    data["decisions"]["resolution"] = {"half_width": 0.035, "negligible_within": 0.021}
+    data["interactions"] = [
+        {"units": ["u1", "u6"], "effect": 0.08, "ci": [0.03, 0.13]},
+        {"units": ["u2", "u3"], "effect": -0.05, "ci": [-0.09, -0.01]},
+    ]
+    section = dom(("value.json", data)).one("section", id="skillsv")
+    rows = section.one("table", class_="unresolved").find_all("tr")[1:]
+    cells = [[td.text() for td in row.find_all("td")] for row in rows]
+    assert [c[0] for c in cells] == [waiting[1]["id"], waiting[0]["id"]]  # cheapest to settle first
+    assert cells[0][4] == "~600 (240–…)" and cells[1][4] == "~1,800 (900–4,200)"  # two rollouts a score
+    assert "Precision: intervals ±0.035 typically" in section.one("p", class_="precision").text()
+    pairs = [
+        [td.text() for td in row.find_all("td")]
+        for row in section.one("table", class_="interactions").find_all("tr")[1:]
+    ]
+    assert pairs[0][:3] == ["u1 × u6", "work together", "+0.080"]
+    assert pairs[1][:2] == ["u2 × u3", "overlap"]
+    assert "closure ratio" not in section.text()  # no truncation: Σφ/Λ is an identity, not a check
+    data["settings"]["tolerance"] = 0.05
+    assert "closure ratio 0.97" in dom(("value.json", data)).one("section", id="skillsv").text()
+
+
 def test_a_value_result_without_holdout_says_the_curves_were_not_measured() -> None:
     data = value_doc(5)
     data["held_out"] = None
