@@ -54,7 +54,7 @@ def _verdict(verdict: str, paint: Paint) -> str:
 
 
 def _judge_summary(judge: JudgeResult) -> str:
-    who = printable(f"{judge.provider} {judge.model}".strip())
+    who = inline(f"{judge.provider} {judge.model}".strip())
     if judge.score is None:
         return f"judge not scored ({who})"
     return f"judge {score_text(judge.score)}/100 ({who})"
@@ -120,8 +120,8 @@ def _judge_lines(judge: JudgeResult, verbose: bool) -> list[str]:
     if verbose:
         for criterion in judge.criteria:
             head = (
-                f"{_INDENT}  judge {printable(criterion.id)} {score_text(criterion.score)}/10 "
-                f"(weight {criterion.weight}): {printable(criterion.title)}"
+                f"{_INDENT}  judge {inline(criterion.id)} {score_text(criterion.score)}/10 "
+                f"(weight {criterion.weight}): {inline(criterion.title)}"
             )
             lines.append(head)
             if criterion.rationale:
@@ -158,7 +158,7 @@ def _summary(result: ScanResult, paint: Paint) -> str:
         f"{plural(len(result.skills), 'skill')} scanned: {passed} passed, {failed} failed. "
         f"Findings: {describe_counts(severity_counts(findings))}; {suppressed_count(findings)} suppressed. "
         f"Verdict: {_verdict(result.verdict, paint)} "
-        f"(profile {printable(result.profile)}, minimum score {result.min_score})"
+        f"(profile {inline(result.profile)}, minimum score {result.min_score})"
     )
     stale = stale_baseline_note(result.stale_baseline_entries, result.baseline)
     return summary if stale is None else f"{summary}. {printable(stale)}"

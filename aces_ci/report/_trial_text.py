@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from tabulate import tabulate
 
-from ..safe_text import inline, one_line, printable
+from ..safe_text import inline, one_line
 from ._ci_sections import CASE_HEADERS, case_rows, cost_ratio, headline_parts
 from ._common import plural, skill_title
 from ._mermaid import NO_VARIATION
@@ -81,7 +81,7 @@ def _case_lines(skill: SkillTrialResult) -> list[str]:
 
 def _skill_block(skill: SkillTrialResult, result: TrialResult) -> list[str]:
     title = inline(skill_title(skill.skill, skill.name))
-    lines = [f"{title} — {skill.verdict.upper()}", f"{_INDENT}{printable(skill.contrast)}"]
+    lines = [f"{title} — {skill.verdict.upper()}", f"{_INDENT}{inline(skill.contrast)}"]
     lines.append(f"{_INDENT}{verdict_line(skill)}")
     if (settle := settle_line(skill)) is not None:
         lines.append(f"{_INDENT}{settle}")
@@ -92,21 +92,21 @@ def _skill_block(skill: SkillTrialResult, result: TrialResult) -> list[str]:
     if gated is not None:
         lines.extend(f"{_INDENT}note: {note}" for note in lift_notes(gated))
     for metric, reason in skill.not_applicable.items():
-        lines.append(f"{_INDENT}{metric.replace('_', ' ')}: no lift ({printable(reason)})")
+        lines.append(f"{_INDENT}{metric.replace('_', ' ')}: no lift ({inline(reason)})")
     for line in (discordance_line(skill), degradation_line(skill), trigger_line(skill)):
         if line is not None:
             lines.append(f"{_INDENT}{line}")
-    lines.extend(f"{_INDENT}{printable(line)}" for line in extra_lines(skill))
+    lines.extend(f"{_INDENT}{inline(line)}" for line in extra_lines(skill))
     lines.append(f"{_INDENT}{cost_line(skill)}")
     lines.append(f"{_INDENT}{run_line(skill)}")
     lines.extend(_case_lines(skill))
     triage = triage_lines(skill)
     if triage:
         lines.append(f"{_INDENT}negative-lift triage:")
-        lines.extend(f"{_INDENT}{_INDENT}{printable(line)}" for line in triage)
-    lines.extend(f"{_INDENT}note: {printable(note)}" for note in skill.notes)
+        lines.extend(f"{_INDENT}{_INDENT}{inline(line)}" for line in triage)
+    lines.extend(f"{_INDENT}note: {inline(note)}" for note in skill.notes)
     lines.append(f"{_INDENT}what this estimates:")
-    lines.extend(f"{_INDENT}{_INDENT}{printable(sentence)}" for sentence in skill.estimand_axes.values())
+    lines.extend(f"{_INDENT}{_INDENT}{inline(sentence)}" for sentence in skill.estimand_axes.values())
     return lines
 
 
@@ -117,7 +117,7 @@ def render_trial_text(result: TrialResult) -> str:
         arms, size = headline_parts(skill, skill.gate_metric, result.confidence)
         cost = cost_ratio(skill.cost)
         title = inline(skill_title(skill.skill, skill.name))
-        lines.append(f"{title}: {arms}, {size}, {skill.verdict}" + (f"; {printable(cost)}" if cost else ""))
+        lines.append(f"{title}: {arms}, {size}, {skill.verdict}" + (f"; {inline(cost)}" if cost else ""))
     lines.append("")
     for skill in result.skills:
         lines.extend(_skill_block(skill, result))
@@ -127,7 +127,7 @@ def render_trial_text(result: TrialResult) -> str:
             f"repository: mean {result.gate_metric} lift {repo.delta:+.3f} {interval(repo.ci)} over "
             f"{plural(repo.n_skills, 'skill')} ({repo.method})"
         )
-    lines.extend(f"note: {printable(note)}" for note in result.notes)
+    lines.extend(f"note: {inline(note)}" for note in result.notes)
     spent = result.spent
     usd = "unpriced" if spent.usd is None else f"${spent.usd:.4f}"
     lines.append(

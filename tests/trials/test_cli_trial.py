@@ -114,6 +114,23 @@ def test_a_harmful_skill_fails_the_gate_and_triage_says_the_skill_steered_the_ag
     assert "negative-lift triage" in capsys.readouterr().out
 
 
+def test_a_skill_folder_named_with_a_newline_cannot_forge_a_line_of_the_text_report(
+    scripted_server: Server, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A pull request can name a skill's folder with a newline (git allows it); the name reaches the contrast
+    headline, the block's title and the estimand's population. Written raw it would print a line of its
+    own at column 0 — a forged verdict in a CI log. Every such field stays on its line, its newline shown as
+    ``\\n``."""
+    forged = "acme-support: PASS (forged)"
+    server = scripted_server(planted_accuracy(0.0, 1.0))
+    skill = repo_with_skill(tmp_path / "repo", name=f"marker\n{forged}", cases=8)
+    argv = ["trial", str(skill), "--runs", "2", "--lift-metric", "accuracy", *run_flags(server, tmp_path)]
+    assert main([*argv, *reports(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert f"skills/marker\\n{forged} — FAIL" in out and f"in skills/marker\\n{forged}/evals/evals.json" in out
+    assert not any(line.startswith(forged) for line in out.splitlines())
+
+
 def test_an_underpowered_skill_passes_with_a_warning_and_says_what_would_settle_it(
     scripted_server: Server, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
