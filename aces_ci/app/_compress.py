@@ -257,7 +257,7 @@ def _valued(
     return _Decided(
         {unit.unit: unit.decision for unit in valuation.units},
         {unit.unit: unit for unit in valuation.units},
-        decision_line(decision_summary(game, valuation), valuation.margin),
+        decision_line(decision_summary(game, valuation), valuation.margin, report.settings.score.runs),
     )
 
 

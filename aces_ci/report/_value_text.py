@@ -119,27 +119,29 @@ def _stop_reason(valuation: Valuation) -> str:
     }.get(valuation.stopped_by or "", valuation.stopped_by or "")
 
 
-def _need(unit: UnitValue) -> str:
-    """`` (~2,600 more scores, likely 1,300–5,200)``: the forecast and the middle 80% of simulated runs."""
+def _need(unit: UnitValue, runs: int) -> str:
+    """`` (~2,600 more rollouts, likely 1,300–5,200)``: the forecast and the middle 80% of simulated runs, in
+    rollouts (the scores times ``runs``, the rollouts a score is the mean of)."""
     if not unit.scores_to_decide:
         return ""
     span = ""
     if unit.scores_range is not None:
         low, high = unit.scores_range
-        span = f", likely {low:,}–{high:,}" if high is not None else f", likely {low:,} or more"
-    return f" (~{unit.scores_to_decide:,} more scores{span})"
+        span = f", likely {low * runs:,}–{high * runs:,}" if high is not None else f", likely {low * runs:,} or more"
+    return f" (~{unit.scores_to_decide * runs:,} more rollouts{span})"
 
 
 def _decisions_text(report: ValueReport, out: TextIO) -> None:
     """What to do, first: the decision sentence, then the units to cut, compress and settle."""
     game, valuation = report.game, report.valuation
     summary = decision_summary(game, valuation)
-    out.write(f"decisions (δ = {valuation.margin:g}): {decision_line(summary, valuation.margin)}\n")
+    runs = report.settings.score.runs
+    out.write(f"decisions (δ = {valuation.margin:g}): {decision_line(summary, valuation.margin, runs)}\n")
     by_id = {unit.unit: unit for unit in valuation.units}
     for label, ids in (("cut", summary.cut), ("compress", summary.compress), ("unresolved", summary.unresolved)):
         for unit_id in ids:
             unit, player = by_id[unit_id], game.player(unit_id)
-            need = _need(unit)
+            need = _need(unit, runs)
             out.write(
                 f"  {label:<10} {inline(player.file)}:{player.lines[0]}  {unit_id}  {_shown(unit.net_effect)}  "
                 f"{inline(unit.reason)}{need}\n"

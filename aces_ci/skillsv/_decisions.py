@@ -170,9 +170,10 @@ def _units(count: int) -> str:
     return f"{count} unit{'s' if count != 1 else ''}"
 
 
-def decision_line(summary: DecisionSummary, margin: float) -> str:
+def decision_line(summary: DecisionSummary, margin: float, runs: int = 1) -> str:
     """``cut 3 units (212 tokens: 1 harmful, 2 within ±0.05); compress 1; keep 4; 5 unresolved (~2,100 more
-    scores would decide them)``."""
+    rollouts would decide them)``: the forecast's scores times ``runs``, the rollouts a score is the mean of —
+    what ``--max-rollouts`` is set in."""
     parts = []
     if summary.cut:
         kinds = []
@@ -188,7 +189,7 @@ def decision_line(summary: DecisionSummary, margin: float) -> str:
     parts.append(f"keep {len(summary.keep)}")
     if summary.unresolved:
         need = (
-            f" (~{summary.scores_to_decide:,} more coalition scores would decide them)"
+            f" (~{summary.scores_to_decide * runs:,} more rollouts would decide them)"
             if summary.scores_to_decide
             else ""
         )

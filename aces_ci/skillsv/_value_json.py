@@ -121,7 +121,7 @@ def _decisions(report: ValueReport) -> dict[str, Any] | None:
     summary = decision_summary(report.game, valuation)
     return {
         "margin": valuation.margin,
-        "summary": decision_line(summary, valuation.margin),
+        "summary": decision_line(summary, valuation.margin, report.settings.score.runs),
         "delete": list(summary.delete),
         "negligible": list(summary.negligible),
         "compress": list(summary.compress),
