@@ -23,6 +23,12 @@ CUT_DECISIONS = ("delete", "negligible")
 UNRESOLVED_SHOWN = 12
 """Unresolved units the folded table lists (the most expensive to settle last); the rest are counted."""
 PAIRS_SHOWN = 5
+VERIFY_CUTS = (
+    "_A cut is the valuation's call on its attribution cases; `aces-ci compress` scores the cut skill against "
+    "the original on held-out cases before you apply it._"
+)
+"""Said under the units to cut: an equivalence test is only as good as the value it reads, and a pair the
+model pruned can bias a value toward δ (BENCHMARKS.md, round ten), so a cut is checked before it lands."""
 
 _RULES = {"left": ":---", "right": "---:"}
 
@@ -142,6 +148,8 @@ def _low_value_table(value: SkillValue, links: SourceLinks | None, limit: int) -
     table = _table(headers, rows, ("left", "left", "right", "right", "right", "right", "left"))
     if len(candidates) > limit:
         table += f"\n_{len(candidates) - limit} more low-value units in the full report._\n"
+    if any(u.decision in CUT_DECISIONS for u in candidates):
+        table += f"\n{VERIFY_CUTS}\n"
     return table + "\n"
 
 

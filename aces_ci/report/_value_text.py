@@ -146,6 +146,8 @@ def _decisions_text(report: ValueReport, out: TextIO) -> None:
                 f"  {label:<10} {inline(player.file)}:{player.lines[0]}  {unit_id}  {_shown(unit.net_effect)}  "
                 f"{inline(unit.reason)}{need}\n"
             )
+    if summary.cut:  # an equivalence test is only as good as the value it reads (BENCHMARKS.md, round ten)
+        out.write("  before cutting: `aces-ci compress` scores the cut skill against the original on held-out cases\n")
     resolution = resolution_line(summary, valuation.margin)
     if resolution is not None:
         out.write(f"  {resolution}\n")

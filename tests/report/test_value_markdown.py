@@ -22,6 +22,12 @@ def test_the_section_leads_with_the_decisions_and_the_rollouts_that_would_settle
         "Precision: intervals ±0.035 typically — a unit is kept or cut from |net effect| ≈ 0.035, negligible " in body
     )
     assert body.index("Precision:") < body.index("| Unit | Decision |")  # what the run can tell, before the cuts
+    assert "`aces-ci compress` scores the cut skill against the original on held-out cases" in body
+
+
+def test_with_nothing_to_cut_the_section_does_not_point_to_compress() -> None:
+    keep_only = [u for u in valuation().units if u.decision in ("keep", "unresolved", "compress")]
+    assert "aces-ci compress" not in value_markdown(replace(valuation(), units=keep_only), LINKS)
 
 
 def test_each_unresolved_unit_is_listed_folded_with_its_own_forecast_and_a_link() -> None:

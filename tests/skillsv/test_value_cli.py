@@ -133,6 +133,9 @@ def test_text_report_names_the_units_and_the_cost(tmp_path: Path, capsys: pytest
     assert text.index("decisions (δ = 0.05): ") < text.index("net effect [95% CI]")  # what to do comes first
     assert "  precision: intervals ±" in text and "a unit is kept or deleted from |net effect| ≈ " in text
     assert "SKILL.md:10" in text
+    cuts = [line for line in text.splitlines() if line.startswith("  cut ")]
+    verify = "  before cutting: `aces-ci compress` scores the cut skill against the original on held-out cases"
+    assert cuts and verify in text  # the planted harmful unit is cut, and the cut points to the check that verifies it
     assert "rollouts paid" in text and "4/4 chains completed" in text
     assert "per case, bare agent → whole skill: c0 " in text
     assert "closure" not in text  # untruncated, Σφ = Λ on the windows by construction: nothing to check
