@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ._ci_sections import _table
+from ._ci_sections import fmt_interval as _interval
+from ._ci_sections import fmt_lift as _signed
 from ._common import plural
 from ._links import SourceLinks
 from ._live_model import SkillValue, UnitPair, UnitValue, ValuePrecision
@@ -29,23 +32,6 @@ VERIFY_CUTS = (
 )
 """Said under the units to cut: an equivalence test is only as good as the value it reads, and a pair the
 model pruned can bias a value toward δ (BENCHMARKS.md, round ten), so a cut is checked before it lands."""
-
-_RULES = {"left": ":---", "right": "---:"}
-
-
-def _table(headers: Sequence[str], rows: Sequence[Sequence[str]], align: Sequence[str]) -> str:
-    """A Markdown table without padding (the cells are escaped by the callers)."""
-    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join(_RULES[a] for a in align) + "|"]
-    lines.extend("| " + " | ".join(row) + " |" for row in rows)
-    return "\n".join(lines) + "\n"
-
-
-def _signed(value: float) -> str:
-    return f"{value:+.3f}"
-
-
-def _interval(ci: tuple[float, float]) -> str:
-    return f"[{ci[0]:+.3f}, {ci[1]:+.3f}]"
 
 
 def _where(unit: UnitValue, links: SourceLinks | None) -> str:
