@@ -95,20 +95,35 @@ def decision_counts(units: Sequence[UnitValue]) -> str:
     return "; ".join(parts) + "."
 
 
-def precision_sentence(precision: ValuePrecision | None) -> str:
-    """What the run could tell apart, so an unresolved unit reads as "too close to call", not "no effect"."""
-    if precision is None:
-        return ""
-    width, within = precision.half_width, precision.negligible_within
+def precision_text(half_width: float, negligible_within: float, margin: float) -> str:
+    """``Precision: intervals ±0.035 typically — …``: what the run could tell apart, so an unresolved unit reads as
+    "too close to call", not "no effect" (the comment and the HTML report say it in the same words)."""
     negligible = (
-        f"negligible only within ±{within:.3f}"
-        if within > 0
-        else f"none can be called negligible at this precision (δ = {precision.margin:g})"
+        f"negligible only within ±{negligible_within:.3f}"
+        if negligible_within > 0
+        else f"none can be called negligible at this precision (δ = {margin:g})"
     )
     return (
-        f"Precision: intervals ±{width:.3f} typically — a unit is kept or cut from |net effect| ≈ {width:.3f}, "
-        f"{negligible}.\n\n"
+        f"Precision: intervals ±{half_width:.3f} typically — a unit is kept or cut from |net effect| ≈ "
+        f"{half_width:.3f}, {negligible}."
     )
+
+
+def precision_sentence(precision: ValuePrecision | None) -> str:
+    """:func:`precision_text` as a paragraph of the comment; empty without intervals."""
+    if precision is None:
+        return ""
+    return precision_text(precision.half_width, precision.negligible_within, precision.margin) + "\n\n"
+
+
+def forecast_cell(point: int | None, span: tuple[int, int | None] | None) -> str:
+    """``~1,800 (900–4,100)``: a unit's more rollouts to decide and the middle 80% of its simulated runs (``…``
+    above: past what was simulated); ``—`` without a forecast."""
+    if point is None:
+        return "—"
+    if span is None:
+        return f"~{point:,}"
+    return f"~{point:,} ({span[0]:,}–{'…' if span[1] is None else f'{span[1]:,}'})"
 
 
 def _low_value_table(value: SkillValue, links: SourceLinks | None, limit: int) -> str:
@@ -179,13 +194,7 @@ def unresolved_units(value: SkillValue, links: SourceLinks | None) -> str:
         return ""
     rows = []
     for unit in waiting[:UNRESOLVED_SHOWN]:
-        span = unit.rollouts_range
-        more = (
-            "—"
-            if unit.rollouts_to_decide is None
-            else f"~{unit.rollouts_to_decide:,}"
-            + ("" if span is None else f" ({span[0]:,}–{'…' if span[1] is None else f'{span[1]:,}'})")
-        )
+        more = forecast_cell(unit.rollouts_to_decide, unit.rollouts_range)
         rows.append([_where(unit, links), _signed(unit.net_effect), _interval(unit.ci), more, _cell(unit.preview, 60)])
     headers = ("Unit", "Net effect", "Interval", "More rollouts to decide (likely)", "Preview")
     table = _table(headers, rows, ("left", "right", "right", "right", "left"))

@@ -169,9 +169,7 @@ def render_value_text(report: ValueReport, out: TextIO) -> None:
         f"trigger value θ_m {_shown(valuation.trigger_value)} · content lift Λ = V(N) − V({{m}}) "
         f"{_shown(valuation.content_lift)}\n"
     )
-    if report.settings.estimator.tolerance is not None and valuation.method == "estimate":
-        # Without truncation the pooled values add up to the window means of Λ by construction: the
-        # closure ratio would be an identity shown as a check, so it is shown only where τ can break it.
+    if report.closure_is_check:  # without truncation Σφ = the window means of Λ by construction
         out.write(
             f"sum of net effects {_shown(valuation.sum_values)} · closure Σφ/Λ "
             f"{_shown(valuation.closure_ratio, False)} (truncation can break it)\n"

@@ -106,6 +106,12 @@ class ValueReport:
     """Units adaptive allocation decided at its first look; None when it took no looks."""
 
     @property
+    def closure_is_check(self) -> bool:
+        """Whether Σφ/Λ tests anything: only where truncation can break it. Without it the chains' values add up
+        to the content lift by construction, and a ratio of 1.00 would be an identity shown as a check."""
+        return self.settings.estimator.tolerance is not None and self.valuation.method == "estimate"
+
+    @property
     def paid_now(self) -> int:
         """Rollouts this run paid for: the valuation's and the pruning test's."""
         return self.valuation.cost.rollouts + (self.pruning_cost.rollouts if self.pruning_cost is not None else 0)

@@ -161,7 +161,7 @@ def skill_value(report: ValueReport, skill: str) -> SkillValueView | None:
         closure_ci=None if closure is None or closure.ci is None else (closure.ci.lo, closure.ci.hi),
         pruning=tuple(curves),
         order_distribution=report.settings.estimator.distribution,
-        closure_is_check=report.settings.estimator.tolerance is not None and valuation.method == "estimate",
+        closure_is_check=report.closure_is_check,
         precision=precision,
         interactions=tuple(
             PairView(pair.units, pair.effect.value, _interval(pair.effect)) for pair in valuation.interactions

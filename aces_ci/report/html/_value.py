@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._value_markdown import forecast_cell, precision_text
 from ._escape import interval, number, text
 from ._shell import missing
 from ._svg import Curve, MapPoint, curves, value_cost_map
@@ -79,19 +80,12 @@ def _closure_is_check(doc: dict[str, Any]) -> bool:
 
 
 def _precision(decisions: dict[str, Any] | None) -> str:
-    """What the run's precision could tell apart: an unresolved unit is "too close to call", not "no effect"."""
+    """What the run's precision could tell apart, in the comment's words (:func:`precision_text`)."""
     if decisions is None or decisions.get("resolution") is None:
         return ""
-    width, within = decisions["resolution"]["half_width"], decisions["resolution"]["negligible_within"]
-    negligible = (
-        f"negligible only within ±{number(within, 3)}"
-        if within > 0
-        else f"none can be called negligible at this precision (δ = {decisions['margin']:g})"
-    )
-    return (
-        f"<p class=precision>Precision: intervals ±{number(width, 3)} typically — a unit is kept or cut from "
-        f"|net effect| ≈ {number(width, 3)}, {negligible}.</p>"
-    )
+    resolution = decisions["resolution"]
+    sentence = precision_text(resolution["half_width"], resolution["negligible_within"], decisions["margin"])
+    return f"<p class=precision>{text(sentence)}</p>"
 
 
 def _summary(doc: dict[str, Any]) -> str:
@@ -115,16 +109,15 @@ def _summary(doc: dict[str, Any]) -> str:
 
 
 def _more(unit: dict[str, Any], runs: int) -> str:
-    """``~1,800 (900–4,100)``: the unit's forecast in rollouts, with the middle 80% of its simulated runs."""
+    """The unit's forecast in rollouts (its scores times ``runs``), as the comment shows it (:func:`forecast_cell`)."""
     point = unit.get("scores_to_decide")
     if not isinstance(point, int):
         return "—"
     span = unit.get("scores_to_decide_range")
-    shown = f"~{point * runs:,}"
+    rollouts = None
     if isinstance(span, list) and len(span) == 2 and isinstance(span[0], int):
-        high = "…" if span[1] is None else f"{span[1] * runs:,}"
-        shown += f" ({span[0] * runs:,}–{high})"
-    return shown
+        rollouts = (span[0] * runs, None if span[1] is None else span[1] * runs)
+    return text(forecast_cell(point * runs, rollouts))
 
 
 def _unresolved(doc: dict[str, Any]) -> str:
