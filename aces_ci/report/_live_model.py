@@ -274,6 +274,11 @@ class UnitValue(Protocol):
         """The middle 80% of the forecast's simulated continued runs, in rollouts (None above: past its reach)."""
         ...
 
+    @property
+    def reason(self) -> str:
+        """Why the unit got its decision, in words (quotes unit ids: untrusted)."""
+        ...
+
 
 class UnitPair(Protocol):
     """Two units the interaction model is sure interact."""

@@ -185,7 +185,8 @@ def interactions(value: SkillValue) -> str:
 
 
 def unresolved_units(value: SkillValue, links: SourceLinks | None) -> str:
-    """Each unresolved unit with the rollouts that would settle it, cheapest first, folded."""
+    """Each unresolved unit with the rollouts that would settle it, cheapest first, folded; a unit no forecast
+    covers (one held for the units that require it) shows its reason there instead."""
     waiting = sorted(
         (u for u in value.units if u.decision == "unresolved"),
         key=lambda u: (u.rollouts_to_decide is None, u.rollouts_to_decide or 0, u.id),
@@ -195,6 +196,8 @@ def unresolved_units(value: SkillValue, links: SourceLinks | None) -> str:
     rows = []
     for unit in waiting[:UNRESOLVED_SHOWN]:
         more = forecast_cell(unit.rollouts_to_decide, unit.rollouts_range)
+        if unit.rollouts_to_decide is None and unit.reason:
+            more = _cell(unit.reason, 160)
         rows.append([_where(unit, links), _signed(unit.net_effect), _interval(unit.ci), more, _cell(unit.preview, 60)])
     headers = ("Unit", "Net effect", "Interval", "More rollouts to decide (likely)", "Preview")
     table = _table(headers, rows, ("left", "right", "right", "right", "left"))

@@ -107,5 +107,5 @@ def adaptive_valuation(
     look2 = with_interaction(run, chains, rules, confidence=look_level(2))
     later = {unit.unit: unit for unit in look2.units}
     units = [later[unit.unit] if unit.unit in open_ else unit for unit in look1.units]
-    valuation = replace(look2, units=tuple(respect_dependencies(units, structure)))
+    valuation = replace(look2, units=tuple(respect_dependencies(units, structure, look2.requirements, rules.margin)))
     return AdaptiveRun(run, valuation, run.meter.evaluated - before, decided)

@@ -18,9 +18,9 @@ from ._exact import ExactGame
 from ._model import TRIGGER_ID, Operator, UnitGroup
 from ._oracle import CoalitionOracle, CoalitionRequest, Task
 from ._orders import OrderDistribution
-from ._result import CaseScore, Cost, Estimate, GroupValue, UnitValue, Valuation
+from ._result import CaseScore, Cost, Estimate, GroupValue, Requirement, UnitValue, Valuation
 from ._structure import GameStructure
-from ._summary import DEFAULT_RULES, DecisionRules, decide, respect_dependencies
+from ._summary import DEFAULT_RULES, DecisionRules, decide, required_sets, respect_dependencies
 
 
 class OracleFailed(InfraError):
@@ -100,11 +100,15 @@ def exact_valuation(
         cost = exact(content.value - net.value) if net is not None and content is not None else None
         decision, reason = decide(net, content, cost, rules)
         units.append(UnitValue(player, net, content, cost, 0, decision, reason))
-    units = respect_dependencies(units, structure)
+    slots = {player: index for index, player in players}
+    requirements = tuple(
+        Requirement(unit, removed, exact(sum(phi["del"][slots[u]] for u in removed)) if "del" in phi else None)
+        for unit, removed in required_sets(structure, [player for _, player in players]).items()
+    )
+    units = respect_dependencies(units, structure, requirements, rules.margin)
     empty, trigger_only, full = (float(means["del"][mask].mean()) for mask in (0, 1 << trigger, structure.full))
     total = sum(unit.net_effect.value for unit in units if unit.net_effect is not None) if "del" in phi else None
     lift = full - trigger_only
-    slots = {player: index for index, player in players}
     group_values = []
     for group in groups:
         members = [slots[u] for u in group.units if u in slots]
@@ -114,6 +118,7 @@ def exact_valuation(
         method="exact",
         units=tuple(units),
         groups=tuple(group_values),
+        requirements=requirements,
         trigger_value=exact(trigger_only - empty),
         anchors={"empty": exact(empty), "trigger_only": exact(trigger_only), "full": exact(full)},
         content_lift=exact(lift),

@@ -725,12 +725,15 @@ def with_interaction(
     """``valuation`` with its net effects (and so its decisions) from the interaction model.
 
     Content values and context costs are the joint model's where the run sampled ρ_pad half-coalitions,
-    the chains' otherwise (the ``compress`` decision reads them); the sections' and folders' sums are the
-    model's under the sampled design (the chains' few windows could not carry them); the decision, its
-    reason and the scores to decide are recomputed from the model's values.
+    the chains' otherwise (the ``compress`` decision reads them); the sections' and folders' sums, and
+    each required unit's sum with its dependents (:class:`~._result.Requirement`), are the model's under
+    the sampled design (the chains' few windows could not carry them); the decision, its reason and the
+    scores to decide are recomputed from the model's values.
     """
     slot = {run.structure.players[player]: k for k, player in enumerate(run.execution)}
     groups = [[slot[unit] for unit in group.units if unit in slot] for group in valuation.groups]
+    required = [requirement for requirement in valuation.requirements if requirement.unit in slot]
+    groups += [[slot[unit] for unit in requirement.removed if unit in slot] for requirement in required]
     fitted = interaction_values(run, confidence, groups)
     if fitted is None:
         return valuation
@@ -755,13 +758,21 @@ def with_interaction(
             )
         )
     names = {k: name for name, k in slot.items()}
-    sections = valuation.groups
+    sections, requirements = valuation.groups, valuation.requirements
     if fitted.groups:  # the chains' sums rest on their few windows under the sampled design
-        sections = tuple(replace(group, net_effect=net) for group, net in zip(sections, fitted.groups, strict=True))
+        count = len(sections)
+        sections = tuple(
+            replace(group, net_effect=net) for group, net in zip(sections, fitted.groups[:count], strict=True)
+        )
+        requirements = tuple(
+            replace(requirement, net_effect=net)
+            for requirement, net in zip(required, fitted.groups[count:], strict=True)
+        )
     return replace(
         valuation,
         groups=sections,
-        units=tuple(respect_dependencies(units, run.structure)),
+        requirements=requirements,
+        units=tuple(respect_dependencies(units, run.structure, requirements, rules.margin)),
         estimator="interaction",
         fallback=tuple(names[k] for k in fitted.fallback),
         interactions=tuple(PairEffect((names[i], names[j]), effect) for (i, j), effect in fitted.pairs),

@@ -84,6 +84,18 @@ class GroupValue:
 
 
 @dataclass(frozen=True)
+class Requirement:
+    """A unit other units require, with everything deleting it removes (itself and its dependents), and
+    the sum of their net effects: what deleting it would do to the score, the test of keeping a unit
+    for its dependents' sake (:func:`~._summary.respect_dependencies`)."""
+
+    unit: str
+    removed: tuple[str, ...]
+    """The unit first, then the units that require it, directly or through others."""
+    net_effect: Estimate | None
+
+
+@dataclass(frozen=True)
 class CaseScore:
     """One case's anchors: what the agent scores on it bare, with the trigger only, and with the whole skill.
 
@@ -153,6 +165,9 @@ class Valuation:
     interactions: tuple[PairEffect, ...] = ()
     """Interaction model on half-coalitions: the pairs whose interaction a Bonferroni test over the pairs
     tested puts away from 0 (:func:`~._interaction._named_pairs`), strongest first."""
+    requirements: tuple[Requirement, ...] = ()
+    """Each unit others require, with what deleting it removes and their summed net effect: a unit is
+    kept for its dependents only when deleting it with them is shown to cost score."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "anchors", frozen(self.anchors))

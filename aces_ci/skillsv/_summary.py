@@ -39,7 +39,18 @@ from ._estimate import EstimateRun, Pooling
 from ._model import UnitGroup
 from ._order_odds import OrderOdds
 from ._pooled import unit_samples
-from ._result import CUT_DECISIONS, CaseScore, Cost, Decision, Estimate, GroupValue, Interval, UnitValue, Valuation
+from ._result import (
+    CUT_DECISIONS,
+    CaseScore,
+    Cost,
+    Decision,
+    Estimate,
+    GroupValue,
+    Interval,
+    Requirement,
+    UnitValue,
+    Valuation,
+)
 from ._structure import GameStructure, bits
 
 CONFIDENCE = 0.95
@@ -155,15 +166,45 @@ def scores_to_decide(net: Estimate, margin: float, design_scores: float) -> int 
     return forecast(net, margin, design_scores)[0]
 
 
-def respect_dependencies(units: Sequence[UnitValue], structure: GameStructure) -> list[UnitValue]:
+def required_sets(structure: GameStructure, players: Sequence[str]) -> dict[str, tuple[str, ...]]:
+    """Per unit of ``players`` that others among them require: itself, then every unit deleting it removes."""
+    valued = set(players)
+    sets = {}
+    for player in players:
+        index = structure.index[player]
+        dependents = [
+            structure.players[i]
+            for i in bits(structure.closure_of_dependents(index) & ~(1 << index))
+            if structure.players[i] in valued
+        ]
+        if dependents:
+            sets[player] = (player, *dependents)
+    return sets
+
+
+def respect_dependencies(
+    units: Sequence[UnitValue],
+    structure: GameStructure,
+    requirements: Sequence[Requirement] = (),
+    margin: float = DEFAULT_MARGIN,
+) -> list[UnitValue]:
     """A unit others require is not deleted on its own: its value went to the units that need it.
 
     Under a precedence-constrained μ a prerequisite always enters before the units that require it,
-    value. Deleting the script would delete that instruction too; so a cut (``delete`` or
-    ``negligible``) of a unit required by a unit worth keeping becomes "keep", and one required by an
-    unresolved unit becomes "unresolved".
+    so a lead-in that only makes sense with the instruction after it can show no value of its own while
+    that instruction shows the value. Deleting the lead-in would delete that instruction too; so a cut
+    (``delete`` or ``negligible``) or an open unit required by a unit worth keeping is kept — unless
+    deleting it with everything that requires it (``requirements``: their summed net effect, estimated
+    jointly) could raise the score by δ (``margin``) or more: the sum's interval reaching below −δ. A
+    harmful lead-in of a useful instruction can cost more than the instruction gives, and keeping it on
+    the instruction's word alone kept units whose removal together would have raised the score
+    (BENCHMARKS.md, round eleven). Such a unit is ``unresolved``, with the sum in its reason. The test is
+    the severe error's: a unit kept while deleting it (with its dependents) helps by more than δ.
+    Without a sum for it (an older caller) the unit is kept, as before. A cut required by an unresolved
+    unit becomes ``unresolved``.
     """
     by_id = {unit.unit: unit for unit in units}
+    sums = {requirement.unit: requirement for requirement in requirements}
     out: list[UnitValue] = []
     for unit in units:
         if unit.decision not in (*CUT_DECISIONS, "unresolved"):
@@ -178,13 +219,37 @@ def respect_dependencies(units: Sequence[UnitValue], structure: GameStructure) -
         kept = [d for d in dependents if by_id[d].decision in ("keep", "compress")]
         open_ = [d for d in dependents if by_id[d].decision == "unresolved"]
         if kept:
-            reason = f"required by {', '.join(kept)}, which carry value"
-            out.append(replace(unit, decision="keep", reason=reason, scores_to_decide=None, scores_range=None))
+            out.append(_kept_for(unit, kept, sums.get(unit.unit), margin))
         elif open_ and unit.decision != "unresolved":
             out.append(replace(unit, decision="unresolved", reason=f"required by {', '.join(open_)} (unresolved)"))
         else:
             out.append(unit)
     return out
+
+
+def _kept_for(unit: UnitValue, kept: Sequence[str], requirement: Requirement | None, margin: float) -> UnitValue:
+    """``unit``, which ``kept`` units require: kept unless deleting it with its dependents may gain δ or more."""
+    decision: Decision = "keep"
+    reason = f"required by {', '.join(kept)}, which carry value"
+    together = requirement.net_effect if requirement is not None else None
+    if requirement is not None and together is not None:
+        ci = together.ci or Interval(together.value, together.value)
+        removed = ", ".join(requirement.removed[1:])
+        shown = f"{together.value:+.3f}" + (f" [{ci.lo:+.3f}, {ci.hi:+.3f}]" if together.ci is not None else "")
+        if ci.lo > 0:
+            reason += f"; deleting it with {removed} would cost score (together {shown})"
+        elif ci.lo > -margin:
+            reason += f"; deleting it with {removed} would not gain {margin:g} (together {shown})"
+        elif ci.hi < 0:
+            decision = "unresolved"
+            reason += (
+                f", but the skill scores better without it and {removed} (together {shown}): "
+                f"delete them together, or rewrite {', '.join(kept)} not to need it"
+            )
+        else:
+            decision = "unresolved"
+            reason += f", but deleting it with {removed} might gain {margin:g} or more (together {shown})"
+    return replace(unit, decision=decision, reason=reason, scores_to_decide=None, scores_range=None)
 
 
 class _Resampler:
@@ -301,7 +366,19 @@ def summarize(
             forecast(net, rules.margin, chain_scores) if net is not None and decision == "unresolved" else (None, None)
         )
         units.append(UnitValue(player, net, content, cost, int(zeroed[slot]), decision, reason, more, span))
-    units = respect_dependencies(units, structure)
+    slots = {player: slot for slot, player in enumerate(players)}
+
+    def summed(members: Sequence[int]) -> Estimate | None:
+        if per_op["del"] is None or not members:
+            return None
+        matrix, boot = per_op["del"]
+        return _estimate(matrix[:, members].sum(axis=1).mean(), boot[:, members].sum(axis=1), count)
+
+    requirements = tuple(
+        Requirement(unit, removed, summed([slots[u] for u in removed]))
+        for unit, removed in required_sets(structure, players).items()
+    )
+    units = respect_dependencies(units, structure, requirements, rules.margin)
     anchors, trigger_value, lift, lift_boot = _anchors(run, resample)
     sum_values = None
     closure = None
@@ -313,15 +390,11 @@ def summarize(
             ratios = np.divide(total_boot, lift_boot, out=np.full_like(total_boot, np.nan), where=lift_boot != 0)
             ratios = ratios[np.isfinite(ratios)]
             closure = Estimate(sum_values.value / lift.value, _interval(ratios) if ratios.size else None, count)
-    slots = {player: slot for slot, player in enumerate(players)}
-    group_values = []
-    for group in groups:
-        members = [slots[u] for u in group.units if u in slots]
-        value = None
-        if per_op["del"] is not None and members:
-            matrix, boot = per_op["del"]
-            value = _estimate(matrix[:, members].sum(axis=1).mean(), boot[:, members].sum(axis=1), count)
-        group_values.append(GroupValue(group.label, group.file, group.line, group.units, value))
+    group_values = [
+        GroupValue(group.label, group.file, group.line, group.units, summed(members))
+        for group in groups
+        for members in [[slots[u] for u in group.units if u in slots]]
+    ]
     intermediate = max(0, len(run.execution) - 1)
     gamma = (
         float(np.mean([chain.intermediate_evaluated / intermediate for chain in chains]))
@@ -335,6 +408,7 @@ def summarize(
         method="estimate",
         units=tuple(units),
         groups=tuple(group_values),
+        requirements=requirements,
         trigger_value=trigger_value,
         anchors=anchors,
         content_lift=lift,

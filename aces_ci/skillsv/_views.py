@@ -43,6 +43,8 @@ class UnitView:
     rollouts a score is the mean of); None otherwise or when no forecast exists."""
     rollouts_range: tuple[int, int | None] | None = None
     """The middle 80% of the forecast's simulated continued runs, in rollouts (None above: past what it simulated)."""
+    reason: str = ""
+    """Why the unit got its decision, in words (a unit held for what requires it says what deleting them would do)."""
 
 
 @dataclass(frozen=True)
@@ -129,6 +131,7 @@ def skill_value(report: ValueReport, skill: str) -> SkillValueView | None:
                 content_value=None if unit.content_value is None else unit.content_value.value,
                 context_cost=None if unit.context_cost is None else unit.context_cost.value,
                 decision=unit.decision,
+                reason=unit.reason,
                 rollouts_to_decide=None if unit.scores_to_decide is None else unit.scores_to_decide * runs,
                 rollouts_range=None
                 if unit.scores_range is None

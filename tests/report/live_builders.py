@@ -99,6 +99,7 @@ class Unit:
     context_cost: float | None = -0.02
     rollouts_to_decide: int | None = None
     rollouts_range: tuple[int, int | None] | None = None
+    reason: str = ""
 
 
 @dataclass(frozen=True)

@@ -58,6 +58,23 @@ def test_a_unit_past_the_forecasts_reach_reads_as_open_ended_and_one_without_a_f
     assert "| ~5,000 (2,600–…) |" in body and "| — |" in body
 
 
+def test_a_unit_held_for_what_requires_it_says_why_where_a_forecast_would_be() -> None:
+    held = Unit(
+        "u1|x",
+        "skills/pdf-tools/SKILL.md",
+        (2, 2),
+        -0.09,
+        (-0.15, -0.03),
+        "unresolved",
+        reason="required by u2|x, which carry value, but the skill scores better without it and u2|x "
+        "(together -0.057 [-0.110, -0.004]): delete them together, or rewrite u2|x not to need it",
+    )
+    body = value_markdown(replace(valuation(), units=[held], interactions=()), LINKS)
+    row = next(line for line in body.splitlines() if line.startswith("| [skills/pdf-tools/SKILL.md:2]"))
+    assert "the skill scores better without it and u2\\|x (together -0.057" in row
+    assert row.count(" | ") == 4  # the unit id's pipe is escaped: the row keeps its five cells
+
+
 def test_pairs_touching_a_unit_to_cut_come_first_and_say_so() -> None:
     pairs = (
         Pair(("u1", "r1"), 0.09, (0.03, 0.15)),

@@ -109,10 +109,12 @@ def _summary(doc: dict[str, Any]) -> str:
 
 
 def _more(unit: dict[str, Any], runs: int) -> str:
-    """The unit's forecast in rollouts (its scores times ``runs``), as the comment shows it (:func:`forecast_cell`)."""
+    """The unit's forecast in rollouts (its scores times ``runs``), as the comment shows it (:func:`forecast_cell`);
+    without one, the unit's reason (a unit held for what requires it says what deleting them would do)."""
     point = unit.get("scores_to_decide")
     if not isinstance(point, int):
-        return "—"
+        reason = unit.get("reason")
+        return text(reason, 300) if isinstance(reason, str) and reason else "—"
     span = unit.get("scores_to_decide_range")
     rollouts = None
     if isinstance(span, list) and len(span) == 2 and isinstance(span[0], int):

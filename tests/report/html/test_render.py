@@ -261,6 +261,13 @@ def test_skillsv_says_what_would_settle_each_unresolved_unit_in_rollouts_and_nam
     cells = [[td.text() for td in row.find_all("td")] for row in rows]
     assert [c[0] for c in cells] == [waiting[1]["id"], waiting[0]["id"]]  # cheapest to settle first
     assert cells[0][4] == "~600 (240–…)" and cells[1][4] == "~1,800 (900–4,200)"  # two rollouts a score
+    # a unit held for what requires it has no forecast: its reason says what deleting them would do
+    held = "required by u2, which carry value, but deleting it with u2 might gain 0.05 or more <b>"
+    lead = next(u for u in data["units"] if u.get("decision") == "keep")
+    lead.update(decision="unresolved", scores_to_decide=None, scores_to_decide_range=None, reason=held)
+    again = dom(("value.json", data)).one("section", id="skillsv").one("table", class_="unresolved")
+    last = [td.text() for td in again.find_all("tr")[-1].find_all("td")]
+    assert last[0] == lead["id"] and last[4] == held  # escaped: the page shows the text, no tag
     assert "Precision: intervals ±0.035 typically" in section.one("p", class_="precision").text()
     pairs = [
         [td.text() for td in row.find_all("td")]
