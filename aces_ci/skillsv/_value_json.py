@@ -244,6 +244,15 @@ def value_json(report: ValueReport) -> dict[str, Any]:
             }
             for group in valuation.groups
         ],
+        "requirements": [
+            {
+                "unit": requirement.unit,
+                "removed": list(requirement.removed),
+                "net_effect": _value(requirement.net_effect),
+                "ci": _ci(requirement.net_effect),
+            }
+            for requirement in valuation.requirements
+        ],
         "interactions": [
             {
                 "units": list(pair.units),

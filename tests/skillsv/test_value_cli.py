@@ -73,6 +73,11 @@ def test_exact_mode_matches_the_closed_form_values(tmp_path: Path) -> None:
     script = next(unit for unit in report["units"] if unit["kind"] == "resource")
     assert script["net_effect"] == pytest.approx(0.0, abs=1e-12)
     assert script["decision"] == "keep" and "required by" in script["reason"]
+    # kept because deleting it would delete TOOLUSE too, and the two together are worth +0.2
+    (requirement,) = report["requirements"]
+    assert requirement["unit"] == script["id"] and requirement["removed"] == [script["id"], units["TOOLUSE"]["id"]]
+    assert requirement["net_effect"] == pytest.approx(0.2, abs=1e-9) and requirement["ci"] is None
+    assert script["reason"].endswith("would cost score (together +0.200)")
     assert report["order_distribution"] == "layer"
 
 
