@@ -58,15 +58,28 @@ def settle_forecast(units: Sequence[UnitValue]) -> tuple[int, int, int | None] |
     return point, low, high
 
 
-def _settle(point: int, low: int, high: int | None) -> str:
-    """``about 2,600 more rollouts would settle them, likely 1,300–5,200``."""
+def _settle(point: int, low: int, high: int | None, covered: int, unforecast: str) -> str:
+    """``about 2,600 more rollouts would settle them, likely 1,300–5,200`` — or ``… would settle 3 of them, likely
+    …; 2 without a forecast (…)`` when some have none (held for the units that require them, say)."""
     if high is None:
         span = f", likely {low:,} or more"
     elif (low, high) != (point, point):
         span = f", likely {low:,}–{high:,}"
     else:
         span = ""
-    return f"about {point:,} more rollouts would settle them{span}"
+    whom = f"{covered} of them" if unforecast else "them"
+    rest = f"; {unforecast}" if unforecast else ""
+    return f"about {point:,} more rollouts would settle {whom}{span}{rest}"
+
+
+def _unforecast(units: Sequence[UnitValue]) -> str:
+    """``2 without a forecast (the table below says why)``; empty when every unresolved unit has one. More rollouts
+    are not promised to settle a unit without one: it may wait on a decision about the units that require it."""
+    bare = [u for u in units if u.decision == "unresolved" and not u.rollouts_to_decide]
+    if not bare:
+        return ""
+    why = " (the table below says why)" if any(u.reason for u in bare) else ""
+    return f"{len(bare)} without a forecast{why}"
 
 
 def decision_counts(units: Sequence[UnitValue]) -> str:
@@ -90,7 +103,14 @@ def decision_counts(units: Sequence[UnitValue]) -> str:
     parts.append(f"keep {count('keep')}")
     if count("unresolved"):
         forecast = settle_forecast(units)
-        need = "more rollouts would settle them" if forecast is None else _settle(*forecast)
+        covered = sum(1 for u in units if u.decision == "unresolved" and u.rollouts_to_decide)
+        unforecast = _unforecast(units)
+        if forecast is not None:
+            need = _settle(*forecast, covered, unforecast)
+        elif any(u.reason for u in units if u.decision == "unresolved"):
+            need = "none with a forecast: the table below says why"
+        else:
+            need = "more rollouts would settle them"
         parts.append(f"{count('unresolved')} unresolved ({need})")
     return "; ".join(parts) + "."
 

@@ -105,8 +105,11 @@ class DecisionSummary:
     cut_tokens: int
     """Tokens of context the cut units (delete and negligible) hold."""
     scores_to_decide: int | None
-    """Coalition scores more that would decide every unresolved unit (the largest unit's need: more
-    chains inform every unit at once); None when nothing is unresolved or no estimate exists."""
+    """Coalition scores more that would decide every unresolved unit the forecast covers (the largest unit's
+    need: more chains inform every unit at once); None when nothing is unresolved or no estimate exists."""
+    forecast: int = 0
+    """Unresolved units with a forecast. The others wait on a decision about units that require them (their
+    reason says which), or have no interval to forecast from: more rollouts need not settle them."""
     half_width: float | None = None
     """The median half-width of the units' net-effect intervals, the run's precision: about the smallest
     |net effect| it keeps or deletes (an interval clears 0 once the value is past it — the smallest effect
@@ -143,6 +146,7 @@ def decision_summary(game: CompiledSkill, valuation: Valuation) -> DecisionSumma
         unresolved=tuple(by_decision["unresolved"]),
         cut_tokens=sum(game.player(unit).tokens for unit in cut),
         scores_to_decide=max(needs) if needs else None,
+        forecast=len(needs),
         half_width=float(np.median(widths)) if widths else None,
     )
 
@@ -173,7 +177,8 @@ def _units(count: int) -> str:
 def decision_line(summary: DecisionSummary, margin: float, runs: int = 1) -> str:
     """``cut 3 units (212 tokens: 1 harmful, 2 within ±0.05); compress 1; keep 4; 5 unresolved (~2,100 more
     rollouts would decide them)``: the forecast's scores times ``runs``, the rollouts a score is the mean of —
-    what ``--max-rollouts`` is set in."""
+    what ``--max-rollouts`` is set in. Unresolved units without a forecast are not promised to the rollouts:
+    ``5 unresolved (~2,100 more rollouts would decide 3 of them; 2 without a forecast, see why)``."""
     parts = []
     if summary.cut:
         kinds = []
@@ -188,10 +193,16 @@ def decision_line(summary: DecisionSummary, margin: float, runs: int = 1) -> str
         parts.append(f"compress {len(summary.compress)}")
     parts.append(f"keep {len(summary.keep)}")
     if summary.unresolved:
-        need = (
-            f" (~{summary.scores_to_decide * runs:,} more rollouts would decide them)"
-            if summary.scores_to_decide
-            else ""
-        )
-        parts.append(f"{len(summary.unresolved)} unresolved{need}")
+        parts.append(f"{len(summary.unresolved)} unresolved{_unresolved_need(summary, runs)}")
     return "; ".join(parts)
+
+
+def _unresolved_need(summary: DecisionSummary, runs: int) -> str:
+    """`` (~2,100 more rollouts would decide them)``, or which of them the forecast covers."""
+    unforecast = len(summary.unresolved) - summary.forecast
+    if not summary.scores_to_decide:
+        return " (none with a forecast, see why)" if unforecast else ""
+    more = f"~{summary.scores_to_decide * runs:,} more rollouts would decide"
+    if not unforecast:
+        return f" ({more} them)"
+    return f" ({more} {summary.forecast} of them; {unforecast} without a forecast, see why)"

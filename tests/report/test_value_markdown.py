@@ -54,7 +54,10 @@ def test_a_unit_past_the_forecasts_reach_reads_as_open_ended_and_one_without_a_f
         Unit("u8", "skills/pdf-tools/SKILL.md", (4, 4), 0.01, (-0.05, 0.07), "unresolved"),
     ]
     body = value_markdown(replace(valuation(), units=units, interactions=()), LINKS)
-    assert "2 unresolved (about 5,000 more rollouts would settle them, likely 2,600 or more)" in body
+    assert (
+        "2 unresolved (about 5,000 more rollouts would settle 1 of them, likely 2,600 or more; 1 without a forecast)"
+        in body
+    )
     assert "| ~5,000 (2,600–…) |" in body and "| — |" in body
 
 
@@ -70,6 +73,7 @@ def test_a_unit_held_for_what_requires_it_says_why_where_a_forecast_would_be() -
         "(together -0.057 [-0.110, -0.004]): delete them together, or rewrite u2|x not to need it",
     )
     body = value_markdown(replace(valuation(), units=[held], interactions=()), LINKS)
+    assert "1 unresolved (none with a forecast: the table below says why)" in body  # no rollouts promised
     row = next(line for line in body.splitlines() if line.startswith("| [skills/pdf-tools/SKILL.md:2]"))
     assert "the skill scores better without it and u2\\|x (together -0.057" in row
     assert row.count(" | ") == 4  # the unit id's pipe is escaped: the row keeps its five cells

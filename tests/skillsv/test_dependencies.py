@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 from aces_ci.skillsv import (
     DecisionRules,
+    DecisionSummary,
     Estimator,
     EstimatorSettings,
     GameStructure,
     UnitValue,
     Valuation,
+    decision_line,
     fit_to_budget,
     summarize,
     with_interaction,
@@ -92,3 +96,25 @@ def test_the_interaction_model_sums_the_lead_in_with_its_instruction(instruction
     lead = _unit(valuation, "lead")
     assert lead.decision == decision
     assert "together" in lead.reason
+
+
+def test_the_decision_line_promises_more_rollouts_only_for_the_units_a_forecast_covers() -> None:
+    """A lead-in held for its instruction may not settle with more rollouts (its group's sum can be clearly
+    below 0): the line counts it apart instead of folding it into the forecast."""
+    summary = DecisionSummary(
+        delete=(),
+        negligible=(),
+        compress=(),
+        keep=("use",),
+        unresolved=("lead", "d1"),
+        cut_tokens=0,
+        scores_to_decide=700,
+        forecast=1,
+    )
+    assert decision_line(summary, 0.05, runs=3) == (
+        "cut nothing; keep 1; 2 unresolved (~2,100 more rollouts would decide 1 of them; 1 without a forecast, see why)"
+    )
+    held_only = replace(summary, unresolved=("lead",), scores_to_decide=None, forecast=0)
+    assert decision_line(held_only, 0.05) == "cut nothing; keep 1; 1 unresolved (none with a forecast, see why)"
+    every = replace(summary, unresolved=("d1",))
+    assert decision_line(every, 0.05, runs=3).endswith("1 unresolved (~2,100 more rollouts would decide them)")
