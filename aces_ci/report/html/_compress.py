@@ -70,7 +70,8 @@ def _chart(doc: dict[str, Any]) -> str:
     if not rows:
         return '<p class="missing">No candidate was verified with an interval: no Δ to draw.</p>'
     title = f"Δ of each candidate against the original on the held-out cases, {doc['skill']}"
-    return forest(title, rows, None, doc["tolerance"])
+    # a candidate is accepted when its whole interval lies above the tolerance: the red band is what it may not reach
+    return forest(title, rows, None, doc["tolerance"], fail_label="tolerance")
 
 
 def _changes(candidate: dict[str, Any], skill_dir: str) -> str:

@@ -68,9 +68,16 @@ def _extent(rows: Sequence[ForestRow], pass_band: float | None, fail_band: float
     return min(1.0, max(0.2, math.ceil(reach * 11) / 10))
 
 
-def forest(title: str, rows: Sequence[ForestRow], pass_band: float | None, fail_band: float | None) -> str:
+def forest(
+    title: str,
+    rows: Sequence[ForestRow],
+    pass_band: float | None,
+    fail_band: float | None,
+    fail_label: str = "fail ≤",
+) -> str:
     """Each metric's lift with its interval against the gate's bands (fail band red, pass band green; a result
-    without bands, such as a rerun record, draws none)."""
+    without bands, such as a rerun record, draws none). ``fail_label`` names the red band's edge: a compression's
+    is its acceptance tolerance, not a gate's fail band."""
     extent = _extent(rows, pass_band, fail_band)
     left, right, top = 330, WIDTH - 20, 18
     x = Scale(-extent, extent, left, right)
@@ -80,7 +87,7 @@ def forest(title: str, rows: Sequence[ForestRow], pass_band: float | None, fail_
     if fail_band is not None:
         parts.append(
             f'<rect class="band-fail" x="{left}" y="{top}" width="{x(fail_band) - left}" height="{bottom - top}"/>'
-            f'<text x="{x(fail_band)}" y="{top - 4}" text-anchor="end">fail ≤ '
+            f'<text x="{x(fail_band)}" y="{top - 4}" text-anchor="end">{fail_label} '
             f"{number(fail_band, 2, signed=True)}</text>"
         )
     if pass_band is not None:
