@@ -73,12 +73,12 @@ def _settle(point: int, low: int, high: int | None, covered: int, unforecast: st
 
 
 def _unforecast(units: Sequence[UnitValue]) -> str:
-    """``2 without a forecast (the table below says why)``; empty when every unresolved unit has one. More rollouts
+    """``2 without a forecast, see each one's reason``; empty when every unresolved unit has one. More rollouts
     are not promised to settle a unit without one: it may wait on a decision about the units that require it."""
     bare = [u for u in units if u.decision == "unresolved" and not u.rollouts_to_decide]
     if not bare:
         return ""
-    why = " (the table below says why)" if any(u.reason for u in bare) else ""
+    why = ", see each one's reason" if any(u.reason for u in bare) else ""
     return f"{len(bare)} without a forecast{why}"
 
 
@@ -108,7 +108,7 @@ def decision_counts(units: Sequence[UnitValue]) -> str:
         if forecast is not None:
             need = _settle(*forecast, covered, unforecast)
         elif any(u.reason for u in units if u.decision == "unresolved"):
-            need = "none with a forecast: the table below says why"
+            need = "none with a forecast: see each one's reason"
         else:
             need = "more rollouts would settle them"
         parts.append(f"{count('unresolved')} unresolved ({need})")

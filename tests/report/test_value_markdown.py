@@ -73,10 +73,16 @@ def test_a_unit_held_for_what_requires_it_says_why_where_a_forecast_would_be() -
         "(together -0.057 [-0.110, -0.004]): delete them together, or rewrite u2|x not to need it",
     )
     body = value_markdown(replace(valuation(), units=[held], interactions=()), LINKS)
-    assert "1 unresolved (none with a forecast: the table below says why)" in body  # no rollouts promised
+    assert "1 unresolved (none with a forecast: see each one's reason)" in body  # no rollouts promised
     row = next(line for line in body.splitlines() if line.startswith("| [skills/pdf-tools/SKILL.md:2]"))
     assert "the skill scores better without it and u2\\|x (together -0.057" in row
     assert row.count(" | ") == 4  # the unit id's pipe is escaped: the row keeps its five cells
+    beside = Unit("u7", "skills/pdf-tools/SKILL.md", (3, 3), 0.02, (-0.01, 0.05), "unresolved", rollouts_to_decide=900)
+    body = value_markdown(replace(valuation(), units=[held, beside], interactions=()), LINKS)
+    assert (
+        "2 unresolved (about 900 more rollouts would settle 1 of them; 1 without a forecast, see each one's reason)"
+        in body
+    )
 
 
 def test_pairs_touching_a_unit_to_cut_come_first_and_say_so() -> None:
