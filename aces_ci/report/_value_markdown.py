@@ -58,28 +58,20 @@ def settle_forecast(units: Sequence[UnitValue]) -> tuple[int, int, int | None] |
     return point, low, high
 
 
-def _settle(point: int, low: int, high: int | None, covered: int, unforecast: str) -> str:
+def _settle(point: int, low: int, high: int | None, *, covered: int, bare: int, why: str) -> str:
     """``about 2,600 more rollouts would settle them, likely 1,300–5,200`` — or ``… would settle 3 of them, likely
-    …; 2 without a forecast (…)`` when some have none (held for the units that require them, say)."""
+    …; 2 without a forecast, see each one's reason`` when ``bare`` units have none: more rollouts are not
+    promised to settle those (one held for the units that require it waits on a decision about them)."""
     if high is None:
         span = f", likely {low:,} or more"
     elif (low, high) != (point, point):
         span = f", likely {low:,}–{high:,}"
     else:
         span = ""
-    whom = f"{covered} of them" if unforecast else "them"
-    rest = f"; {unforecast}" if unforecast else ""
-    return f"about {point:,} more rollouts would settle {whom}{span}{rest}"
-
-
-def _unforecast(units: Sequence[UnitValue]) -> str:
-    """``2 without a forecast, see each one's reason``; empty when every unresolved unit has one. More rollouts
-    are not promised to settle a unit without one: it may wait on a decision about the units that require it."""
-    bare = [u for u in units if u.decision == "unresolved" and not u.rollouts_to_decide]
     if not bare:
-        return ""
-    why = ", see each one's reason" if any(u.reason for u in bare) else ""
-    return f"{len(bare)} without a forecast{why}"
+        return f"about {point:,} more rollouts would settle them{span}"
+    rest = f"; {bare} without a forecast" + (f", {why}" if why else "")
+    return f"about {point:,} more rollouts would settle {covered} of them{span}{rest}"
 
 
 def decision_counts(units: Sequence[UnitValue]) -> str:
@@ -103,14 +95,12 @@ def decision_counts(units: Sequence[UnitValue]) -> str:
     parts.append(f"keep {count('keep')}")
     if count("unresolved"):
         forecast = settle_forecast(units)
-        covered = sum(1 for u in units if u.decision == "unresolved" and u.rollouts_to_decide)
-        unforecast = _unforecast(units)
+        bare = [u for u in units if u.decision == "unresolved" and not u.rollouts_to_decide]
+        why = "see each one's reason" if any(u.reason for u in bare) else ""
         if forecast is not None:
-            need = _settle(*forecast, covered, unforecast)
-        elif any(u.reason for u in units if u.decision == "unresolved"):
-            need = "none with a forecast: see each one's reason"
-        else:
-            need = "more rollouts would settle them"
+            need = _settle(*forecast, covered=count("unresolved") - len(bare), bare=len(bare), why=why)
+        else:  # every unresolved unit is bare
+            need = f"none with a forecast: {why}" if why else "more rollouts would settle them"
         parts.append(f"{count('unresolved')} unresolved ({need})")
     return "; ".join(parts) + "."
 

@@ -204,18 +204,14 @@ def respect_dependencies(
     unit becomes ``unresolved``.
     """
     by_id = {unit.unit: unit for unit in units}
+    removed_with = required_sets(structure, list(by_id))
     sums = {requirement.unit: requirement for requirement in requirements}
     out: list[UnitValue] = []
     for unit in units:
         if unit.decision not in (*CUT_DECISIONS, "unresolved"):
             out.append(unit)
             continue
-        index = structure.index[unit.unit]
-        dependents = [
-            structure.players[i]
-            for i in bits(structure.closure_of_dependents(index) & ~(1 << index))
-            if structure.players[i] in by_id
-        ]
+        dependents = removed_with.get(unit.unit, (unit.unit,))[1:]
         kept = [d for d in dependents if by_id[d].decision in ("keep", "compress")]
         open_ = [d for d in dependents if by_id[d].decision == "unresolved"]
         if kept:
@@ -391,9 +387,10 @@ def summarize(
             ratios = ratios[np.isfinite(ratios)]
             closure = Estimate(sum_values.value / lift.value, _interval(ratios) if ratios.size else None, count)
     group_values = [
-        GroupValue(group.label, group.file, group.line, group.units, summed(members))
+        GroupValue(
+            group.label, group.file, group.line, group.units, summed([slots[u] for u in group.units if u in slots])
+        )
         for group in groups
-        for members in [[slots[u] for u in group.units if u in slots]]
     ]
     intermediate = max(0, len(run.execution) - 1)
     gamma = (
