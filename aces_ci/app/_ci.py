@@ -87,6 +87,8 @@ class Measured:
     result: ScanResult
     scan_root: Path
     links: SourceLinks
+    top: Path
+    """The checkout the skills were read from (the repository's root, else the scanned root)."""
     changes: ChangeSet
     decision: GateDecision
     notes: tuple[str, ...]
@@ -143,23 +145,22 @@ def _measure(context: GitHubContext, config: CiConfig, plan: Plan) -> Measured:
         print(f"aces-ci: note: {line}", file=sys.stderr)
     result, scan_root = scanning.result, scanning.root
     links, repo = links_for(context, scan_root)
+    top = repo or scan_root.resolve()
     if not plan.paid:
         changes = scan_changes(plan, repo, links, result)
         decision = decide(scan_criteria(result))
-        return Measured(plan, registry, result, scan_root, links, changes, decision, tuple(plan.notes), None)
+        return Measured(plan, registry, result, scan_root, links, top, changes, decision, tuple(plan.notes), None)
     if plan.work == "compress":  # a proposal, never trials: its own room
         from ._ci_compress import CompressRun
 
-        done = CompressRun(config, plan, project, repo or scan_root.resolve(), links).run(skill_dirs(result, links))
+        done = CompressRun(config, plan, project, top, links).run(skill_dirs(result, links))
         decision = decide(scan_criteria(result), scan_relative(done.paid.criteria, links))
         notes = (*plan.notes, *done.paid.notes)
         return Measured(
-            plan, registry, result, scan_root, links, done.paid.changes, decision, notes, done.paid, done.sections
+            plan, registry, result, scan_root, links, top, done.paid.changes, decision, notes, done.paid, done.sections
         )
-    outcome, decision, notes = _paid(
-        context, config, plan, project, top=repo or scan_root.resolve(), links=links, result=result, bands=bands
-    )
-    return Measured(plan, registry, result, scan_root, links, outcome.changes, decision, notes, outcome)
+    outcome, decision, notes = _paid(context, config, plan, project, top=top, links=links, result=result, bands=bands)
+    return Measured(plan, registry, result, scan_root, links, top, outcome.changes, decision, notes, outcome)
 
 
 def _paid(
@@ -247,7 +248,7 @@ def _write_and_publish(
     paths |= write_markdown(config.reports, body)
     if outcome is not None:
         paths |= dict(outcome.reports)
-    paths |= write_html_report(config.reports, result, paths)
+    paths |= write_html_report(config.reports, result, paths, measured.links, measured.top)
     annotations = finding_annotations(result, measured.links)
     if outcome is not None:
         from ._ci_value import delete_annotations

@@ -136,13 +136,19 @@ def write_markdown(reports: CiReports, body: str) -> dict[str, Path | None]:
 
 
 def write_html_report(
-    reports: CiReports, result: ScanResult, written: Mapping[str, Path | None]
+    reports: CiReports,
+    result: ScanResult,
+    written: Mapping[str, Path | None],
+    links: SourceLinks | None = None,
+    top: Path | None = None,
 ) -> dict[str, Path | None]:
     """One page of everything this run measured: the scan, then each trial, the trigger trial and each SkillSV
     and compress report it wrote.
 
     Rendered from the same JSON documents the run wrote (:mod:`aces_ci.report.html`), so ``aces-ci
-    report`` re-renders it from the artifact.
+    report`` re-renders it from the artifact; here, where the run knows its repository (``links``, at the
+    commit, prefixed with the scanned root; ``top``, the checkout the skills were read from), every file:line
+    on the page also links to its lines.
     """
     if reports.html is None:
         return {}
@@ -159,8 +165,33 @@ def write_html_report(
     except InputError as exc:  # the page is a view of reports already written: never worth the comment
         say(f"the HTML report was not written: {exc}")
         return {"html": None}
+    if links is not None:
+        documents = [replace(doc, links=document_links(doc.kind, doc.data, links, top)) for doc in documents]
     write_html(reports.html, documents)
     return {"html": reports.html}
+
+
+def document_links(kind: str, data: Mapping[str, object], links: SourceLinks, top: Path | None) -> SourceLinks | None:
+    """Where a result's paths start in the repository: a scan names files from the scanned root (``links``'
+    own prefix); a valuation from its skill's folder (stored absolute: found under ``top``); a compression from
+    the skill's folder relative to the repository. None when the folder is outside the checkout (no line
+    there to link) or the kind names no files."""
+    if kind == "scan":
+        return links
+    folder = data.get("skill_dir") if kind in ("value", "compress") else None
+    if not isinstance(folder, str) or not folder:
+        return None
+    path = Path(folder)
+    if path.is_absolute():
+        if top is None:
+            return None
+        try:
+            folder = path.resolve().relative_to(top.resolve()).as_posix()
+        except ValueError:
+            return None
+    elif path.parts and path.parts[0] == "..":
+        return None
+    return replace(links, prefix="" if folder in ("", ".") else folder)
 
 
 def scan_relative(criteria: tuple[GateCriterion, ...], links: SourceLinks) -> tuple[GateCriterion, ...]:

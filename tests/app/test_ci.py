@@ -46,6 +46,10 @@ def test_a_pull_request_run_writes_one_html_page_and_the_comment_links_the_run_a
     scanned = json.loads((reports / "results.json").read_text())
     for skill in scanned["skills"]:
         assert skill["name"] in page, "every skill the scan JSON holds is on the page"
+    head = GitHubContext.from_env(os.environ).head_sha
+    assert f'href="https://github.com/{REPOSITORY}/blob/{head}/skills/broken-skill/SKILL.md#L2"' in page, (
+        "the page links each finding's line at the commit under test, as the comment does"
+    )
     assert read_outputs(output)["html-report"] == str(reports / "report.html")
     (comment,) = github.state.ours(7, COMMENT_MARKER)
     artifacts = f"https://github.com/{REPOSITORY}/actions/runs/42#artifacts"

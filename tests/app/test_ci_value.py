@@ -25,6 +25,7 @@ from aces_ci.github import COMMENT_MARKER
 from aces_ci.schemas import validator
 from tests.github.helpers import actions_env, event, git, read_outputs
 from tests.github.server import WRITE_TOKEN, GitHubServer
+from tests.report.html.dom import parse
 from tests.servers import ScriptedServer, model_flags
 from tests.skillsv.acme import BODY, QUESTIONS, planted_model
 from tests.skillsv.helpers import write_skill
@@ -160,6 +161,12 @@ def test_mode_value_on_a_labelled_pull_request_values_its_changed_skills_in_the_
     assert "#### SkillSV: skills/acme" in comment and "Paired trials" not in comment
     assert "/skills/acme/SKILL.md#L" in comment
     assert "**Cut " in comment and "Content lift " in comment
+    page = parse(Path(values["html-report"]).read_text(encoding="utf-8")).one("section", id="skillsv")
+    head = git(root, "rev-parse", "HEAD")
+    linked = [a.attrs["href"] for a in page.find_all("a", class_="src")]
+    assert linked and all(h.startswith(f"https://github.com/acme/skills/blob/{head}/skills/acme/") for h in linked), (
+        "the page links the valuation's lines under the skill's folder, at the commit"
+    )
 
 
 def test_mode_value_on_a_dispatch_values_every_skill_and_says_which_have_no_dataset(

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._links import SourceLinks
 from ._escape import number, text
+from ._source import linked
 from ._svg import ForestRow, forest
 
 DIFF_CHARS = 200_000
@@ -74,13 +76,19 @@ def _chart(doc: dict[str, Any]) -> str:
     return forest(title, rows, None, doc["tolerance"], fail_label="tolerance")
 
 
-def _changes(candidate: dict[str, Any], skill_dir: str) -> str:
+def _where(change: dict[str, Any], prefix: str, links: SourceLinks | None) -> str:
+    first, last = change["lines"]
+    label = f"<code>{text(prefix + change['file'], 300)}:{first}-{last}</code>"
+    return linked(label, links, change["file"], first, last)
+
+
+def _changes(candidate: dict[str, Any], skill_dir: str, links: SourceLinks | None) -> str:
     if not candidate["changes"]:
         return ""
     prefix = "" if skill_dir in ("", ".") else skill_dir.rstrip("/") + "/"
     rows = "".join(
         f"<tr><td><code>{text(change['unit'], 40)}</code></td>"
-        f"<td><code>{text(prefix + change['file'], 300)}:{change['lines'][0]}-{change['lines'][1]}</code></td>"
+        f"<td>{_where(change, prefix, links)}</td>"
         f"<td>{text(change['change'], 20)}</td><td>{text(change['decision'] or 'unvalued', 60)}"
         + (f" (requires removed {text(change['because_of'], 40)})" if change["because_of"] else "")
         + "</td></tr>"
@@ -109,8 +117,9 @@ def _extras(candidate: dict[str, Any]) -> str:
     return "".join(parts)
 
 
-def compress_block(doc: dict[str, Any], source: str) -> str:
-    """The whole result: headline and design, the forest rows, the candidates' table, each one's units and diff."""
+def compress_block(doc: dict[str, Any], source: str, links: SourceLinks | None = None) -> str:
+    """The whole result: headline and design, the forest rows, the candidates' table, each one's units and diff
+    (each unit's file:line linked with ``links``, prefixed with the skill's folder)."""
     held, attribution = len(doc["panel"]["held_out"]), len(doc["panel"]["attribution"])
     header = (
         f"<h3>Compression of {text(doc['skill'], 120)}</h3><p><b>{_headline(doc)}</b></p>"
@@ -131,7 +140,7 @@ def compress_block(doc: dict[str, Any], source: str) -> str:
         '</th><th class="num">Δ vs original [95% CI]</th><th class="num">Held-out cases</th><th>Why</th></tr></thead>'
         f"<tbody>{rows}</tbody></table>"
     )
-    details = "".join(_changes(c, doc["skill_dir"]) + _extras(c) for c in doc["candidates"])
+    details = "".join(_changes(c, doc["skill_dir"], links) + _extras(c) for c in doc["candidates"])
     notes = "".join(f"<li>{text(note, 600)}</li>" for note in doc["notes"])
     stopped = (
         f"<p>Stopped by {text(doc['stopped_by'], 40)}: a candidate not yet scored is reported unverified.</p>"

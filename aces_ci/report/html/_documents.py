@@ -17,6 +17,7 @@ from typing import Any
 
 from ...errors import InputError
 from ...schemas import is_valid_fast, validator
+from .._links import SourceLinks
 from .._load import read_json_file
 
 MAX_RESULT_BYTES = 64 * 1024 * 1024
@@ -42,6 +43,10 @@ class ResultDocument:
     kind: str
     source: str
     data: dict[str, Any]
+    links: SourceLinks | None = None
+    """Where this result's paths open at the commit (``ci`` knows; a result read from a file alone does not): its
+    prefix is where the paths start, the scanned root for a scan, the skill's folder for a value or compress
+    result."""
 
 
 def kind_of(data: Any) -> str | None:

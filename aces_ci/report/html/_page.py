@@ -112,7 +112,7 @@ def _skillsv(documents: Sequence[ResultDocument]) -> str:
         return missing("No value result given: run aces-ci value SKILL_DIR --json to value each unit.")
     from ._value import value_block
 
-    return "".join(value_block(d.data, d.source) for d in values)
+    return "".join(value_block(d.data, d.source, d.links) for d in values)
 
 
 def _compress(documents: Sequence[ResultDocument]) -> str:
@@ -121,7 +121,7 @@ def _compress(documents: Sequence[ResultDocument]) -> str:
         return missing("No compress result given: aces-ci compress SKILL_DIR --json proposes a shorter skill.")
     from ._compress import compress_block
 
-    return "".join(compress_block(d.data, d.source) for d in results)
+    return "".join(compress_block(d.data, d.source, d.links) for d in results)
 
 
 def _scan(documents: Sequence[ResultDocument]) -> str:
@@ -131,7 +131,7 @@ def _scan(documents: Sequence[ResultDocument]) -> str:
     from ._scan import scan_block
 
     registry = default_registry()
-    return "".join(scan_block(d.data, d.source, registry) for d in scans)
+    return "".join(scan_block(d.data, d.source, registry, d.links) for d in scans)
 
 
 def _headline_data(documents: Sequence[ResultDocument]) -> dict[str, Any]:

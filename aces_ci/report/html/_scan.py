@@ -12,7 +12,9 @@ from typing import Any
 
 from ...scan import RuleRegistry
 from .._common import find_rule, score_text, skill_title
+from .._links import SourceLinks
 from ._escape import href, text
+from ._source import linked
 
 
 def _rule(rule_id: str, registry: RuleRegistry) -> str:
@@ -31,15 +33,16 @@ def _fix(finding: dict[str, Any], registry: RuleRegistry) -> str:
     return rule.fix if rule is not None and rule.fix else ""
 
 
-def _finding(finding: dict[str, Any], registry: RuleRegistry) -> str:
+def _finding(finding: dict[str, Any], registry: RuleRegistry, links: SourceLinks | None) -> str:
     line = "" if finding["line"] is None else f":{finding['line']}"
+    where = linked(f"<code>{text(finding['path'], 300)}{line}</code>", links, finding["path"], finding["line"])
     suppressed = finding.get("suppressed")
     note = "" if suppressed is None else f"<br><span class=muted>suppressed ({text(suppressed['kind'], 20)})</span>"
     evidence = "" if not finding.get("evidence") else f"<pre>{text(finding['evidence'], 600)}</pre>"
     return (
         f'<tr class="finding{" suppressed" if suppressed else ""}"><td class="sev-{text(finding["severity"], 10)}">'
         f"{text(finding['severity'], 10)}{note}</td><td>{_rule(finding['rule_id'], registry)}</td>"
-        f"<td><code>{text(finding['path'], 300)}{line}</code></td><td>{text(finding['message'], 1000)}{evidence}</td>"
+        f"<td>{where}</td><td>{text(finding['message'], 1000)}{evidence}</td>"
         f"<td>{text(_fix(finding, registry), 600)}</td></tr>"
     )
 
@@ -54,10 +57,10 @@ def _judge(judge: dict[str, Any] | None) -> str:
     return f"{score_text(judge['score'])} ({judge['model']})"
 
 
-def _skill(skill: dict[str, Any], index: int, registry: RuleRegistry) -> str:
+def _skill(skill: dict[str, Any], index: int, registry: RuleRegistry, links: SourceLinks | None) -> str:
     judge_text = _judge(skill.get("judge"))
     reasons = "".join(f"<li>{text(r, 400)}</li>" for r in skill["reasons"])
-    rows = "".join(_finding(f, registry) for f in skill["findings"])
+    rows = "".join(_finding(f, registry, links) for f in skill["findings"])
     table = (
         f'<input class="filter" type="search" placeholder="filter findings" data-table="findings-{index}">'
         f'<table class="findings sortable" id="findings-{index}"><thead><tr><th>Severity</th><th>Rule</th>'
@@ -75,8 +78,8 @@ def _skill(skill: dict[str, Any], index: int, registry: RuleRegistry) -> str:
     )
 
 
-def scan_block(doc: dict[str, Any], source: str, registry: RuleRegistry) -> str:
-    """The scan's verdict and counts, then each skill's scores and findings."""
+def scan_block(doc: dict[str, Any], source: str, registry: RuleRegistry, links: SourceLinks | None = None) -> str:
+    """The scan's verdict and counts, then each skill's scores and findings (each file:line linked with ``links``)."""
     summary = doc["summary"]
     counts = summary["findings"]
     return (
@@ -85,7 +88,7 @@ def scan_block(doc: dict[str, Any], source: str, registry: RuleRegistry) -> str:
         f"{text(doc['tool']['version'], 40)}, profile {text(doc['profile'], 20)}, minimum score {doc['min_score']}): "
         f"{summary['passed']} of {summary['skills']} skills pass; {counts['error']} errors, {counts['warning']} "
         f"warnings, {counts['note']} notes, {summary['suppressed']} suppressed.</p>"
-        + "".join(_skill(skill, i, registry) for i, skill in enumerate(doc["skills"]))
+        + "".join(_skill(skill, i, registry, links) for i, skill in enumerate(doc["skills"]))
         + "</div>"
     )
 

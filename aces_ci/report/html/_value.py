@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._links import SourceLinks
 from .._value_markdown import forecast_cell, precision_text
 from ._escape import interval, number, text
 from ._shell import missing
+from ._source import linked
 from ._svg import Curve, MapPoint, curves, value_cost_map
 from ._value_document import document_view
 
@@ -45,11 +47,15 @@ def _map(doc: dict[str, Any]) -> str:
     )
 
 
-def _groups(doc: dict[str, Any]) -> str:
+def _section_where(group: dict[str, Any], links: SourceLinks | None) -> str:
+    return linked(f"{text(group['file'], 120)}:{group['line']}", links, group["file"], group["line"])
+
+
+def _groups(doc: dict[str, Any], links: SourceLinks | None) -> str:
     if not doc["groups"]:
         return missing("Section tree: the result holds no sections.")
     rows = "".join(
-        f"<tr><td>{text(g['label'], 200)}</td><td>{text(g['file'], 120)}:{g['line']}</td>"
+        f"<tr><td>{text(g['label'], 200)}</td><td>{_section_where(g, links)}</td>"
         f'<td class="num">{len(g["units"])}</td><td class="num">{number(g["net_effect"], 3, signed=True)}</td>'
         f'<td class="num">{interval(g["ci"])}</td></tr>'
         for g in doc["groups"]
@@ -122,7 +128,12 @@ def _more(unit: dict[str, Any], runs: int) -> str:
     return text(forecast_cell(point * runs, rollouts))
 
 
-def _unresolved(doc: dict[str, Any]) -> str:
+def _where(unit: dict[str, Any], links: SourceLinks | None) -> str:
+    first, last = unit["lines"]
+    return linked(f"{text(unit['file'], 120)}:{first}", links, unit["file"], first, last)
+
+
+def _unresolved(doc: dict[str, Any], links: SourceLinks | None) -> str:
     """Each unresolved unit with the rollouts that would decide it, cheapest first."""
     waiting = [u for u in doc["units"] if u.get("decision") == "unresolved"]
     if not waiting:
@@ -130,7 +141,7 @@ def _unresolved(doc: dict[str, Any]) -> str:
     runs = doc["settings"]["score"].get("runs", 1)
     waiting.sort(key=lambda u: (u.get("scores_to_decide") is None, u.get("scores_to_decide") or 0, u["id"]))
     rows = "".join(
-        f"<tr><td>{text(u['id'], 20)}</td><td>{text(u['file'], 120)}:{u['lines'][0]}</td>"
+        f"<tr><td>{text(u['id'], 20)}</td><td>{_where(u, links)}</td>"
         f'<td class="num">{number(u.get("net_effect"), 3, signed=True)}</td>'
         f'<td class="num">{interval(u.get("ci"))}</td><td class="num">{_more(u, runs)}</td></tr>'
         for u in waiting
@@ -162,12 +173,13 @@ def _interactions(doc: dict[str, Any]) -> str:
     )
 
 
-def value_block(doc: dict[str, Any], source: str) -> str:
-    """One skill's SkillSV valuation: summary, document with heat margin, map, section tree, pruning curves."""
+def value_block(doc: dict[str, Any], source: str, links: SourceLinks | None = None) -> str:
+    """One skill's SkillSV valuation: summary, document with heat margin, map, section tree, pruning curves; each
+    file:line linked with ``links`` (prefixed with the skill's folder)."""
     return (
         f'<div class="skill-value" data-skill="{text(doc["skill"], 200)}"><h3>{text(doc["skill"], 120)} '
         f"<span class=muted>from {text(source, 200)}</span></h3>{_summary(doc)}{document_view(doc)}{_map(doc)}"
-        f"{_unresolved(doc)}{_interactions(doc)}{_groups(doc)}{_pruning(doc)}</div>"
+        f"{_unresolved(doc, links)}{_interactions(doc)}{_groups(doc, links)}{_pruning(doc)}</div>"
     )
 
 
