@@ -8,7 +8,8 @@ gets here):
   against the bands (a harmful skill fails the release, exit 1). Then SkillSV values their units
   on what the trials left of the budget (:mod:`aces_ci.app._ci_value`; ``--no-value`` turns
   it off). A release that passes the gate stores its lifts as the new baselines on the results
-  branch; every release's full trial result is kept there under ``releases/<tag>.json``.
+  branch; every release's full trial result is kept there under ``releases/<tag>.json``, and its
+  SkillSV reports under ``releases/<tag>/value/``.
 * **trial** (a same-repository pull request labelled for trials, or ``mode: trial``): the pull
   request's version of each changed skill against the base branch's (``trial --against <base
   sha>``: "did this change help?") and with against without; a skill new in the pull request has
@@ -152,6 +153,21 @@ def _write_or_warn(
         warning = f"{failed} not stored on branch {branch.branch} ({cause}): {exc}"
         command_writer(sys.stdout)(Annotation("warning", warning, title=title).command() + "\n")
         return warning
+
+
+def _valuations(folder: Path | None, tag: str) -> dict[str, bytes]:
+    """The release's SkillSV reports (``value/<skill>.json``, written redacted) as ``releases/<tag>/value/<name>``:
+    kept for good beside the trial record, where the run's artifact expires. One that cannot be read is left
+    out, and the trial record is stored all the same."""
+    if folder is None or not folder.is_dir():
+        return {}
+    out = {}
+    for path in sorted(folder.glob("*.json")):
+        try:
+            out[f"releases/{tag}/value/{path.name}"] = path.read_bytes()
+        except OSError as exc:
+            say(f"the SkillSV report {path} is not stored on the results branch: {exc}")
+    return out
 
 
 class PaidRun:
@@ -486,11 +502,12 @@ class PaidRun:
         if not decision.measured:  # an outage: no baseline, no release record (a rerun of the job stores them)
             return self._not_stored()
         record = redact_text(json_bytes(trial_result_to_dict(result)).decode(), environment_secrets()).encode()
+        valuations = _valuations(outcome.reports.get("value"), tag)
         passed = decision.verdict != "fail"
         commit = self.context.sha
 
         def files(read: Reader) -> dict[str, bytes]:
-            out = {f"releases/{tag}.json": record}
+            out = {f"releases/{tag}.json": record, **valuations}
             if passed:
                 current = read(BASELINE_FILE)
                 previous = parse_baselines(current, BASELINE_FILE) if current else Baselines()
@@ -508,4 +525,6 @@ class PaidRun:
         if isinstance(stored, str):
             return stored
         what = "and are the new baselines" if passed else "but are not the baselines: the release failed the gate"
-        return f"The results of {tag} are stored on branch {stored.branch} ({stored.commit[:12]}) {what}."
+        count = len(valuations)
+        kept = f" (its trials and {count} SkillSV valuation{'s' if count > 1 else ''})" if count else ""
+        return f"The results of {tag}{kept} are stored on branch {stored.branch} ({stored.commit[:12]}) {what}."

@@ -205,6 +205,10 @@ def test_release_stores_the_baseline_and_reruns_flag_a_regression_only_when_the_
 
     released = read_outputs(output)
     assert (released["work"], released["verdict"]) == ("release", "pass")
+    # the release's valuation is kept for good beside its trial record (the run's artifact expires)
+    (valuation,) = sorted(Path(released["value-report"]).glob("*.json"))
+    assert _origin_file(origin, f"releases/v1.0.0/value/{valuation.name}") == valuation.read_text()
+    assert "The results of v1.0.0 (its trials and 1 SkillSV valuation) are stored on branch" in summary.read_text()
     raw = _origin_file(origin, "baseline.json")
     assert raw is not None
     stored = json.loads(raw)
