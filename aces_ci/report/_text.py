@@ -1,7 +1,8 @@
 """The human-readable scan report: what a developer reads in a terminal or a CI log.
 
 One block per skill (verdict, scores, reasons, findings in file/line order with the fix under each),
-then one summary line. Findings print compiler-style (``path:line: severity RULE message``) so
+then, once the findings pass a screenful, a count per rule (what dominates a registry's), and one
+summary line. Findings print compiler-style (``path:line: severity RULE message``) so
 editors and problem matchers can jump to them. Colour is opt-in and the output is otherwise
 byte-for-byte reproducible for the same result.
 """
@@ -40,6 +41,12 @@ _STYLES = {
 
 _INDENT = "  "
 _DETAIL = "      "
+
+TALLY_FROM = 50
+"""Active findings from which the report ends with a count per rule: past a screenful, what dominates a
+registry's findings is the first thing to read, and it is the last thing the log shows."""
+TALLY_RULES = 8
+"""Rules named in that count, most findings first; the rest are counted."""
 
 
 def _painter(color: bool) -> Paint:
@@ -164,6 +171,21 @@ def _summary(result: ScanResult, paint: Paint) -> str:
     return summary if stale is None else f"{summary}. {printable(stale)}"
 
 
+def _rule_tally(result: ScanResult) -> str | None:
+    """``Findings by rule: SPEC003 812, REF001 40, … and 3 more rules`` once there are :data:`TALLY_FROM` active
+    findings; None below that."""
+    counts: dict[str, int] = {}
+    for finding in all_findings(result.skills):
+        if finding.active:
+            counts[finding.rule_id] = counts.get(finding.rule_id, 0) + 1
+    if sum(counts.values()) < TALLY_FROM:
+        return None
+    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    named = ", ".join(f"{inline(rule_id)} {count}" for rule_id, count in ranked[:TALLY_RULES])
+    rest = len(ranked) - TALLY_RULES
+    return f"Findings by rule: {named}" + (f" and {plural(rest, 'more rule')}" if rest > 0 else "")
+
+
 def render_text(result: ScanResult, registry: RuleRegistry, *, color: bool = False, verbose: bool = False) -> str:
     """The scan result as terminal text; ``verbose`` adds evidence, clauses, deductions and suppressed findings."""
     paint = _painter(color)
@@ -173,5 +195,8 @@ def render_text(result: ScanResult, registry: RuleRegistry, *, color: bool = Fal
         lines.append("")
     if not result.skills:
         lines.extend(["No skills found.", ""])
+    tally = _rule_tally(result)
+    if tally is not None:
+        lines.append(tally)
     lines.append(_summary(result, paint))
     return "\n".join(lines) + "\n"

@@ -6,7 +6,7 @@ import re
 from dataclasses import replace
 
 from aces_ci.report import render_text
-from aces_ci.scan import Severity, StructuralScore
+from aces_ci.scan import Severity, StructuralScore, Suppression
 
 from .builders import (
     HOSTILE_MESSAGE,
@@ -178,3 +178,29 @@ def test_a_newline_in_a_skill_path_or_name_cannot_forge_a_line_of_the_log() -> N
     assert lines[0] == "skills/a\\nskills/evil: PASS [x\\ny: PASS]: PASS  structural score 95/100 (minimum 70)"
     assert "  skills/a\\nskills/evil: PASS/SKILL.md:2: warning SPEC003 name differs" in lines
     assert not any(line.startswith(("skills/evil", "y: PASS")) for line in lines)
+
+
+def test_a_registry_sized_scan_ends_with_a_count_per_rule_most_findings_first() -> None:
+    md = f"{PDF}/SKILL.md"
+    rules = {"SPEC003": 30, "REF001": 5, "SEC001": 5, **{f"STRUCT{i:03d}": 1 for i in range(10, 20)}}
+    findings = tuple(
+        finding(rule_id, Severity.WARNING, "w", md, line, skill=PDF)
+        for rule_id, count in rules.items()
+        for line in range(1, count + 1)
+    )
+    hidden = finding("SEC009", Severity.ERROR, "accepted", md, 99, skill=PDF, suppressed=Suppression("baseline", "ok"))
+    report = replace(pdf_report(), findings=(*findings, hidden))
+    lines = render_text(sample_result(report, clean_report()), REGISTRY).splitlines()
+
+    assert lines[-2] == (
+        "Findings by rule: SPEC003 30, REF001 5, SEC001 5, STRUCT010 1, STRUCT011 1, STRUCT012 1, STRUCT013 1, "
+        "STRUCT014 1 and 5 more rules"
+    ), "most first, ties by id; a suppressed finding is not counted"
+    assert lines[-1].startswith("2 skills scanned")
+    report = replace(report, findings=findings[1:])  # 49 active findings: a screenful, no count
+    assert "Findings by rule" not in render_text(sample_result(report, clean_report()), REGISTRY)
+
+
+def test_a_small_scan_has_no_count_per_rule() -> None:
+    text = render_text(sample_result(), REGISTRY)
+    assert "Findings by rule" not in text
