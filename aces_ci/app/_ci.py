@@ -87,8 +87,6 @@ class Measured:
     result: ScanResult
     scan_root: Path
     links: SourceLinks
-    top: Path
-    """The checkout the skills were read from (the repository's root, else the scanned root)."""
     changes: ChangeSet
     decision: GateDecision
     notes: tuple[str, ...]
@@ -149,7 +147,7 @@ def _measure(context: GitHubContext, config: CiConfig, plan: Plan) -> Measured:
     if not plan.paid:
         changes = scan_changes(plan, repo, links, result)
         decision = decide(scan_criteria(result))
-        return Measured(plan, registry, result, scan_root, links, top, changes, decision, tuple(plan.notes), None)
+        return Measured(plan, registry, result, scan_root, links, changes, decision, tuple(plan.notes), None)
     if plan.work == "compress":  # a proposal, never trials: its own room
         from ._ci_compress import CompressRun
 
@@ -157,10 +155,10 @@ def _measure(context: GitHubContext, config: CiConfig, plan: Plan) -> Measured:
         decision = decide(scan_criteria(result), scan_relative(done.paid.criteria, links))
         notes = (*plan.notes, *done.paid.notes)
         return Measured(
-            plan, registry, result, scan_root, links, top, done.paid.changes, decision, notes, done.paid, done.sections
+            plan, registry, result, scan_root, links, done.paid.changes, decision, notes, done.paid, done.sections
         )
     outcome, decision, notes = _paid(context, config, plan, project, top=top, links=links, result=result, bands=bands)
-    return Measured(plan, registry, result, scan_root, links, top, outcome.changes, decision, notes, outcome)
+    return Measured(plan, registry, result, scan_root, links, outcome.changes, decision, notes, outcome)
 
 
 def _paid(
@@ -248,7 +246,8 @@ def _write_and_publish(
     paths |= write_markdown(config.reports, body)
     if outcome is not None:
         paths |= dict(outcome.reports)
-    paths |= write_html_report(config.reports, result, paths, measured.links, measured.top)
+    skill_reports = outcome.skill_reports if outcome is not None else None
+    paths |= write_html_report(config.reports, result, paths, measured.links, skill_reports)
     annotations = finding_annotations(result, measured.links)
     if outcome is not None:
         from ._ci_value import delete_annotations

@@ -214,7 +214,7 @@ def _trial(client: GitHubClient, context: GitHubContext, ci: CiConfig, plan: Pla
     # GitHub failure costs the comment, never the results.
     paths = write_reports(ci.reports, result, registry, decision) | write_markdown(ci.reports, body)
     paths |= dict(outcome.reports)
-    paths |= write_html_report(ci.reports, result, paths, links, tree)
+    paths |= write_html_report(ci.reports, result, paths, links, outcome.skill_reports)
     scores = [report.score.value for report in result.skills]
     values = outputs(
         decision,

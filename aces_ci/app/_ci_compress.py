@@ -110,21 +110,22 @@ class CompressRun:
         """Links whose prefix is the skill's folder: a compress result names its files from the skill."""
         return dataclasses.replace(self.links, prefix="" if skill in ("", ".") else skill)
 
-    def _write(self, skill: str, result: CompressResult) -> tuple[str, str]:
-        """The skill's JSON, Markdown and (with a proposal) patch in the reports folder; its comment section and
-        the patch's file name."""
+    def _write(self, skill: str, result: CompressResult) -> tuple[str, str, Path]:
+        """The skill's JSON, Markdown and (with a proposal) patch in the reports folder; its comment section, the
+        patch's file name and the JSON's path."""
         secrets = environment_secrets()
         stem = _file_stem(skill)
         links = self._skill_links(skill)
         text = json.dumps(compress_json(result), indent=2) + "\n"
-        write_output(self.folder / f"{stem}.json", redact_text(text, secrets).encode(), "compress report")
+        report = self.folder / f"{stem}.json"
+        write_output(report, redact_text(text, secrets).encode(), "compress report")
         patch = f"{COMPRESS_REPORTS}/{stem}.patch"
         adopt = f"`{stem}.patch` beside this file"
         markdown = redact_text(render_compress_markdown(result, links, adopt), secrets)
         write_output(self.folder / f"{stem}.md", markdown.encode(), "compress Markdown")
         if result.proposal is not None:
             write_output(self.folder / f"{stem}.patch", result.proposal.diff.encode(), "compress patch")
-        return redact_text(render_compress_comment(result, links, patch), secrets), patch
+        return redact_text(render_compress_comment(result, links, patch), secrets), patch, report
 
     def run(self, skill_dirs: Sequence[str]) -> CompressOutcome:
         """Compress the changed skills (``skill_dirs``: every scanned skill, repository-relative)."""
@@ -139,7 +140,7 @@ class CompressRun:
         ]
         notes: list[str] = []
         sections: list[str] = []
-        written = False
+        written: dict[Path, str] = {}
         options = resolve_run(self.project.config, self.config.run)
         budget = CompressBudget(options.budget.max_usd, options.budget.max_rollouts)
         paths = list(trialable.paths)
@@ -167,14 +168,14 @@ class CompressRun:
                 criteria.append(_criterion(skill, "error", message, "InfrastructureError"))
                 continue
             budget = budget.after(result)
-            section, patch = self._write(skill, result)
+            section, patch, report = self._write(skill, result)
             sections.append(section)
-            written = True
+            written[report] = skill
             proposal = result.proposal
             say(
                 f"compress {skill}: "
                 + (f"{proposal.kind} proposed, patch in {patch}" if proposal is not None else "nothing accepted")
             )
         reports = {"compress": self.folder if written else None}
-        paid = PaidOutcome(changes, tuple(criteria), None, notes=tuple(notes), reports=reports)
+        paid = PaidOutcome(changes, tuple(criteria), None, notes=tuple(notes), reports=reports, skill_reports=written)
         return CompressOutcome(paid, tuple(sections))

@@ -43,6 +43,9 @@ class PaidOutcome:
     """SkillSV's view of each valued skill (a release's or ``mode: value``'s)."""
     notes: tuple[str, ...] = ()
     reports: Mapping[str, Path | None] = field(default_factory=dict)
+    skill_reports: Mapping[Path, str] = field(default_factory=dict)
+    """Each SkillSV or compress report this run wrote, with the repository-relative folder of its skill: what
+    the HTML report links the report's file:line under, and the valuations a release keeps."""
     triggers: TriggerTrial | None = None
     """The trigger trial of the changed skills with ``evals/eval_queries.json``: gated when aces.yml sets
     ``trial.min_recall`` (a ``recall`` criterion per skill), informative otherwise."""
@@ -50,12 +53,14 @@ class PaidOutcome:
     def valued(self, value: ValueOutcome) -> PaidOutcome:
         """This outcome with SkillSV's results added (its criteria, notes and report folder)."""
         reports = dict(self.reports) | {"value": value.report_dir}
+        skill_reports = dict(self.skill_reports) | dict(value.written)
         return dataclasses.replace(
             self,
             criteria=(*self.criteria, *value.criteria),
             values=value.values,
             notes=(*self.notes, *value.notes),
             reports=reports,
+            skill_reports=skill_reports,
         )
 
     @property

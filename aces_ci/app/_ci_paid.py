@@ -57,6 +57,7 @@ from ..evals import Dataset
 from ..gate import GateCriterion, GateDecision, recall_criteria
 from ..github import (
     BASELINE_FILE,
+    MAX_STORED_BYTES,
     RERUNS_DIR,
     Annotation,
     Baselines,
@@ -155,15 +156,18 @@ def _write_or_warn(
         return warning
 
 
-def _valuations(folder: Path | None, tag: str) -> dict[str, bytes]:
-    """The release's SkillSV reports (``value/<skill>.json``, written redacted) as ``releases/<tag>/value/<name>``:
-    kept for good beside the trial record, where the run's artifact expires. One that cannot be read is left
-    out, and the trial record is stored all the same."""
-    if folder is None or not folder.is_dir():
-        return {}
+def _valuations(outcome: PaidOutcome, tag: str) -> dict[str, bytes]:
+    """The SkillSV reports this release wrote (redacted as written) as ``releases/<tag>/value/<name>``: kept for
+    good beside the trial record, where the run's artifact expires. One that cannot be read, or is larger than
+    a later run would read back, is left out and said; the trial record is stored all the same."""
+    folder = outcome.reports.get("value")
     out = {}
-    for path in sorted(folder.glob("*.json")):
+    for path in sorted(p for p in outcome.skill_reports if folder is not None and p.parent == folder):
         try:
+            size = path.stat().st_size
+            if size > MAX_STORED_BYTES:
+                say(f"the SkillSV report {path} ({size:,} bytes) is too large to store on the results branch")
+                continue
             out[f"releases/{tag}/value/{path.name}"] = path.read_bytes()
         except OSError as exc:
             say(f"the SkillSV report {path} is not stored on the results branch: {exc}")
@@ -502,7 +506,7 @@ class PaidRun:
         if not decision.measured:  # an outage: no baseline, no release record (a rerun of the job stores them)
             return self._not_stored()
         record = redact_text(json_bytes(trial_result_to_dict(result)).decode(), environment_secrets()).encode()
-        valuations = _valuations(outcome.reports.get("value"), tag)
+        valuations = _valuations(outcome, tag)
         passed = decision.verdict != "fail"
         commit = self.context.sha
 

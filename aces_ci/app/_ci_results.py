@@ -140,15 +140,15 @@ def write_html_report(
     result: ScanResult,
     written: Mapping[str, Path | None],
     links: SourceLinks | None = None,
-    top: Path | None = None,
+    skill_reports: Mapping[Path, str] | None = None,
 ) -> dict[str, Path | None]:
     """One page of everything this run measured: the scan, then each trial, the trigger trial and each SkillSV
     and compress report it wrote.
 
     Rendered from the same JSON documents the run wrote (:mod:`aces_ci.report.html`), so ``aces-ci
     report`` re-renders it from the artifact; here, where the run knows its repository (``links``, at the
-    commit, prefixed with the scanned root; ``top``, the checkout the skills were read from), every file:line
-    on the page also links to its lines.
+    commit, prefixed with the scanned root) and which skill each SkillSV or compress report is about
+    (``skill_reports``), every file:line on the page also links to its lines, as the comment's do.
     """
     if reports.html is None:
         return {}
@@ -166,32 +166,22 @@ def write_html_report(
         say(f"the HTML report was not written: {exc}")
         return {"html": None}
     if links is not None:
-        documents = [replace(doc, links=document_links(doc.kind, doc.data, links, top)) for doc in documents]
+        skills = {str(path): skill for path, skill in (skill_reports or {}).items()}
+        documents = [replace(doc, links=document_links(doc.kind, doc.source, links, skills)) for doc in documents]
     write_html(reports.html, documents)
     return {"html": reports.html}
 
 
-def document_links(kind: str, data: Mapping[str, object], links: SourceLinks, top: Path | None) -> SourceLinks | None:
-    """Where a result's paths start in the repository: a scan names files from the scanned root (``links``'
-    own prefix); a valuation from its skill's folder (stored absolute: found under ``top``); a compression from
-    the skill's folder relative to the repository. None when the folder is outside the checkout (no line
-    there to link) or the kind names no files."""
+def document_links(kind: str, source: str, links: SourceLinks, skills: Mapping[str, str]) -> SourceLinks | None:
+    """Where a result's paths start in the repository: a scan names files from the scanned root (``links``' own
+    prefix), a SkillSV or compress report from its skill's folder (``skills``: report file → the skill's
+    repository-relative folder, as the run that wrote it named it). None for a result the run did not write."""
     if kind == "scan":
         return links
-    folder = data.get("skill_dir") if kind in ("value", "compress") else None
-    if not isinstance(folder, str) or not folder:
+    skill = skills.get(source) if kind in ("value", "compress") else None
+    if skill is None:
         return None
-    path = Path(folder)
-    if path.is_absolute():
-        if top is None:
-            return None
-        try:
-            folder = path.resolve().relative_to(top.resolve()).as_posix()
-        except ValueError:
-            return None
-    elif path.parts and path.parts[0] == "..":
-        return None
-    return replace(links, prefix="" if folder in ("", ".") else folder)
+    return replace(links, prefix="" if skill in ("", ".") else skill)
 
 
 def scan_relative(criteria: tuple[GateCriterion, ...], links: SourceLinks) -> tuple[GateCriterion, ...]:

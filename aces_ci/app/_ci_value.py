@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..agents import render_skill_dir
@@ -95,6 +95,8 @@ class ValueOutcome:
     criteria: tuple[GateCriterion, ...] = ()
     notes: tuple[str, ...] = ()
     report_dir: Path | None = None
+    written: Mapping[Path, str] = field(default_factory=dict)
+    """Each report this run wrote, with the repository-relative folder of the skill it values."""
 
 
 def _criterion(skill: str, status: str, message: str, kind: str) -> GateCriterion:
@@ -187,7 +189,7 @@ class ValueRun:
         criteria: list[GateCriterion] = []
         notes: list[str] = []
         folder = self.config.reports.folder / VALUE_REPORTS
-        written = False
+        written: dict[Path, str] = {}
         for index, path in enumerate(paths):
             skill = self._name(path)
             if budget.spent:
@@ -211,7 +213,7 @@ class ValueRun:
             target = folder / f"{skill.replace('/', '-') if skill != '.' else 'skill'}.json"
             text = redact_text(json_bytes(value_json(report)).decode(), environment_secrets())
             write_output(target, text.encode(), "SkillSV value report")
-            written = True
+            written[target] = skill
             valuation = report.valuation
             if valuation.stopped_by is not None and not valuation.measured:
                 stop = _STOPS.get(valuation.stopped_by, valuation.stopped_by)
@@ -241,4 +243,4 @@ class ValueRun:
                 continue
             views.append(view)
         criteria += closure_criteria(views)
-        return ValueOutcome(tuple(views), tuple(criteria), tuple(notes), folder if written else None)
+        return ValueOutcome(tuple(views), tuple(criteria), tuple(notes), folder if written else None, written)

@@ -82,7 +82,7 @@ from ._publish import (
     write_summary,
 )
 from ._rest import GitHubClient, GitHubError, GitHubRateLimited, RetryPolicy, next_link
-from ._results_branch import Reader, ResultsBranch, ResultsBranchError, Stored
+from ._results_branch import MAX_STORED_BYTES, Reader, ResultsBranch, ResultsBranchError, Stored
 from ._sticky import (
     COMMENT_LIMIT,
     DEFAULT_BOT_LOGIN,
@@ -168,6 +168,7 @@ __all__ = [
     "DEFAULT_TRIAL_LABEL",
     "KEPT_DIGEST_LIMIT",
     "KEPT_MARKDOWN_LIMIT",
+    "MAX_STORED_BYTES",
     "MODES",
     "PAID_WORK",
     "PER_JOB_CAP",

@@ -1,7 +1,7 @@
 """The human-readable scan report: what a developer reads in a terminal or a CI log.
 
 One block per skill (verdict, scores, reasons, findings in file/line order with the fix under each),
-then, once the findings pass a screenful, a count per rule (what dominates a registry's), and one
+then, from a screenful of findings on, a count per rule (what dominates a registry's), and one
 summary line. Findings print compiler-style (``path:line: severity RULE message``) so
 editors and problem matchers can jump to them. Colour is opt-in and the output is otherwise
 byte-for-byte reproducible for the same result.
@@ -43,7 +43,7 @@ _INDENT = "  "
 _DETAIL = "      "
 
 TALLY_FROM = 50
-"""Active findings from which the report ends with a count per rule: past a screenful, what dominates a
+"""Active findings from which the report ends with a count per rule: from a screenful on, what dominates a
 registry's findings is the first thing to read, and it is the last thing the log shows."""
 TALLY_RULES = 8
 """Rules named in that count, most findings first; the rest are counted."""

@@ -135,7 +135,8 @@ def test_mode_compress_on_a_pull_request_posts_the_proposal_and_writes_the_repor
     line = caution["lines"][0]
     assert f"[SKILL.md:{line}](https://github.com/acme/skills/blob/{head}/skills/acme/SKILL.md#L{line}" in comment
     linked = [a.attrs["href"] for a in page.find_all("a", class_="src")]
-    assert any(h.startswith(f"https://github.com/acme/skills/blob/{head}/skills/acme/SKILL.md#L{line}") for h in linked)
+    blob = f"https://github.com/acme/skills/blob/{head}/skills/acme/SKILL.md"
+    assert any(h == f"{blob}#L{line}" or h.startswith(f"{blob}#L{line}-L") for h in linked), linked
     assert "<details>\n<summary>The patch" in comment and "-- Caution: never quote refund periods." in comment
     # hostile name and unit text: text in the comment, never markup, a mention or a link
     prose = _outside_code(comment)

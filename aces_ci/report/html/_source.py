@@ -11,12 +11,17 @@ untrusted (it comes from the skill): the label is escaped as text, the URL perce
 
 from __future__ import annotations
 
+from pathlib import PurePosixPath
+
 from .._links import SourceLinks
 from ._escape import href
 
 
 def linked(label: str, links: SourceLinks | None, path: str, first: int | None = None, last: int | None = None) -> str:
-    """``label`` (already escaped HTML) as a link to ``path``'s lines ``first``–``last`` at the commit, or unchanged
-    without ``links``."""
-    url = None if links is None else href(links.url(path, first, last))
+    """``label`` (already escaped HTML) as a link to ``path``'s lines ``first``–``last`` at the commit; unchanged
+    without ``links``, or for a path that climbs out with ``..`` (a browser would resolve it to another
+    repository on the same host)."""
+    if links is None or ".." in PurePosixPath(links.path(path)).parts:
+        return label
+    url = href(links.url(path, first, last))
     return label if url is None else f'<a class="src" href="{url}" rel="noreferrer">{label}</a>'

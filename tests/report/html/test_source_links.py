@@ -8,7 +8,6 @@ own, so hostile ones must stay text in the label and percent-encoded in the URL.
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 from aces_ci.app._ci_results import document_links
@@ -78,16 +77,19 @@ def test_a_compression_links_each_unit_it_removes_and_keeps_the_hostile_file_nam
     assert section.find_all("img") == []
 
 
-def test_each_result_kind_gets_the_links_for_where_its_paths_start(tmp_path: Path) -> None:
-    top = tmp_path / "checkout"
-    (top / "skills" / "acme").mkdir(parents=True)
-    assert document_links("scan", {}, LINKS, top) == LINKS
-    value = {"skill_dir": str(top / "skills" / "acme")}  # a valuation stores its folder absolute
-    assert document_links("value", value, LINKS, top) == replace(LINKS, prefix="skills/acme")
-    assert document_links("value", {"skill_dir": str(top)}, LINKS, top) == replace(LINKS, prefix="")
-    assert document_links("value", {"skill_dir": str(tmp_path / "elsewhere")}, LINKS, top) is None
-    assert document_links("value", value, LINKS, None) is None
-    assert document_links("compress", {"skill_dir": "skills/acme"}, LINKS, top) == replace(LINKS, prefix="skills/acme")
-    assert document_links("compress", {"skill_dir": "."}, LINKS, top) == replace(LINKS, prefix="")
-    assert document_links("compress", {"skill_dir": "../outside"}, LINKS, top) is None
-    assert document_links("trial", {"skill_dir": "skills/acme"}, LINKS, top) is None
+def test_each_result_kind_gets_the_links_for_where_its_paths_start() -> None:
+    skills = {"out/value/skills-acme.json": "skills/acme", "out/compress/skill.json": "."}
+    assert document_links("scan", "results.json", LINKS, skills) == LINKS
+    assert document_links("value", "out/value/skills-acme.json", LINKS, skills) == replace(LINKS, prefix="skills/acme")
+    assert document_links("compress", "out/compress/skill.json", LINKS, skills) == replace(LINKS, prefix="")
+    assert document_links("value", "elsewhere/v.json", LINKS, skills) is None  # not this run's: no skill to place
+    assert document_links("trial", "out/value/skills-acme.json", LINKS, skills) is None
+
+
+def test_a_path_that_climbs_out_of_the_repository_is_shown_but_not_linked() -> None:
+    data = scan_doc()
+    evil = next(s for s in data["skills"] if s["skill"] == "skills/evil")
+    evil["findings"] = [{**evil["findings"][0], "path": "skills/evil/../../../../other/repo/blob/main/x.md"}]
+    section = _section(_page("scan", data, LINKS), "scan")
+    assert "skills/evil/../../../../other/repo/blob/main/x.md:3" in section.text()
+    assert not [h for h in _hrefs(section) if "other" in h]
