@@ -148,6 +148,28 @@ async def test_a_skill_script_runs_when_staged_with_its_shebang(workspace: Works
     assert await call(tools_for(workspace), "run", command="./tool.sh ok") == ("[exit code 0]\nran-ok\n", False)
 
 
+async def test_a_command_cancelled_while_it_starts_leaves_nothing_running(tmp_path: Path) -> None:
+    """Cancelled after the shell started but before its pipes connected (a busy runner's window): asyncio alone
+    would kill the shell and orphan the command the shell forked; the whole group goes."""
+    task = asyncio.ensure_future(
+        run_command("sleep 600; true", cwd=tmp_path, env={"PATH": "/usr/bin:/bin"}, limits=SandboxLimits(timeout_s=600))
+    )
+    deadline = time.monotonic() + HANG_GUARD_S
+    while not live_processes_in(tmp_path) and time.monotonic() < deadline:
+        await asyncio.sleep(0)  # one turn of the loop at a time: stop on the turn the shell starts
+    assert live_processes_in(tmp_path), "the shell started"
+    while len(live_processes_in(tmp_path)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)  # the loop held still (the start is mid-way) while the shell forks the sleep
+    assert len(live_processes_in(tmp_path)) == 2, "the shell and the sleep it forked"
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    deadline = time.monotonic() + HANG_GUARD_S
+    while live_processes_in(tmp_path) and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    assert live_processes_in(tmp_path) == []
+
+
 async def test_a_cancelled_command_is_killed_and_leaves_no_zombie(tmp_path: Path) -> None:
     """A rollout cancelled mid-command (its time ran out upstream) kills the command's group and collects
     the shell's exit before the cancellation ends: nothing keeps running, nothing is left a zombie."""

@@ -22,6 +22,9 @@ from ...redact import trim_partial_tokens
 ENV_ALLOWLIST = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TERM")
 """The only variables inherited from our environment; everything else (API keys included) is dropped."""
 _READ_CHUNK = 64 * 1024
+_START_AFTER_CANCEL_S = 30.0
+"""A run cancelled while its command starts waits this long for the start to finish, so it can kill what
+started (a guard: a start takes milliseconds on an idle machine)."""
 _DRAIN_AFTER_KILL_S = 1.0
 """After killing the group, wait this long for the pipe to close (a daemonised grandchild may hold it),
 and, when the run was cancelled, for the killed shell's exit to be collected."""
@@ -117,6 +120,38 @@ def _kill_group(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
 
 
+async def _spawn(command: str, cwd: Path, env: Mapping[str, str], limits: SandboxLimits) -> asyncio.subprocess.Process:
+    """Start ``/bin/sh -c command`` in a session of its own.
+
+    The shell exists before ``create_subprocess_exec`` returns (its pipes connect on later turns of the
+    loop). A cancellation in between would make asyncio kill the shell alone, and a command the shell
+    forked (dash forks even ``sleep 600``) would keep running, orphaned. So the start is shielded, and a
+    cancelled start still ends in killing the whole group and collecting the shell's exit.
+    """
+    start = asyncio.ensure_future(
+        asyncio.create_subprocess_exec(
+            "/bin/sh",
+            "-c",
+            command,
+            cwd=cwd,
+            env=dict(env),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+            preexec_fn=_limiter(limits),
+        )
+    )
+    try:
+        return await asyncio.shield(start)
+    except asyncio.CancelledError:
+        with contextlib.suppress(OSError, TimeoutError):
+            process = await asyncio.wait_for(start, _START_AFTER_CANCEL_S)
+            _kill_group(process.pid)
+            await asyncio.wait_for(process.wait(), _DRAIN_AFTER_KILL_S)
+        raise
+
+
 async def run_command(
     command: str, *, cwd: Path, env: Mapping[str, str], limits: SandboxLimits, timeout_s: float | None = None
 ) -> CommandResult:
@@ -126,18 +161,7 @@ async def run_command(
     cancelled, the command's whole process group is killed.
     """
     wall = limits.timeout_s if timeout_s is None else min(timeout_s, limits.timeout_s)
-    process = await asyncio.create_subprocess_exec(
-        "/bin/sh",
-        "-c",
-        command,
-        cwd=cwd,
-        env=dict(env),
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-        start_new_session=True,
-        preexec_fn=_limiter(limits),
-    )
+    process = await _spawn(command, cwd, env, limits)
     output = _CappedOutput(limits.output_bytes)
     stdout = process.stdout
     assert stdout is not None  # PIPE was requested
