@@ -12,19 +12,16 @@ import asyncio
 import contextlib
 import os
 import resource
-import signal
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from ...redact import trim_partial_tokens
+from .._session import kill_group, start_session
 
 ENV_ALLOWLIST = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TERM")
 """The only variables inherited from our environment; everything else (API keys included) is dropped."""
 _READ_CHUNK = 64 * 1024
-_START_AFTER_CANCEL_S = 30.0
-"""A run cancelled while its command starts waits this long for the start to finish, so it can kill what
-started (a guard: a start takes milliseconds on an idle machine)."""
 _DRAIN_AFTER_KILL_S = 1.0
 """After killing the group, wait this long for the pipe to close (a daemonised grandchild may hold it),
 and, when the run was cancelled, for the killed shell's exit to be collected."""
@@ -115,43 +112,6 @@ class _CappedOutput:
         return f"{head}\n[… {self.total - kept:,} bytes of output omitted …]\n{tail}"
 
 
-def _kill_group(pid: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGKILL)
-
-
-async def _spawn(command: str, cwd: Path, env: Mapping[str, str], limits: SandboxLimits) -> asyncio.subprocess.Process:
-    """Start ``/bin/sh -c command`` in a session of its own.
-
-    The shell exists before ``create_subprocess_exec`` returns (its pipes connect on later turns of the
-    loop). A cancellation in between would make asyncio kill the shell alone, and a command the shell
-    forked (dash forks even ``sleep 600``) would keep running, orphaned. So the start is shielded, and a
-    cancelled start still ends in killing the whole group and collecting the shell's exit.
-    """
-    start = asyncio.ensure_future(
-        asyncio.create_subprocess_exec(
-            "/bin/sh",
-            "-c",
-            command,
-            cwd=cwd,
-            env=dict(env),
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-            start_new_session=True,
-            preexec_fn=_limiter(limits),
-        )
-    )
-    try:
-        return await asyncio.shield(start)
-    except asyncio.CancelledError:
-        with contextlib.suppress(OSError, TimeoutError):
-            process = await asyncio.wait_for(start, _START_AFTER_CANCEL_S)
-            _kill_group(process.pid)
-            await asyncio.wait_for(process.wait(), _DRAIN_AFTER_KILL_S)
-        raise
-
-
 async def run_command(
     command: str, *, cwd: Path, env: Mapping[str, str], limits: SandboxLimits, timeout_s: float | None = None
 ) -> CommandResult:
@@ -161,7 +121,14 @@ async def run_command(
     cancelled, the command's whole process group is killed.
     """
     wall = limits.timeout_s if timeout_s is None else min(timeout_s, limits.timeout_s)
-    process = await _spawn(command, cwd, env, limits)
+    process = await start_session(
+        ["/bin/sh", "-c", command],
+        cwd=cwd,
+        env=env,
+        stdin=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.STDOUT,
+        preexec_fn=_limiter(limits),
+    )
     output = _CappedOutput(limits.output_bytes)
     stdout = process.stdout
     assert stdout is not None  # PIPE was requested
@@ -177,13 +144,13 @@ async def run_command(
         timed_out = not waiter.done()
         if timed_out or not reader.done():
             # Timed out, or a background child still holds the pipe open: end the whole group.
-            _kill_group(process.pid)
+            kill_group(process.pid)
             await asyncio.wait({reader}, timeout=_DRAIN_AFTER_KILL_S)
         await waiter
     finally:
         if not waiter.done():  # cancelled midway: kill the group and collect the shell's exit, so no
             # zombie outlives the run and its transport is not collected "still running" with the loop
-            _kill_group(process.pid)
+            kill_group(process.pid)
             with contextlib.suppress(TimeoutError, asyncio.CancelledError):
                 await asyncio.wait_for(asyncio.shield(waiter), _DRAIN_AFTER_KILL_S)
         for task in (reader, waiter):

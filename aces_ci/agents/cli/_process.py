@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from .._session import start_session
 from .._types import EndReason
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
@@ -141,15 +142,7 @@ async def run_process(
     ``env`` is the child's whole environment: nothing is inherited. ``stdin`` is written and closed.
     Raises :class:`OSError` when the executable cannot be started at all.
     """
-    process = await asyncio.create_subprocess_exec(
-        *argv,
-        cwd=cwd,
-        env=dict(env),
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        start_new_session=True,
-    )
+    process = await start_session(argv, cwd=cwd, env=env, stdin=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
     pgid = process.pid  # a new session's leader leads a process group of the same id
     stop_requested = asyncio.Event()
     stop_reason: list[EndReason] = []

@@ -194,6 +194,34 @@ async def test_cancelling_the_run_still_kills_the_group(tmp_path: Path) -> None:
     assert live_processes_in(tmp_path) == []
 
 
+async def test_a_run_cancelled_while_its_cli_starts_kills_what_the_cli_already_spawned(tmp_path: Path) -> None:
+    """The window between the leader's start and its pipes' connection: asyncio alone kills the leader and
+    orphans its children (a CLI's servers, here a shell's sleep); the whole group goes."""
+    task = asyncio.ensure_future(
+        run_process(
+            ["/bin/sh", "-c", "sleep 600; true"],
+            cwd=tmp_path,
+            env=env(),
+            stdin=b"",
+            timeout_s=600,
+            on_line=lambda line: None,
+        )
+    )
+    deadline = time.monotonic() + HANG_GUARD_S
+    while not live_processes_in(tmp_path) and time.monotonic() < deadline:
+        await asyncio.sleep(0)  # one turn of the loop at a time: stop on the turn the leader starts
+    while len(live_processes_in(tmp_path)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)  # the loop held still (the start is mid-way) while the shell forks the sleep
+    assert len(live_processes_in(tmp_path)) == 2, "the leader and the child it spawned"
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    deadline = time.monotonic() + HANG_GUARD_S
+    while live_processes_in(tmp_path) and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    assert live_processes_in(tmp_path) == []
+
+
 async def test_a_missing_executable_raises_oserror(tmp_path: Path) -> None:
     with pytest.raises(OSError):
         await run_process(
