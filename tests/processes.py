@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
+import time
 from pathlib import Path
+from typing import Any
 
 
 def process_stat(pid: int) -> tuple[str, int] | None:
@@ -40,3 +44,28 @@ def live_processes_in(directory: Path) -> list[int]:
         if running(int(entry.name)) and (cwd == directory or directory in cwd.parents):
             found.append(int(entry.name))
     return found
+
+
+async def cancel_in_start_window(task: asyncio.Future[Any], directory: Path, guard_s: float) -> None:
+    """Cancel ``task`` (which starts a session leader whose working directory is ``directory``, and whose leader
+    spawns a child at once) after the leader has started and spawned, but before the start returned: the loop
+    is turned one step at a time until the leader appears, then held still while it spawns. Returns once the
+    cancelled task has ended; ``guard_s`` only guards against a hang."""
+    deadline = time.monotonic() + guard_s
+    while not live_processes_in(directory) and time.monotonic() < deadline:
+        await asyncio.sleep(0)  # one turn of the loop at a time: stop on the turn the leader starts
+    while len(live_processes_in(directory)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)  # the loop held still (the start is mid-way) while the leader spawns its child
+    assert len(live_processes_in(directory)) == 2, "the leader and the child it spawned"
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+    assert task.cancelled(), "the run ended by its cancellation"
+
+
+async def left_running(directory: Path, guard_s: float) -> list[int]:
+    """What still runs in ``directory`` once it has had ``guard_s`` to go (returns as soon as nothing does)."""
+    deadline = time.monotonic() + guard_s
+    while live_processes_in(directory) and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    return live_processes_in(directory)

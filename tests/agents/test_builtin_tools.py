@@ -14,7 +14,7 @@ from aces_ci.agents.builtin import SandboxLimits, WorkspaceTools, run_command
 from aces_ci.agents.builtin._tools import MAX_LISTED
 from aces_ci.models import INVALID_ARGUMENTS_KEY
 from tests.agents.cli.helpers import HANG_GUARD_S
-from tests.processes import live_processes_in, parent_of, running
+from tests.processes import cancel_in_start_window, left_running, live_processes_in, parent_of, running
 
 
 @pytest.fixture
@@ -154,20 +154,8 @@ async def test_a_command_cancelled_while_it_starts_leaves_nothing_running(tmp_pa
     task = asyncio.ensure_future(
         run_command("sleep 600; true", cwd=tmp_path, env={"PATH": "/usr/bin:/bin"}, limits=SandboxLimits(timeout_s=600))
     )
-    deadline = time.monotonic() + HANG_GUARD_S
-    while not live_processes_in(tmp_path) and time.monotonic() < deadline:
-        await asyncio.sleep(0)  # one turn of the loop at a time: stop on the turn the shell starts
-    assert live_processes_in(tmp_path), "the shell started"
-    while len(live_processes_in(tmp_path)) < 2 and time.monotonic() < deadline:
-        time.sleep(0.01)  # the loop held still (the start is mid-way) while the shell forks the sleep
-    assert len(live_processes_in(tmp_path)) == 2, "the shell and the sleep it forked"
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
-    deadline = time.monotonic() + HANG_GUARD_S
-    while live_processes_in(tmp_path) and time.monotonic() < deadline:
-        await asyncio.sleep(0.05)
-    assert live_processes_in(tmp_path) == []
+    await cancel_in_start_window(task, tmp_path, HANG_GUARD_S)
+    assert await left_running(tmp_path, HANG_GUARD_S) == []
 
 
 async def test_a_cancelled_command_is_killed_and_leaves_no_zombie(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ import pytest
 
 from aces_ci.agents.cli._process import MAX_LINE_BYTES, STDERR_TAIL_BYTES, run_process
 from tests.agents.cli.helpers import HANG_GUARD_S
-from tests.processes import live_processes_in
+from tests.processes import cancel_in_start_window, left_running, live_processes_in
 
 
 def python(code: str) -> list[str]:
@@ -207,19 +207,8 @@ async def test_a_run_cancelled_while_its_cli_starts_kills_what_the_cli_already_s
             on_line=lambda line: None,
         )
     )
-    deadline = time.monotonic() + HANG_GUARD_S
-    while not live_processes_in(tmp_path) and time.monotonic() < deadline:
-        await asyncio.sleep(0)  # one turn of the loop at a time: stop on the turn the leader starts
-    while len(live_processes_in(tmp_path)) < 2 and time.monotonic() < deadline:
-        time.sleep(0.01)  # the loop held still (the start is mid-way) while the shell forks the sleep
-    assert len(live_processes_in(tmp_path)) == 2, "the leader and the child it spawned"
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
-    deadline = time.monotonic() + HANG_GUARD_S
-    while live_processes_in(tmp_path) and time.monotonic() < deadline:
-        await asyncio.sleep(0.05)
-    assert live_processes_in(tmp_path) == []
+    await cancel_in_start_window(task, tmp_path, HANG_GUARD_S)
+    assert await left_running(tmp_path, HANG_GUARD_S) == []
 
 
 async def test_a_missing_executable_raises_oserror(tmp_path: Path) -> None:
