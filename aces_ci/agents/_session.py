@@ -26,10 +26,11 @@ REAP_AFTER_CANCEL_S = 5.0
 """After killing a cancelled start's group, how long to wait for the leader's exit to be collected."""
 
 
-def kill_group(pgid: int) -> None:
-    """SIGKILL to every process of the group ``pgid`` (the session leader's pid); gone already is fine."""
+def signal_group(pgid: int, sig: signal.Signals = signal.SIGKILL) -> None:
+    """``sig`` (SIGKILL unless said) to every process of the group ``pgid`` (the session leader's pid); a group
+    already gone is fine."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, signal.SIGKILL)
+        os.killpg(pgid, sig)
 
 
 async def start_session(
@@ -59,6 +60,6 @@ async def start_session(
     except asyncio.CancelledError:
         with contextlib.suppress(OSError, TimeoutError):
             process = await asyncio.wait_for(start, START_AFTER_CANCEL_S)
-            kill_group(process.pid)
+            signal_group(process.pid)
             await asyncio.wait_for(process.wait(), REAP_AFTER_CANCEL_S)
         raise

@@ -108,7 +108,7 @@ class CompressRun:
 
     def _skill_links(self, skill: str) -> SourceLinks:
         """Links whose prefix is the skill's folder: a compress result names its files from the skill."""
-        return dataclasses.replace(self.links, prefix="" if skill in ("", ".") else skill)
+        return self.links.under(skill)
 
     def _write(self, skill: str, result: CompressResult) -> tuple[str, str, Path]:
         """The skill's JSON, Markdown and (with a proposal) patch in the reports folder; its comment section, the

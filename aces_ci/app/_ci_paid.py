@@ -161,8 +161,10 @@ def _valuations(outcome: PaidOutcome, tag: str) -> dict[str, bytes]:
     good beside the trial record, where the run's artifact expires. One that cannot be read, or is larger than
     a later run would read back, is left out and said; the trial record is stored all the same."""
     folder = outcome.reports.get("value")
+    if folder is None:
+        return {}
     out = {}
-    for path in sorted(p for p in outcome.skill_reports if folder is not None and p.parent == folder):
+    for path in sorted(p for p in outcome.skill_reports if p.parent == folder):
         try:
             size = path.stat().st_size
             if size > MAX_STORED_BYTES:

@@ -181,7 +181,7 @@ def document_links(kind: str, source: str, links: SourceLinks, skills: Mapping[s
     skill = skills.get(source) if kind in ("value", "compress") else None
     if skill is None:
         return None
-    return replace(links, prefix="" if skill in ("", ".") else skill)
+    return links.under(skill)
 
 
 def scan_relative(criteria: tuple[GateCriterion, ...], links: SourceLinks) -> tuple[GateCriterion, ...]:

@@ -7,7 +7,7 @@ that root's place in the repository (``""`` when the repository itself was scann
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from urllib.parse import quote
 
 
@@ -20,6 +20,11 @@ class SourceLinks:
     sha: str
     prefix: str = ""
     """Repository-relative directory of the scanned root, POSIX, no trailing slash; ``""`` for the top."""
+
+    def under(self, folder: str) -> SourceLinks:
+        """These links with their paths starting at ``folder`` (repository-relative; ``.`` or ``""`` the top): for a
+        result that names its files from a skill's folder."""
+        return replace(self, prefix="" if folder in ("", ".") else folder)
 
     def path(self, path: str) -> str:
         """``path`` (relative to the scanned root) relative to the repository."""

@@ -9,6 +9,7 @@ byte-for-byte reproducible for the same result.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 
 from ..safe_text import inline, printable
@@ -174,11 +175,8 @@ def _summary(result: ScanResult, paint: Paint) -> str:
 def _rule_tally(result: ScanResult) -> str | None:
     """``Findings by rule: SPEC003 812, REF001 40, … and 3 more rules`` once there are :data:`TALLY_FROM` active
     findings; None below that."""
-    counts: dict[str, int] = {}
-    for finding in all_findings(result.skills):
-        if finding.active:
-            counts[finding.rule_id] = counts.get(finding.rule_id, 0) + 1
-    if sum(counts.values()) < TALLY_FROM:
+    counts = Counter(finding.rule_id for finding in all_findings(result.skills) if finding.active)
+    if counts.total() < TALLY_FROM:
         return None
     ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
     named = ", ".join(f"{inline(rule_id)} {count}" for rule_id, count in ranked[:TALLY_RULES])

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...redact import trim_partial_tokens
-from .._session import kill_group, start_session
+from .._session import signal_group, start_session
 
 ENV_ALLOWLIST = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TERM")
 """The only variables inherited from our environment; everything else (API keys included) is dropped."""
@@ -144,13 +144,13 @@ async def run_command(
         timed_out = not waiter.done()
         if timed_out or not reader.done():
             # Timed out, or a background child still holds the pipe open: end the whole group.
-            kill_group(process.pid)
+            signal_group(process.pid)
             await asyncio.wait({reader}, timeout=_DRAIN_AFTER_KILL_S)
         await waiter
     finally:
         if not waiter.done():  # cancelled midway: kill the group and collect the shell's exit, so no
             # zombie outlives the run and its transport is not collected "still running" with the loop
-            kill_group(process.pid)
+            signal_group(process.pid)
             with contextlib.suppress(TimeoutError, asyncio.CancelledError):
                 await asyncio.wait_for(asyncio.shield(waiter), _DRAIN_AFTER_KILL_S)
         for task in (reader, waiter):

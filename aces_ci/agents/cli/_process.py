@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .._session import start_session
+from .._session import signal_group, start_session
 from .._types import EndReason
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
@@ -50,11 +50,6 @@ class ProcessResult:
     stderr_tail: str
     dropped_lines: int
     """stdout lines longer than :data:`MAX_LINE_BYTES`, skipped."""
-
-
-def _signal_group(pgid: int, sig: signal.Signals) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, sig)
 
 
 def _group_alive(pgid: int) -> bool:
@@ -176,7 +171,7 @@ async def run_process(
             reader.cancel()
     finally:
         # Normally the group is gone by now; when the caller cancelled us midway, this is the only stop.
-        _signal_group(pgid, signal.SIGKILL)
+        signal_group(pgid, signal.SIGKILL)
         for future in (*tasks, stopping):
             future.cancel()
         if not exited.done():  # cancelled midway: collect the killed leader's exit, or it outlives its
@@ -195,10 +190,10 @@ async def run_process(
 
 async def _terminate(process: asyncio.subprocess.Process, pgid: int, grace_s: float) -> None:
     """SIGTERM the group, give the leader ``grace_s`` to exit, then SIGKILL the group."""
-    _signal_group(pgid, signal.SIGTERM)
+    signal_group(pgid, signal.SIGTERM)
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(process.wait(), grace_s)
-    _signal_group(pgid, signal.SIGKILL)
+    signal_group(pgid, signal.SIGKILL)
     await process.wait()
 
 
@@ -206,11 +201,11 @@ async def _sweep(pgid: int, grace_s: float) -> None:
     """End whatever the CLI left behind in its group: SIGTERM, up to ``grace_s`` to go, then SIGKILL."""
     if not _group_alive(pgid):
         return
-    _signal_group(pgid, signal.SIGTERM)
+    signal_group(pgid, signal.SIGTERM)
     deadline = time.monotonic() + grace_s
     while _group_alive(pgid) and time.monotonic() < deadline:
         await asyncio.sleep(0.05)
-    _signal_group(pgid, signal.SIGKILL)
+    signal_group(pgid, signal.SIGKILL)
 
 
 async def _write_stdin(process: asyncio.subprocess.Process, data: bytes) -> None:
